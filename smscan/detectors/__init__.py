@@ -1,0 +1,1 @@
+"""Detectors turn token masks and cheap evidence into Findings."""

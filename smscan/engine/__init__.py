@@ -1,0 +1,1 @@
+"""Surprise Masking, pure: windows, selection rules, token masks, duplicate propagation, spans."""

@@ -1,0 +1,1 @@
+"""The reference model: loading, fingerprinting and per-token scoring (torch imported lazily)."""

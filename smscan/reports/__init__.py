@@ -1,0 +1,1 @@
+"""Reports: the terminal view and the machine-readable formats."""

@@ -1,0 +1,1 @@
+"""Sources turn a scan target into Documents (and Skips with a reason)."""

@@ -1,9 +1,178 @@
-"""Settings: defaults, discovery and validation (filled in by the config work)."""
+"""Settings: defaults, discovery of the config file, validation.
+
+Discovery (first found wins): ``--config FILE``, else ``.smscan.toml`` at the scan root, else
+``[tool.smscan]`` in the root's ``pyproject.toml``, else the defaults. Command-line flags beat the
+file, the file beats the defaults. Keys are the field names of :class:`Settings`; an unknown key or
+a bad value is a :class:`ConfigError` naming the file and the key.
+"""
 
 from __future__ import annotations
 
-# Mean NLL (nats/token) over a 4-token window at or above which a window is surprising.
-# Provisional until measured with the default model; see docs/BENCHMARKS.md.
+import dataclasses
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from smscan.errors import ConfigError
+
+# Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
+# default model. Chosen on measured data; see docs/BENCHMARKS.md ("Default threshold").
 DEFAULT_SURPRISE_THRESHOLD = 6.0
 DEFAULT_WINDOW_TOKENS = 4
 DEFAULT_MAX_FILE_BYTES = 1_000_000
+
+Device = Literal["auto", "cpu", "cuda", "mps"]
+Dtype = Literal["auto", "bf16", "fp16", "fp32"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything a scan needs that a user may set; validated on construction."""
+
+    model: str = "default"
+    device: Device = "auto"
+    dtype: Dtype = "auto"
+    threshold: float = DEFAULT_SURPRISE_THRESHOLD
+    window: int = DEFAULT_WINDOW_TOKENS
+    consensus: int = 1
+    propagate: bool = True
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    # Where the values came from, for --verbose and the JSON stats; not a config key.
+    source: str = field(default="defaults", compare=False)
+
+    def __post_init__(self) -> None:
+        _check_choice("device", self.device, Device)
+        _check_choice("dtype", self.dtype, Dtype)
+        if not self.model or not isinstance(self.model, str):
+            raise ValueError("model must be a non-empty string")
+        if not 0 < self.threshold < 100:
+            raise ValueError(f"threshold must be between 0 and 100 nats, got {self.threshold}")
+        if not 1 <= self.window <= 64:
+            raise ValueError(f"window must be 1..64 tokens, got {self.window}")
+        if not 1 <= self.consensus <= self.window:
+            raise ValueError(f"consensus must be 1..window ({self.window}), got {self.consensus}")
+        if self.max_file_bytes < 1:
+            raise ValueError(f"max_file_bytes must be positive, got {self.max_file_bytes}")
+
+
+CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(Settings) if f.name != "source")
+
+
+def _check_choice(key: str, value: object, choices: Any) -> None:
+    allowed = get_args(choices)
+    if value not in allowed:
+        raise ValueError(f"{key} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def find_config_file(root: Path, explicit: Path | None = None) -> tuple[Path, str] | None:
+    """Return (file, table) to read settings from, or None for the defaults.
+
+    ``table`` is ``""`` for a ``.smscan.toml`` (keys at the top level) and ``"tool.smscan"`` for a
+    ``pyproject.toml``.
+    """
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"{explicit}: config file not found")
+        return explicit, "tool.smscan" if explicit.name == "pyproject.toml" else ""
+    dedicated = root / ".smscan.toml"
+    if dedicated.is_file():
+        return dedicated, ""
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("smscan")
+        if table is not None:
+            return pyproject, "tool.smscan"
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from error
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from error
+
+
+def load_settings(
+    root: Path,
+    *,
+    explicit: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> Settings:
+    """Build the effective Settings for a scan rooted at ``root``.
+
+    Args:
+        root: the scan root (git top level or the scanned folder) where config is discovered.
+        explicit: a config file given with ``--config``.
+        overrides: values given on the command line; None values mean "not given".
+        environ: the environment; ``SMSCAN_MODEL`` sets the model below the config file.
+
+    Returns:
+        The validated Settings, with ``source`` naming where file values came from.
+
+    Raises:
+        ConfigError: unreadable file, unknown key or bad value (file and key are named).
+    """
+    values: dict[str, Any] = {}
+    source = "defaults"
+    if environ.get("SMSCAN_MODEL"):
+        values["model"] = environ["SMSCAN_MODEL"]
+    found = find_config_file(root, explicit)
+    if found is not None:
+        path, table = found
+        data = _read_toml(path)
+        if table:
+            data = data.get("tool", {}).get("smscan", {})
+        values.update(_validate_table(data, where=f"{path}" + (f" [{table}]" if table else "")))
+        source = str(path)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = value
+    try:
+        return Settings(**values, source=source)
+    except ValueError as error:
+        raise ConfigError(f"{source}: {error}") from error
+
+
+def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in CONFIG_KEYS:
+            raise ConfigError(
+                f"{where}: unknown key {key!r}; known keys: {', '.join(CONFIG_KEYS)}"
+            )
+        expected = {f.name: f.default for f in dataclasses.fields(Settings)}[key]
+        if isinstance(expected, tuple):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: key {key!r} must be a list of strings")
+            value = tuple(value)
+        elif isinstance(expected, bool):
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: key {key!r} must be true or false")
+        elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"{where}: key {key!r} must be a number")
+            if isinstance(expected, int) and not isinstance(expected, float):
+                if not isinstance(value, int):
+                    raise ConfigError(f"{where}: key {key!r} must be an integer")
+        elif not isinstance(value, str):
+            raise ConfigError(f"{where}: key {key!r} must be a string")
+        values[key] = value
+    try:
+        Settings(**values)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from error
+    return values

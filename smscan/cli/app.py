@@ -1,0 +1,61 @@
+"""The Typer app and its one error boundary.
+
+Exit codes for every command: 0 clean, 1 findings, 2 usage or input error (one line on stderr),
+3 internal error (a bug: the traceback is shown), 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Sequence
+
+import click
+import typer
+
+from smscan.cli.model import model_app
+from smscan.cli.repo import repo_command
+from smscan.errors import SmscanError
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+EXIT_BUG = 3
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    name="smscan",
+    help="Find what a reference language model finds surprising in code.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.command("repo")(repo_command)
+app.add_typer(model_app, name="model")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code (the console script passes it to sys.exit)."""
+    try:
+        code = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="smscan")
+    except SmscanError as error:
+        print(f"smscan: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except click.exceptions.Abort:
+        print("smscan: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except click.exceptions.Exit as exit_:
+        return int(exit_.exit_code)
+    except click.ClickException as error:
+        error.show(file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("smscan: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # noqa: BLE001 - the one place a bug becomes exit 3 with its traceback
+        traceback.print_exc()
+        print("smscan: internal error (a bug); please report it with the traceback above", file=sys.stderr)
+        return EXIT_BUG
+    return int(code) if isinstance(code, int) else EXIT_CLEAN

@@ -1,0 +1,25 @@
+"""Options shared by the scanning commands, declared once so every mode spells them the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from smscan.cli.scanning import ReportFormat
+
+ModelOption = Annotated[
+    Optional[str],
+    typer.Option("--model", help="Reference model: 'default', a Hugging Face hub id or a local folder. [env: SMSCAN_MODEL]"),
+]
+DeviceOption = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda or mps.")]
+DtypeOption = Annotated[Optional[str], typer.Option("--dtype", help="auto, bf16, fp16 or fp32.")]
+ThresholdOption = Annotated[
+    Optional[float], typer.Option("--threshold", help="Mean window NLL (nats) at or above which a window is surprising.")
+]
+FormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
+OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")]
+NoRedactOption = Annotated[bool, typer.Option("--no-redact", help="Show flagged values in full.")]
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: .smscan.toml or [tool.smscan] in pyproject.toml).")]

@@ -1,0 +1,233 @@
+"""The one place where stages are wired: Documents -> token scores -> masks -> findings.
+
+Every scanning mode (repo, and later staged, diff, files, export) feeds Documents and Skips into
+:func:`scan` and differs only in its source and sink. Duplicate propagation needs a whole group, so
+masks are buffered one group at a time; documents of a group must arrive contiguously.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from smscan.engine.mask import token_mask
+from smscan.engine.propagate import propagate_duplicates
+from smscan.engine.rules import select_global
+from smscan.engine.spans import char_spans
+from smscan.engine.windows import Windows, fixed_windows
+from smscan.model.scorer import Scorer
+from smscan.records import Document, Finding, Position, Skip, TokenScores
+
+SURPRISE = "surprise"
+
+# Texts handed to the scorer at once: enough to fill its batches, few enough to keep memory flat.
+_BATCH_DOCUMENTS = 16
+_BATCH_CHARS = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class SurpriseRule:
+    """Global Surprise Masking over fixed windows (paper section 2, appendix D.1-D.5)."""
+
+    window: int
+    threshold: float
+    consensus: int = 1
+    propagate: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": SURPRISE,
+            "rule": "global",
+            "window": self.window,
+            "threshold": self.threshold,
+            "consensus": self.consensus,
+            "propagate": self.propagate,
+        }
+
+
+@dataclass(slots=True)
+class ScanStats:
+    files_scanned: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    tokens_scored: int = 0
+    seconds: float = 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens_scored / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(slots=True)
+class ScanResult:
+    """Findings sorted by path and offset, what was skipped, counters, and the flagged lines.
+
+    ``lines`` maps path -> line number -> line text for lines that hold a finding, so reports can
+    draw a code frame without reading the source again; ``values`` maps a finding's fingerprint to
+    the flagged text, which reports redact unless asked not to.
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    skips: list[Skip] = field(default_factory=list)
+    stats: ScanStats = field(default_factory=ScanStats)
+    lines: dict[str, dict[int, str]] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Scored:
+    document: Document
+    scores: TokenScores
+    windows: Windows
+    selected: np.ndarray
+    mask: np.ndarray
+
+
+ProgressCallback = Callable[[Document | Skip], None]
+
+
+def scan(
+    items: Iterable[Document | Skip],
+    scorer: Scorer,
+    rule: SurpriseRule,
+    *,
+    on_item: ProgressCallback | None = None,
+) -> ScanResult:
+    """Score documents and report the spans Surprise Masking selects as ``surprise`` findings.
+
+    Args:
+        items: Documents to scan and Skips to count, documents of a group contiguous.
+        scorer: the reference model.
+        rule: window size, threshold, consensus and propagation.
+        on_item: called once per item after it is handled (for progress bars).
+
+    Returns:
+        The findings, skips and counters of the scan.
+    """
+    started = time.perf_counter()
+    result = ScanResult()
+    group_key: str | None = None
+    group: list[_Scored] = []
+    for batch in _batches(items, result, on_item):
+        for document, scores in zip(batch, scorer.score_texts([d.text for d in batch])):
+            if group_key is not None and document.group != group_key:
+                _finish_group(group, rule, result)
+                group = []
+            group_key = document.group
+            group.append(_mask_document(document, scores, rule))
+            result.stats.files_scanned += 1
+            result.stats.tokens_scored += int(np.isfinite(scores.nll).sum())
+            if on_item is not None:
+                on_item(document)
+    _finish_group(group, rule, result)
+    result.findings.sort(key=lambda f: (f.path, f.char_start, f.kind))
+    result.stats.seconds = time.perf_counter() - started
+    return result
+
+
+def _batches(
+    items: Iterable[Document | Skip], result: ScanResult, on_item: ProgressCallback | None
+) -> Iterator[list[Document]]:
+    batch: list[Document] = []
+    chars = 0
+    for item in items:
+        if isinstance(item, Skip):
+            result.skips.append(item)
+            result.stats.skipped[item.reason] += 1
+            if on_item is not None:
+                on_item(item)
+            continue
+        batch.append(item)
+        chars += len(item.text)
+        if len(batch) >= _BATCH_DOCUMENTS or chars >= _BATCH_CHARS:
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        yield batch
+
+
+def _mask_document(document: Document, scores: TokenScores, rule: SurpriseRule) -> _Scored:
+    windows = fixed_windows(scores.nll, size=rule.window)
+    selected = select_global(windows, threshold=rule.threshold)
+    mask = token_mask(windows, selected, num_tokens=len(scores), consensus=rule.consensus)
+    return _Scored(document, scores, windows, selected, mask)
+
+
+def _finish_group(group: Sequence[_Scored], rule: SurpriseRule, result: ScanResult) -> None:
+    if not group:
+        return
+    masks = [item.mask for item in group]
+    if rule.propagate:
+        masks = propagate_duplicates(
+            [item.scores.token_ids for item in group], masks, size=rule.window
+        )
+    for item, mask in zip(group, masks):
+        result.findings.extend(_findings(item, mask, rule, result))
+
+
+def _findings(
+    item: _Scored, mask: np.ndarray, rule: SurpriseRule, result: ScanResult
+) -> Iterator[Finding]:
+    text = item.document.text
+    line_starts = _line_starts(text)
+    token_starts = item.scores.char_starts
+    for char_start, char_end in char_spans(mask, item.scores.char_starts, item.scores.char_ends):
+        # The span's score is its most surprising window; a span reached only by duplicate
+        # propagation may have none at or above the threshold.
+        first = int(np.searchsorted(token_starts, char_start, side="left"))
+        last = int(np.searchsorted(token_starts, char_end, side="left"))
+        overlapping = (item.windows.starts < last) & (item.windows.ends > first)
+        window_scores = item.windows.scores[overlapping & np.isfinite(item.windows.scores)]
+        score = float(window_scores.max()) if window_scores.size else float("nan")
+        by_window = bool((item.selected & overlapping).any())
+        start = _position(line_starts, char_start)
+        end = _position(line_starts, char_end)
+        for line in range(start.line, _last_line(line_starts, char_end) + 1):
+            lo = line_starts[line - 1]
+            hi = line_starts[line] - 1 if line < len(line_starts) else len(text)
+            result.lines.setdefault(item.document.path, {})[line] = text[lo:hi]
+        fingerprint = finding_fingerprint(SURPRISE, text[char_start:char_end], item.document.path)
+        result.values[fingerprint] = text[char_start:char_end]
+        yield Finding(
+            path=item.document.path,
+            kind=SURPRISE,
+            char_start=char_start,
+            char_end=char_end,
+            start=start,
+            end=end,
+            score=round(score, 4),
+            threshold=rule.threshold,
+            fingerprint=fingerprint,
+            details={"propagated": not by_window},
+        )
+
+
+def finding_fingerprint(kind: str, value: str, path: str) -> str:
+    """Identify a finding by what it is, not by the model or where in the file it sits."""
+    digest = hashlib.sha256("\0".join((kind, path, value)).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:32]
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    index = text.find("\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts
+
+
+def _position(line_starts: list[int], offset: int) -> Position:
+    line = bisect_right(line_starts, offset)
+    return Position(line=line, column=offset - line_starts[line - 1] + 1)
+
+
+def _last_line(line_starts: list[int], char_end: int) -> int:
+    # The line holding the span's last character (char_end is exclusive).
+    return bisect_right(line_starts, max(char_end - 1, 0))

@@ -172,7 +172,9 @@ def _member_bounds(
     # Binary search needs ordered offsets; zero-width tokens are left out first because special
     # tokens may carry arbitrary positions.
     if np.any(np.diff(covering_starts) < 0) or np.any(np.diff(covering_ends) < 0):
-        raise ValueError("char_starts and char_ends of tokens covering characters must not decrease")
+        raise ValueError(
+            "char_starts and char_ends of tokens that cover characters must not decrease"
+        )
     # The first covering token that ends after the content starts, and the last one that starts
     # before the content ends: with ordered offsets everything between them overlaps the line.
     first = np.searchsorted(covering_ends, content_starts, side="right")

@@ -2,18 +2,19 @@
 
 Skip reasons are ids users may store and count; they are chosen once and never renamed:
 
-============== ==================================================================================
-``binary``     a NUL byte in the first 8 KiB (UTF-16/32 text with a byte-order mark excepted)
-``too-large``  more bytes than ``max_file_bytes`` (known from ``stat`` before reading, or the length)
-``undecodable`` not valid UTF-8 and no UTF-16/32 byte-order mark (see :mod:`smscan.sources.text`)
-``unreadable`` cannot be read as a regular file: permission denied, an I/O error, a FIFO, socket
-               or device, or a symlink whose target inside the root does not exist
-``symlink-outside`` a symlink whose target resolves outside the scan root; never followed
-``submodule``  a git submodule (gitlink) or an untracked nested git repository; never entered
-``lfs-pointer`` a git-LFS pointer file (starts with ``version https://git-lfs.github.com/spec/v1``);
-               the real content is not in the work tree
-``empty``      a file of zero bytes: there is nothing to score, but it is still counted
-============== ==================================================================================
+- ``binary``: a NUL byte in the first 8 KiB (UTF-16/32 text with a byte-order mark excepted).
+- ``too-large``: more than ``max_file_bytes`` bytes (known from ``stat`` before reading, or from
+  the length of the bytes).
+- ``undecodable``: not valid UTF-8 and no UTF-16/32 byte-order mark (:mod:`smscan.sources.text`).
+- ``unreadable``: cannot be read as a regular file: permission denied, an I/O error, a FIFO,
+  socket or device, a symlink whose target inside the root does not exist, a folder that cannot
+  be listed.
+- ``symlink-outside``: a symlink whose target resolves outside the scan root; never followed.
+- ``submodule``: a git submodule (gitlink) or an untracked nested git repository; never entered.
+- ``lfs-pointer``: a git-LFS pointer (starts with ``version https://git-lfs.github.com/spec/v1``);
+  the real content is not there to scan.
+- ``empty``: a file of zero bytes. Nothing to score, but counted rather than dropped silently, so
+  every selected file is accounted for as a Document or a Skip.
 
 Include/exclude globs use gitignore semantics (``pathspec.GitIgnoreSpec``) on root-relative POSIX
 paths: ``*.py`` matches at any depth, ``src/`` matches everything under ``src``, ``/setup.py``

@@ -9,7 +9,6 @@ import pytest
 
 from smscan.errors import SourceError
 from smscan.records import Document, Skip
-from smscan.sources import worktree
 from smscan.sources.select import PathFilter
 from smscan.sources.worktree import find_root, iter_worktree
 from tests.conftest import commit_files, init_repo, run_git, write_files
@@ -130,7 +129,7 @@ def test_content_skips_in_a_repository(git_repo: Path) -> None:
 def test_too_large_file_is_not_read(git_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     commit_files(git_repo, {"big.txt": "x" * (MAX + 1)})
     real_fdopen = os.fdopen
-    monkeypatch.setattr(worktree.os, "fdopen", lambda *a, **k: _NoRead(real_fdopen(*a, **k)))
+    monkeypatch.setattr(os, "fdopen", lambda *a, **k: _NoRead(real_fdopen(*a, **k)))
     assert skips(scan(git_repo)) == {"big.txt": "too-large"}
 
 
@@ -314,7 +313,7 @@ def test_open_failure_is_unreadable_and_scan_goes_on(
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, flags, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(worktree.os, "open", deny_locked)
+    monkeypatch.setattr(os, "open", deny_locked)
     items = scan(git_repo)
     assert skips(items) == {"locked.py": "unreadable"}
     assert texts(items) == {"a.py": "a\n", "z.py": "z\n"}

@@ -24,6 +24,7 @@ from smscan.engine.spans import char_spans
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.model.scorer import Scorer
 from smscan.records import Document, Finding, Position, Skip, TokenScores
+from smscan.regions import line_starts, pieces_to_score, touches_changed_lines
 
 SURPRISE = "surprise"
 
@@ -115,20 +116,35 @@ def scan(
     group_key: str | None = None
     group: list[_Scored] = []
     for batch in _batches(items, result, on_item):
-        for document, scores in zip(batch, scorer.score_texts([d.text for d in batch])):
+        pieces = [(document, piece) for document in batch for piece in pieces_to_score(document)]
+        scored = scorer.score_texts([piece.text for _, piece in pieces])
+        for (document, piece), scores in zip(pieces, scored):
             if group_key is not None and document.group != group_key:
                 _finish_group(group, rule, result)
                 group = []
             group_key = document.group
-            group.append(_mask_document(document, scores, rule))
-            result.stats.files_scanned += 1
+            group.append(_mask_piece(document, _shift(scores, piece.offset), rule))
             result.stats.tokens_scored += int(np.isfinite(scores.nll).sum())
+        for document in batch:
+            result.stats.files_scanned += 1
             if on_item is not None:
                 on_item(document)
     _finish_group(group, rule, result)
     result.findings.sort(key=lambda f: (f.path, f.char_start, f.kind))
     result.stats.seconds = time.perf_counter() - started
     return result
+
+
+def _shift(scores: TokenScores, offset: int) -> TokenScores:
+    # Scores of a piece, in the coordinates of the whole document.
+    if offset == 0:
+        return scores
+    return TokenScores(
+        token_ids=scores.token_ids,
+        char_starts=scores.char_starts + offset,
+        char_ends=scores.char_ends + offset,
+        nll=scores.nll,
+    )
 
 
 def _batches(
@@ -152,7 +168,7 @@ def _batches(
         yield batch
 
 
-def _mask_document(document: Document, scores: TokenScores, rule: SurpriseRule) -> _Scored:
+def _mask_piece(document: Document, scores: TokenScores, rule: SurpriseRule) -> _Scored:
     windows = fixed_windows(scores.nll, size=rule.window)
     selected = select_global(windows, threshold=rule.threshold)
     mask = token_mask(windows, selected, num_tokens=len(scores), consensus=rule.consensus)
@@ -175,7 +191,7 @@ def _findings(
     item: _Scored, mask: np.ndarray, rule: SurpriseRule, result: ScanResult
 ) -> Iterator[Finding]:
     text = item.document.text
-    line_starts = _line_starts(text)
+    starts = line_starts(text)
     token_starts = item.scores.char_starts
     for char_start, char_end in char_spans(mask, item.scores.char_starts, item.scores.char_ends):
         # The span's score is its most surprising window; a span reached only by duplicate
@@ -186,11 +202,14 @@ def _findings(
         window_scores = item.windows.scores[overlapping & np.isfinite(item.windows.scores)]
         score = float(window_scores.max()) if window_scores.size else float("nan")
         by_window = bool((item.selected & overlapping).any())
-        start = _position(line_starts, char_start)
-        end = _position(line_starts, char_end)
-        for line in range(start.line, _last_line(line_starts, char_end) + 1):
-            lo = line_starts[line - 1]
-            hi = line_starts[line] - 1 if line < len(line_starts) else len(text)
+        start = _position(starts, char_start)
+        end = _position(starts, char_end)
+        last_line = _last_line(starts, char_end)
+        if not touches_changed_lines(item.document, start.line, last_line):
+            continue
+        for line in range(start.line, last_line + 1):
+            lo = starts[line - 1]
+            hi = starts[line] - 1 if line < len(starts) else len(text)
             result.lines.setdefault(item.document.path, {})[line] = text[lo:hi]
         fingerprint = finding_fingerprint(SURPRISE, text[char_start:char_end], item.document.path)
         result.values[fingerprint] = text[char_start:char_end]
@@ -212,15 +231,6 @@ def finding_fingerprint(kind: str, value: str, path: str) -> str:
     """Identify a finding by what it is, not by the model or where in the file it sits."""
     digest = hashlib.sha256("\0".join((kind, path, value)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:32]
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    index = text.find("\n")
-    while index != -1:
-        starts.append(index + 1)
-        index = text.find("\n", index + 1)
-    return starts
 
 
 def _position(line_starts: list[int], offset: int) -> Position:

@@ -20,13 +20,16 @@ class Document:
 
     ``path`` is a POSIX path relative to the scan root. ``group`` is the key that duplicate
     propagation runs within (a repository, a user); ``blob_id`` is the git blob id when the
-    text came from git (used as a cache key), else None.
+    text came from git (used as a cache key), else None. ``changed_lines`` restricts a diff scan
+    to 1-based inclusive line ranges: only those lines (with bounded left context) are scored and
+    only findings touching them are reported; None scans the whole text.
     """
 
     path: str
     text: str
     group: str = ""
     blob_id: str | None = None
+    changed_lines: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

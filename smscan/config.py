@@ -31,6 +31,8 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000
 
 Device = Literal["auto", "cpu", "cuda", "mps"]
 Dtype = Literal["auto", "bf16", "fp16", "fp32"]
+Kind = Literal["surprise", "credential", "dead-code"]
+"""Finding kinds a user may choose to report (``kinds``; empty means all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,10 @@ class Settings:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    # Root-relative files: calibrated thresholds, and the baseline of accepted findings ("" = none).
+    thresholds: str = ""
+    baseline: str = ""
     # Where the values came from, for --verbose and the JSON stats; not a config key.
     source: str = field(default="defaults", compare=False)
 
@@ -61,6 +67,8 @@ class Settings:
             raise ValueError(f"window must be 1..64 tokens, got {self.window}")
         if not 1 <= self.consensus <= self.window:
             raise ValueError(f"consensus must be 1..window ({self.window}), got {self.consensus}")
+        for kind in self.kinds:
+            _check_choice("kinds", kind, Kind)
         if self.max_file_bytes < 1:
             raise ValueError(f"max_file_bytes must be positive, got {self.max_file_bytes}")
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -8,11 +10,11 @@ from hypothesis import strategies as st
 from smscan.engine.propagate import propagate_duplicates
 
 
-def arrays(rows: list[list[int]]) -> list[np.ndarray]:
+def arrays(rows: Sequence[Sequence[int]]) -> list[np.ndarray]:
     return [np.array(row, dtype=np.int64) for row in rows]
 
 
-def flags(rows: list[list[int]]) -> list[np.ndarray]:
+def flags(rows: Sequence[Sequence[int]]) -> list[np.ndarray]:
     return [np.array(row, dtype=bool) for row in rows]
 
 
@@ -180,9 +182,10 @@ def reference_propagation(
             return result
 
 
-groups = st.lists(
-    st.lists(st.tuples(st.integers(0, 2), st.booleans()), max_size=15), max_size=5
-)
+# Few distinct ids so repeats are common; a negative and a huge id exercise exact matching of
+# ids outside the usual vocabulary range.
+token_id = st.one_of(st.integers(0, 2), st.sampled_from([-7, 2**40]))
+groups = st.lists(st.lists(st.tuples(token_id, st.booleans()), max_size=15), max_size=5)
 
 
 @given(group=groups, size=st.integers(1, 4))

@@ -143,7 +143,9 @@ def reference_local(scores: list[float], neighbours: int, rank_max: float) -> li
     neighbours=st.integers(1, 6),
     rank_max=st.floats(0.0, 101.0),
 )
-def test_local_matches_the_definition(scores: list[float], neighbours: int, rank_max: float) -> None:
+def test_local_matches_the_definition(
+    scores: list[float], neighbours: int, rank_max: float
+) -> None:
     selected = select_local(scored(scores), neighbours=neighbours, rank_max=rank_max)
 
     assert selected.tolist() == reference_local(scores, neighbours, rank_max)

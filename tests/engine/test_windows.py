@@ -136,7 +136,8 @@ def test_bom_is_whitespace() -> None:
 
 
 def test_blank_and_whitespace_only_lines_get_no_window() -> None:
-    text, starts, ends = tokenize(["a", "\n\n", "   ", "\n", "\t", "\n", " \u00a0 ", "\n", "b", "\n"])
+    pieces = ["a", "\n\n", "   ", "\n", "\t", "\n", " \u00a0 ", "\n", "b", "\n"]
+    text, starts, ends = tokenize(pieces)
     nll = np.array([NAN, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0, 2.0, 9.0])
 
     windows, lines = line_windows(text, starts, ends, nll)

@@ -23,3 +23,7 @@ OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Wr
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")]
 NoRedactOption = Annotated[bool, typer.Option("--no-redact", help="Show flagged values in full.")]
 ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: .smscan.toml or [tool.smscan] in pyproject.toml).")]
+BaselineOption = Annotated[
+    Optional[Path],
+    typer.Option("--baseline", help="Report only findings this baseline does not accept (default: the config's 'baseline')."),
+]

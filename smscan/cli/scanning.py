@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from smscan.baseline import Baseline, BaselineEntry, load_baseline, match_findings
 from smscan.config import Settings
+from smscan.detectors.suppress import drop_allowed
 from smscan.errors import SmscanError
 from smscan.pipeline import ScanResult, SurpriseRule, scan
 from smscan.records import Document, Skip
@@ -41,8 +45,71 @@ def run_scan(
     quiet: bool,
     no_redact: bool,
     environ: Mapping[str, str] = os.environ,
+    baseline: Path | None = None,
+    after_scan: Callable[[ScanResult], None] | None = None,
 ) -> int:
-    """Scan ``items`` with the configured model and rule, write the report, return the exit code."""
+    """Scan ``items`` with the configured model and rule, write the report, return the exit code.
+
+    After the scan, ``after_scan`` (if given) may annotate the result; then findings of kinds not
+    in ``settings.kinds``, those an inline allow comment suppresses, and those ``baseline``
+    accepts are dropped, and the report says how many (and which baseline entries are stale).
+    """
+    accepted = None if baseline is None else (str(baseline), load_baseline(baseline))
+    result, rule, model = collect(items, settings)
+    if after_scan is not None:
+        after_scan(result)
+    suppressed = suppress_findings(result, items, settings, baseline=accepted)
+    _write_report(
+        result, settings, rule, model, suppressed,
+        report_format=report_format, output=output, quiet=quiet, no_redact=no_redact, environ=environ,
+    )
+    return 1 if result.findings else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Suppressed:
+    """What was taken out of a scan's findings after scoring, for the report."""
+
+    inline: int = 0
+    baseline_file: str | None = None
+    accepted: int = 0
+    stale: tuple[BaselineEntry, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"inline": self.inline}
+        if self.baseline_file is not None:
+            out["baseline"] = {
+                "file": self.baseline_file,
+                "accepted": self.accepted,
+                "stale": [{"kind": e.kind, "path": e.path, "hash": e.hash} for e in self.stale],
+            }
+        return out
+
+
+def suppress_findings(
+    result: ScanResult,
+    items: Sequence[Document | Skip],
+    settings: Settings,
+    *,
+    baseline: tuple[str, Baseline] | None,
+) -> Suppressed:
+    """Drop findings of unwanted kinds, with an allow comment, or accepted by the baseline."""
+    if settings.kinds:
+        result.findings = [f for f in result.findings if f.kind in settings.kinds]
+    result.findings, inline = drop_allowed(result.findings, result.lines)
+    if baseline is None:
+        return Suppressed(inline=inline)
+    whole = [i.path for i in items if isinstance(i, Document) and i.changed_lines is None]
+    name, accepted = baseline
+    match = match_findings(accepted, result.findings, result.values, wholly_scanned=whole)
+    result.findings = match.new
+    return Suppressed(inline, name, match.accepted, tuple(match.stale))
+
+
+def collect(
+    items: Sequence[Document | Skip], settings: Settings
+) -> tuple[ScanResult, SurpriseRule, dict[str, object]]:
+    """Load the model (only when there is something to score) and scan: result, rule, model."""
     from smscan.model.load import load_scorer
 
     err_console = Console(stderr=True)
@@ -59,11 +126,7 @@ def run_scan(
             else _skips_only(items)
         )
     model = scorer.describe() if scorer is not None else {"name": settings.model}
-    _write_report(
-        result, settings, rule, model,
-        report_format=report_format, output=output, quiet=quiet, no_redact=no_redact, environ=environ,
-    )
-    return 1 if result.findings else 0
+    return result, rule, model
 
 
 def _skips_only(items: Sequence[Document | Skip]) -> ScanResult:
@@ -93,6 +156,7 @@ def _write_report(
     settings: Settings,
     rule: SurpriseRule,
     model: dict[str, object],
+    suppressed: Suppressed,
     *,
     report_format: ReportFormat,
     output: Path | None,
@@ -107,6 +171,7 @@ def _write_report(
             result, model=model, rule=rule.as_dict(), config_source=settings.source,
             values=result.values, no_redact=no_redact,
         )
+        text = _with_suppressed(text, suppressed)
         if output is None:
             sys.stdout.write(text)
         else:
@@ -120,12 +185,39 @@ def _write_report(
         # own terminal outside CI, or the user asked for values.
         redact_values = not no_redact and (not console.is_terminal or bool(environ.get("CI")))
         render_terminal(console, result, redact_values=redact_values, quiet=quiet)
+        _print_suppressed(console, suppressed, quiet=quiet)
         return
     with tempfile.SpooledTemporaryFile(mode="w+", encoding="utf-8") as buffer:
         console = Console(file=buffer, no_color=True, width=120, highlight=False)  # type: ignore[arg-type]
         render_terminal(console, result, redact_values=not no_redact, quiet=quiet)
+        _print_suppressed(console, suppressed, quiet=quiet)
         buffer.seek(0)
         write_atomically(output, buffer.read())
+
+
+def _with_suppressed(report: str, suppressed: Suppressed) -> str:
+    # The report's "suppressed" section (docs/git-modes.md); reports/json.py may own it later.
+    data = json.loads(report)
+    data["suppressed"] = suppressed.as_dict()
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) -> None:
+    if suppressed.inline:
+        console.print(f"suppressed by allow comments: {suppressed.inline}", markup=False)
+    if suppressed.baseline_file is None:
+        return
+    console.print(
+        f"accepted by the baseline {suppressed.baseline_file}: {suppressed.accepted}", markup=False
+    )
+    if suppressed.stale:
+        console.print(
+            f"baseline entries that no longer match (remove them with `smscan baseline`): "
+            f"{len(suppressed.stale)}"
+        )
+        if not quiet:
+            for entry in suppressed.stale:
+                console.print(f"  {entry.path}  {entry.kind}  {entry.hash[:12]}", markup=False)
 
 
 def write_atomically(path: Path, text: str) -> None:

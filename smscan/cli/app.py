@@ -13,6 +13,10 @@ from collections.abc import Sequence
 import click
 import typer
 
+from smscan.cli.baseline import baseline_command
+from smscan.cli.git_modes import (
+    diff_command, files_command, hook_command, install_hook_command, staged_command,
+)
 from smscan.cli.model import model_app
 from smscan.cli.repo import repo_command
 from smscan.errors import SmscanError
@@ -33,6 +37,12 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.command("repo")(repo_command)
+app.command("staged")(staged_command)
+app.command("diff")(diff_command)
+app.command("files")(files_command)
+app.command("hook")(hook_command)
+app.command("baseline")(baseline_command)
+app.command("install-hook")(install_hook_command)
 app.add_typer(model_app, name="model")
 
 

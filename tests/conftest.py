@@ -91,3 +91,18 @@ def commit_files(repo: Path, files: Mapping[str, bytes | str], message: str = "a
 def git_repo(tmp_path: Path, git_env: Path) -> Path:
     """A fresh, empty git repository at tmp_path / "repo"."""
     return init_repo(tmp_path / "repo")
+
+
+def stage_files(repo: Path, files: Mapping[str, bytes | str]) -> None:
+    """Write files into repo and stage exactly them, without committing."""
+    write_files(repo, files)
+    run_git(repo, "add", "--", *files)
+
+
+def head_id(repo: Path, rev: str = "HEAD") -> str:
+    """The full id of a commit."""
+    return run_git(repo, "rev-parse", rev).strip()
+
+
+# The fake scorer fixture, for every test that runs a scan through the CLI.
+from tests.scorers import fake_scorer  # noqa: E402,F401

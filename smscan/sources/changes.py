@@ -11,7 +11,9 @@ Two outputs of the same diff are read (both produced by :class:`~smscan.sources.
   ``(old id, new id)`` pair.
 
 A hunk ``+c,d`` adds lines ``c .. c+d-1`` of the new version (``d`` is 1 when left out, 0 for a
-pure deletion, which adds nothing).
+pure deletion, which adds nothing). A section git shows as ``Binary files ... differ`` (binary
+content, or a ``binary``/``-diff`` attribute) has no lines to go by: it is marked None, and the
+caller judges the new version as a whole (a binary one is then skipped as ``binary``).
 """
 
 from __future__ import annotations
@@ -80,21 +82,27 @@ def parse_raw_diff(output: bytes) -> list[FileChange]:
     return changes
 
 
-def parse_added_lines(patch: bytes) -> dict[tuple[str, str], LineRanges]:
+def parse_added_lines(patch: bytes) -> dict[tuple[str, str], LineRanges | None]:
     """Map ``(old id, new id)`` of each file section of a ``-U0 --full-index`` patch to the line
-    ranges it adds in the new version (empty when it only deletes lines or is binary)."""
+    ranges it adds in the new version (empty when it only deletes lines; None when git diffs
+    it as binary)."""
     added: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    binary: set[tuple[str, str]] = set()
+    key: tuple[str, str] | None = None
     current: list[tuple[int, int]] | None = None
     in_header = False
     for line in patch.split(b"\n"):
         if line.startswith(b"diff --git "):
-            current, in_header = None, True
+            key, current, in_header = None, None, True
             continue
         if in_header:
             index = _INDEX.match(line)
             if index is not None:
                 key = (index.group(1).decode("ascii"), index.group(2).decode("ascii"))
                 current = added.setdefault(key, [])
+                continue
+            if key is not None and line.startswith((b"Binary files ", b"GIT binary patch")):
+                binary.add(key)
                 continue
         hunk = _HUNK.match(line)
         if hunk is not None:
@@ -103,7 +111,7 @@ def parse_added_lines(patch: bytes) -> dict[tuple[str, str], LineRanges]:
             if current is not None and count > 0:
                 first = int(hunk.group(1))
                 current.append((first, first + count - 1))
-    return {key: merge_ranges(ranges) for key, ranges in added.items()}
+    return {k: None if k in binary else merge_ranges(ranges) for k, ranges in added.items()}
 
 
 def merge_ranges(ranges: list[tuple[int, int]] | LineRanges) -> LineRanges:

@@ -9,7 +9,8 @@ changed (a link became a file), is new as a whole: ``changed_lines`` is None.
 
 Per file: renames are followed (only the lines changed by the edit count); a deleted file is a
 ``deleted`` Skip; a change that adds no line (a pure rename, a mode change, a deletion of lines)
-yields nothing; binary and other content skips come from
+yields nothing; a file git diffs as binary (by content, or a ``binary``/``-diff`` attribute)
+is judged as a whole, so binary content becomes a ``binary`` Skip; other content skips come from
 :class:`~smscan.sources.selection.Selection`; submodules are ``submodule`` Skips; links as in
 :mod:`smscan.sources.revision`.
 

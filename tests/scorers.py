@@ -1,0 +1,83 @@
+"""A deterministic stand-in for the reference model, for CLI and source tests.
+
+``RandomWordScorer`` tokenizes with the regex ``\\w+|\\s+|[^\\w\\s]`` (real code-point offsets) and
+gives every token NLL 1.0, except a word of 16 or more characters that mixes letters and digits
+(what a random API key looks like), which gets 12.0; the first token of a text has no score (NaN).
+With the default 4-token windows, a window holding such a word has mean NLL 3.75 and every
+other window 1.0, so tests scan with ``--threshold 3`` (:data:`THRESHOLD_ARGS`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+import types
+import zlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from smscan.records import TokenScores
+
+TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+RANDOM_NLL = 12.0
+PLAIN_NLL = 1.0
+THRESHOLD_ARGS = ["--threshold", "3"]
+
+
+def looks_random(token: str) -> bool:
+    """A word of 16+ characters with both letters and digits."""
+    return (
+        len(token) >= 16
+        and re.fullmatch(r"\w+", token) is not None
+        and any(c.isdigit() for c in token)
+        and any(c.isalpha() for c in token)
+    )
+
+
+class RandomWordScorer:
+    """Scores texts without a model; records every text it was asked to score."""
+
+    fingerprint = "sha256:random-word-scorer"
+    settings: dict[str, Any] = {"context_tokens": 512, "stride": 384}
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": "random-word-scorer", "fingerprint": self.fingerprint, "device": "cpu"}
+
+    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
+        self.texts.extend(texts)
+        return [self._score(text) for text in texts]
+
+    @staticmethod
+    def _score(text: str) -> TokenScores:
+        matches = list(TOKEN.finditer(text))
+        nll = np.array(
+            [RANDOM_NLL if looks_random(m.group()) else PLAIN_NLL for m in matches], dtype=np.float64
+        )
+        if len(nll):
+            nll[0] = np.nan
+        return TokenScores(
+            token_ids=np.array([zlib.crc32(m.group().encode()) for m in matches], dtype=np.int64),
+            char_starts=np.array([m.start() for m in matches], dtype=np.int64),
+            char_ends=np.array([m.end() for m in matches], dtype=np.int64),
+            nll=nll,
+        )
+
+
+@pytest.fixture
+def fake_scorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[RandomWordScorer]:
+    """Make ``smscan.model.load.load_scorer`` (which ``run_scan`` imports) return a RandomWordScorer."""
+    scorer = RandomWordScorer()
+    try:
+        module = importlib.import_module("smscan.model.load")
+    except ImportError:  # the real loader is not there yet: stand one in
+        module = types.ModuleType("smscan.model.load")
+        monkeypatch.setitem(sys.modules, "smscan.model.load", module)
+    monkeypatch.setattr(module, "load_scorer", lambda *args, **kwargs: scorer, raising=False)
+    yield scorer

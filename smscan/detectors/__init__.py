@@ -1,1 +1,49 @@
-"""Detectors turn token masks and cheap evidence into Findings."""
+"""Detectors turn token scores and cheap evidence into scored candidates of one finding kind.
+
+``DETECTORS`` is the one registry: kind -> detector class. A kind id is stored by users (config,
+thresholds files, baselines), so it is chosen once and never derived from a module path. Raw
+``surprise`` spans are not a detector: they are plain Global Surprise Masking, run by the pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from smscan.detectors.candidate import Candidate, Detector, propagate_values
+from smscan.detectors.credential import CredentialDetector
+from smscan.detectors.dead_code import DeadCodeDetector
+
+SURPRISE = "surprise"
+CREDENTIAL = "credential"
+DEAD_CODE = "dead-code"
+
+DETECTORS: dict[str, type[CredentialDetector] | type[DeadCodeDetector]] = {
+    CREDENTIAL: CredentialDetector,
+    DEAD_CODE: DeadCodeDetector,
+}
+KINDS = (SURPRISE, *DETECTORS)
+DEFAULT_KINDS = (CREDENTIAL, DEAD_CODE)
+
+
+def make_detector(kind: str, rule: Mapping[str, Any] | None = None) -> Detector:
+    """The detector of ``kind`` with a saved rule's parameters (its defaults when None).
+
+    Raises:
+        KeyError: ``kind`` has no detector (``surprise`` has none: the pipeline runs it).
+    """
+    return DETECTORS[kind].from_rule(rule or {})
+
+
+__all__ = [
+    "CREDENTIAL",
+    "Candidate",
+    "DEAD_CODE",
+    "DEFAULT_KINDS",
+    "DETECTORS",
+    "Detector",
+    "KINDS",
+    "SURPRISE",
+    "make_detector",
+    "propagate_values",
+]

@@ -1,0 +1,249 @@
+"""Credential-like values: surprising values in places where credentials live.
+
+The recipe (paper section 2 and D.1, made precise):
+
+1. Find value slots (:mod:`smscan.detectors.slots`): string literals, config and env values, URL
+   passwords, ``Authorization`` values, option values, private-key blocks, long tokens.
+2. Drop what cannot be a credential whatever the model thinks: references, placeholders and
+   documented examples (:mod:`smscan.detectors.placeholders`); values shaped like identifiers
+   of other things (UUIDs, versions, URLs, paths, digests under a hash-like name, prose); values
+   too short or too plain (one character class) for their place.
+3. Score what is left by its surprise: the highest mean NLL of a ``window``-token window that
+   overlaps the value (Global SM with one selected window), plus the evidence of its place: a
+   name that says secret (``password``, ``api_key``, ``token``...), a URL password, an
+   ``Authorization`` value or a private-key block adds ``secret_bonus``; a bare token with no
+   name at all pays ``token_penalty``. The score stays in nats, so one calibrated threshold
+   per model decides, and the whole value is the span.
+
+Nothing here knows a vendor's format: a random token behind ``acme_live_`` is judged exactly like
+one behind ``ghp_``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from smscan.detectors.candidate import Candidate
+from smscan.detectors.placeholders import is_stand_in
+from smscan.detectors.slots import (
+    ARGUMENT, ASSIGNMENT, HEADER, PEM, STRING, TOKEN, URL_USERINFO, Slot, find_slots,
+)
+from smscan.engine.windows import fixed_windows
+from smscan.records import TokenScores
+
+KIND = "credential"
+
+# Words of a name that say its value is a secret. "key" needs company (api_key, secret_key,
+# private_key), because alone it names dict keys, sort keys and primary keys.
+_SECRET_WORDS = frozenset(
+    """
+    password passwd passwords pwd passphrase pass pw secret secrets token tokens apikey
+    credential credentials creds cred auth authorization bearer privkey
+    """.split()
+)
+_KEY_COMPANY = frozenset(
+    """
+    api access secret private auth client signing encryption master license app service account
+    ssh tls ssl gpg pgp deploy webhook session consumer shared hmac jwt
+    """.split()
+)
+# Words of a name that say its value identifies something (random-looking but public).
+_IDENTIFIER_WORDS = frozenset(
+    """
+    id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
+    rev revision etag version ver release build tag ref nonce fingerprint trace correlation
+    request session_id cache color colour name path file dir url uri host endpoint homepage
+    """.split()
+)
+# Words just before a value in prose that say it is a digest or an id.
+_IDENTIFIER_CONTEXT = re.compile(
+    r"\b(?:commit|sha\d*|hash|digest|checksum|integrity|revision|rev|uuid|guid|etag|"
+    r"fingerprint|build|version)\b[^\n]{0,24}$",
+    re.IGNORECASE,
+)
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
+_DIGEST_PREFIXED = re.compile(r"^(?:sha1|sha224|sha256|sha384|sha512|md5)[-:=]", re.IGNORECASE)
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.|mailto:|/|\./|\.\./|~/)")
+_EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+\.[\w.\-]+$")
+_HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
+_IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
+_FILE_NAME = re.compile(r"^[\w\-]+(?:\.[A-Za-z0-9]{1,5})+$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
+
+# Secret-bearing places: the slot itself says what the value is.
+_SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER})
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialRule:
+    """Parameters of the credential score (saved with the threshold they were calibrated for)."""
+
+    window: int = 4
+    secret_bonus: float = 2.0
+    token_penalty: float = 2.0
+    min_length_named: int = 6
+    min_length_unnamed: int = 12
+    min_length_token: int = 20
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rule": "credential-slots", **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CredentialRule:
+        fields = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        return cls(**fields)
+
+
+class CredentialDetector:
+    """Credential-like values; see the module docstring for the recipe."""
+
+    kind = KIND
+    unit = "char"
+
+    def __init__(self, rule: CredentialRule | None = None) -> None:
+        self._rule = rule or CredentialRule()
+
+    @classmethod
+    def from_rule(cls, rule: Mapping[str, Any]) -> CredentialDetector:
+        """The detector with a saved rule's parameters; unknown keys are ignored."""
+        return cls(CredentialRule.from_dict(dict(rule)))
+
+    def rule(self) -> dict[str, Any]:
+        return self._rule.as_dict()
+
+    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
+        rule = self._rule
+        windows = fixed_windows(scores.nll, size=rule.window)
+        token_starts, token_ends = _covering_offsets(scores)
+        found = []
+        for slot in find_slots(text):
+            value = text[slot.start : slot.end]
+            evidence = judge_slot(text, slot, rule)
+            if evidence is None:
+                continue
+            surprise = _max_window_score(windows, token_starts, token_ends, slot.start, slot.end)
+            if not math.isfinite(surprise):
+                continue
+            score = surprise + evidence
+            found.append(
+                Candidate(
+                    slot.start,
+                    slot.end,
+                    score,
+                    {"place": slot.where, "surprise": round(surprise, 4), "length": len(value)},
+                )
+            )
+        return found
+
+
+def name_class(name: str) -> str:
+    """``"secret"``, ``"identifier"`` or ``"neutral"``: what a name says about its value.
+
+    Example:
+        >>> name_class("stripeSecretKey"), name_class("gitSha"), name_class("timeout")
+        ('secret', 'identifier', 'neutral')
+    """
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    joined = "".join(words)
+    if any(word in _SECRET_WORDS for word in words) or "apikey" in joined or "passw" in joined:
+        return "secret"
+    if "key" in words and any(word in _KEY_COMPANY for word in words):
+        return "secret"
+    if words and words[-1] == "key" and len(words) == 1:
+        return "neutral"
+    if any(word in _IDENTIFIER_WORDS for word in words):
+        return "identifier"
+    return "neutral"
+
+
+def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
+    """The evidence a slot adds to its value's surprise, or None when it cannot be a credential."""
+    value = text[slot.start : slot.end]
+    if slot.where == PEM:
+        return rule.secret_bonus
+    if is_stand_in(value) or _is_other_identifier(value):
+        return None
+    place = name_class(slot.key) if slot.key else "neutral"
+    if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
+        place = "secret"
+    line_start = text.rfind("\n", 0, slot.start) + 1
+    before = text[line_start : slot.start]
+    if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before)):
+        return None
+    if len(set(value)) < 4 or _character_classes(value) < 2:
+        return None
+    if slot.where == TOKEN or (slot.where == ARGUMENT and place != "secret"):
+        if len(value) < rule.min_length_token or _character_classes(value) < 2:
+            return None
+        return -rule.token_penalty
+    if place == "secret":
+        return rule.secret_bonus if len(value) >= rule.min_length_named else None
+    if slot.where in (STRING, ASSIGNMENT) and len(value) >= rule.min_length_unnamed:
+        return 0.0
+    return None
+
+
+def _is_other_identifier(value: str) -> bool:
+    """Shapes of public identifiers: UUIDs, versions, URLs, paths, hosts, dates, digests, names."""
+    return bool(
+        _UUID.match(value)
+        or _VERSION.match(value)
+        or _DIGEST_PREFIXED.match(value)
+        or _URLISH.match(value)
+        or _EMAIL.match(value)
+        or _HOSTNAME.match(value)
+        or _IP.match(value)
+        or _DATE.match(value)
+        or _FILE_NAME.match(value)
+        or _IDENTIFIER.match(value)
+        or value.isdigit()
+    )
+
+
+def _character_classes(value: str) -> int:
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of the value's own character distribution."""
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values()) if total else 0.0
+
+
+def _covering_offsets(scores: TokenScores) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(scores.char_starts, np.int64), np.asarray(scores.char_ends, np.int64)
+
+
+def _max_window_score(
+    windows: Any, token_starts: np.ndarray, token_ends: np.ndarray, start: int, end: int
+) -> float:
+    """Highest valid window score among windows holding a token that overlaps ``[start, end)``."""
+    overlapping = np.flatnonzero((token_ends > start) & (token_starts < end) & (token_ends > token_starts))
+    if overlapping.size == 0 or len(windows) == 0:
+        return -math.inf
+    first, last = int(overlapping[0]), int(overlapping[-1])
+    # Window i covers tokens [i, i + size): it overlaps [first, last] when i <= last and
+    # i + size > first.
+    lo = max(first - (int(windows.ends[0] - windows.starts[0]) - 1), 0)
+    hi = min(last + 1, len(windows))
+    window_scores = windows.scores[lo:hi]
+    window_scores = window_scores[np.isfinite(window_scores)]
+    return float(window_scores.max()) if window_scores.size else -math.inf

@@ -1,0 +1,299 @@
+"""Dead-code lines: code lines the reference model finds surprising (paper D.5, the DePA study).
+
+Each line with visible content is one window scored by the mean NLL of its tokens
+(:func:`smscan.engine.windows.line_windows`); one calibrated threshold decides. For Python,
+evidence from the code itself may raise a line's score by ``evidence_bonus`` nats: a statement
+:mod:`ast` shows can never run or never matter (after ``return``/``raise``/``break``/``continue``,
+under a condition built only of constants that is false, in a loop over an empty constant, or a
+store to a local name that nothing reads). The evidence ranks candidates; it never replaces
+surprise, and with ``evidence_bonus = 0`` the detector is plain line SM. Other languages are
+scored by lines alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from smscan.detectors.candidate import Candidate
+from smscan.engine.windows import line_windows
+from smscan.records import TokenScores
+
+KIND = "dead-code"
+
+
+@dataclass(frozen=True, slots=True)
+class DeadCodeRule:
+    """Parameters of the dead-code score (saved with the threshold)."""
+
+    evidence_bonus: float = 0.0
+    python_only: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"rule": "line-mean-nll", **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DeadCodeRule:
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
+
+class DeadCodeDetector:
+    """Surprising code lines, with optional Python ``ast`` evidence; see the module docstring."""
+
+    kind = KIND
+    unit = "line"
+
+    def __init__(self, rule: DeadCodeRule | None = None) -> None:
+        self._rule = rule or DeadCodeRule()
+
+    @classmethod
+    def from_rule(cls, rule: Mapping[str, Any]) -> DeadCodeDetector:
+        """The detector with a saved rule's parameters; unknown keys are ignored."""
+        return cls(DeadCodeRule.from_dict(dict(rule)))
+
+    def rule(self) -> dict[str, Any]:
+        return self._rule.as_dict()
+
+    def candidates(self, text: str, scores: TokenScores, *, python: bool | None = None) -> list[Candidate]:
+        """One candidate per scored line, spanning the line's content.
+
+        Args:
+            text: the document.
+            scores: its token scores.
+            python: whether the text is Python (None: it is when it parses as Python).
+        """
+        windows, lines = line_windows(text, scores.char_starts, scores.char_ends, scores.nll)
+        dead = dead_lines(text) if python is not False else {}
+        if self._rule.python_only and not dead and not _parses(text):
+            return []
+        extents = _content_extents(text)
+        found = []
+        for score, line in zip(windows.scores.tolist(), lines.tolist()):
+            if not math.isfinite(score):
+                continue
+            start, end = extents[line - 1]
+            details: dict[str, Any] = {"line_nll": round(score, 4)}
+            reason = dead.get(line)
+            if reason is not None:
+                details["evidence"] = reason
+                score += self._rule.evidence_bonus
+            found.append(Candidate(start, end, score, details))
+        return found
+
+
+def _content_extents(text: str) -> list[tuple[int, int]]:
+    extents = []
+    offset = 0
+    for line in text.split("\n"):
+        stripped_start = len(line) - len(line.lstrip())
+        stripped_end = len(line.rstrip())
+        extents.append((offset + stripped_start, offset + max(stripped_end, stripped_start)))
+        offset += len(line) + 1
+    return extents
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def dead_lines(source: str) -> dict[int, str]:
+    """Lines of Python source that provably never run or never matter, with the reason.
+
+    Reasons: ``unreachable`` (after return/raise/break/continue in the same block),
+    ``constant-condition`` (an ``if``/``while`` whose test is a false constant expression, with
+    its body; the ``else`` of a true one), ``empty-loop`` (a ``for`` over an empty constant),
+    ``dead-store`` (a local name assigned and never read in its function).
+
+    Returns:
+        1-based line number -> reason; empty when the source is not Python.
+
+    Example:
+        >>> dead_lines("def f(x):\\n    return x\\n    x = 1\\n")
+        {3: 'unreachable'}
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[int, str] = {}
+    for node in ast.walk(tree):
+        for body in _bodies(node):
+            _mark_block(body, found)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for statement, name in _dead_stores(node):
+                _mark(statement, "dead-store", found)
+    return found
+
+
+def _bodies(node: ast.AST) -> Iterator[list[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        value = getattr(node, name, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            yield value
+    for handler in getattr(node, "handlers", []) or []:
+        yield handler.body
+
+
+def _mark_block(body: list[ast.stmt], found: dict[int, str]) -> None:
+    for index, statement in enumerate(body):
+        if isinstance(statement, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            for later in body[index + 1 :]:
+                _mark(later, "unreachable", found)
+            break
+        if isinstance(statement, (ast.If, ast.While)):
+            truth = constant_truth(statement.test)
+            if truth is False:
+                _mark_lines(statement.lineno, _end_of_body(statement), "constant-condition", found)
+            elif truth is True and isinstance(statement, ast.If) and statement.orelse:
+                for dead in statement.orelse:
+                    _mark(dead, "constant-condition", found)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            if _is_empty_constant(statement.iter):
+                _mark_lines(statement.lineno, _end_of_body(statement), "empty-loop", found)
+
+
+def _end_of_body(statement: ast.If | ast.While | ast.For | ast.AsyncFor) -> int:
+    last = statement.body[-1]
+    return int(getattr(last, "end_lineno", None) or last.lineno)
+
+
+def _mark(statement: ast.stmt, reason: str, found: dict[int, str]) -> None:
+    _mark_lines(statement.lineno, int(getattr(statement, "end_lineno", None) or statement.lineno), reason, found)
+
+
+def _mark_lines(first: int, last: int, reason: str, found: dict[int, str]) -> None:
+    for line in range(first, last + 1):
+        found.setdefault(line, reason)
+
+
+def _dead_stores(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.stmt, str]]:
+    loaded: set[str] = set()
+    declared: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            loaded.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            loaded.add(node.target.id)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target = node.target
+        else:
+            continue
+        if not isinstance(target, ast.Name):
+            continue
+        name = target.id
+        if name.startswith("_") or name in loaded or name in declared:
+            continue
+        yield node, name
+
+
+# Builtins without side effects that a constant condition may call.
+_PURE_CALLS: dict[str, Callable[..., Any]] = {
+    "abs": abs, "len": len, "min": min, "max": max, "int": int, "float": float, "str": str,
+    "bool": bool, "round": round, "sum": sum, "ord": ord, "chr": chr,
+}
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+}
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def constant_truth(expression: ast.expr) -> bool | None:
+    """The truth of an expression built only of literals and pure builtins, else None.
+
+    Example:
+        >>> constant_truth(ast.parse("abs(0.5) < 0", mode="eval").body)
+        False
+        >>> constant_truth(ast.parse("x < 0", mode="eval").body) is None
+        True
+    """
+    try:
+        return bool(_evaluate(expression, depth=0))
+    except (_NotConstant, ArithmeticError, TypeError, ValueError, OverflowError):
+        return None
+
+
+def _evaluate(node: ast.expr, *, depth: int) -> Any:
+    if depth > 20:
+        raise _NotConstant
+    depth += 1
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, (int, float, str, bytes, bool, type(None))):
+            if isinstance(node.value, (str, bytes)) and len(node.value) > 1000:
+                raise _NotConstant
+            return node.value
+        raise _NotConstant
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_evaluate(element, depth=depth) for element in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        value = _evaluate(node.operand, depth=depth)
+        if isinstance(node.op, ast.Not):
+            return not value
+        if isinstance(node.op, ast.USub):
+            return -value
+        if isinstance(node.op, ast.UAdd):
+            return +value
+        raise _NotConstant
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _evaluate(node.left, depth=depth), _evaluate(node.right, depth=depth)
+        if isinstance(left, (str, bytes, tuple)) or isinstance(right, (str, bytes, tuple)):
+            raise _NotConstant  # no string or sequence arithmetic: it can grow without bound
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.BoolOp):
+        values = [_evaluate(value, depth=depth) for value in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare):
+        left = _evaluate(node.left, depth=depth)
+        for op, comparator in zip(node.ops, node.comparators):
+            if type(op) not in _COMPARE:
+                raise _NotConstant
+            right = _evaluate(comparator, depth=depth)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        function = _PURE_CALLS.get(node.func.id)
+        if function is None:
+            raise _NotConstant
+        return function(*[_evaluate(argument, depth=depth) for argument in node.args])
+    raise _NotConstant
+
+
+def _is_empty_constant(node: ast.expr) -> bool:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not node.elts:
+        return True
+    if isinstance(node, ast.Dict) and not node.keys:
+        return True
+    if isinstance(node, ast.Constant) and node.value in ("", b""):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        try:
+            arguments = [_evaluate(argument, depth=0) for argument in node.args]
+            return all(isinstance(a, int) for a in arguments) and len(range(*arguments)) == 0
+        except (_NotConstant, TypeError, ValueError):
+            return False
+    return False
+

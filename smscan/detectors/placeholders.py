@@ -1,0 +1,112 @@
+"""Values that stand in for a credential without being one: placeholders, references, examples.
+
+These are never reported, however surprising they are: ``changeme``, ``<YOUR_KEY>``, ``${VAR}``,
+``xxxxxxxx``, ``os.environ["X"]``, ``{{ secrets.TOKEN }}``, keys from vendors' documentation
+(``...EXAMPLE``). The judgement is about the value's form, not about any vendor's format.
+"""
+
+from __future__ import annotations
+
+import re
+
+# References to a value stored elsewhere: shell/compose/CI/template interpolation, env lookups.
+_REFERENCE = re.compile(
+    r"""^(?:
+        \$\{[^}]*\}                        # ${VAR}, ${VAR:-x}
+      | \$\([^)]*\)                        # $(command)
+      | \$[A-Za-z_][A-Za-z0-9_]*           # $VAR
+      | %[A-Za-z_][A-Za-z0-9_]*%           # %VAR% (Windows)
+      | %\([A-Za-z_][A-Za-z0-9_]*\)[sdr]   # %(name)s
+      | \{\{.*\}\}                         # {{ var }}  (Jinja, Helm, Actions)
+      | \{%.*%\}
+      | <%.*%>
+      | \#\{[^}]*\}                        # #{var} (Ruby)
+      | \{[A-Za-z_][\w.\-]*\}              # {name} (format strings)
+      | @[A-Za-z_][\w.]*\(.*\)             # @Microsoft.KeyVault(...)
+      | (?:env|vault|secret|secrets|ssm|awssm|op|keyring):[\w/.\-:]+   # scheme references
+    )$""",
+    re.VERBOSE,
+)
+_REFERENCE_CALL = re.compile(
+    r"(?:\benviron\b|\bgetenv\b|process\.env|\bENV\[|System\.getenv|os\.Getenv|Environment\.|"
+    r"\bsecrets\.[A-Za-z_]|\bvars\.[A-Za-z_]|\bsettings\.[A-Za-z_]|\bconfig\.[A-Za-z_])"
+)
+# Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}.
+_BRACKETED = re.compile(r"^(?:<[^<>]+>|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
+# Words that mark a value as a stand-in when the value is made of words.
+_STAND_IN_WORDS = frozenset(
+    """
+    changeme change replaceme replace me your yours my placeholder dummy fake sample example examples
+    todo fixme tbd redacted hidden masked removed insert enter put here goes foo bar baz qux
+    none null nil undefined empty default mock test testing tests demo xxx xxxx secret password
+    passwd token apikey key value string mysecret mypassword mytoken pass pwd user username
+    """.split()
+)
+_MASK_CHARS = frozenset("xX*#•.-_0")
+# Keys published in vendors' documentation as examples; they appear in countless repositories.
+_DOCUMENTED_EXAMPLES = frozenset(
+    {
+        # jwt.io's sample token (HS256, "John Doe").
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
+        "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        # Stripe's documented test keys.
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        "pk_test_TYooMQauvdEDq54NiTphI7jx",
+        # Google's reCAPTCHA test keys.
+        "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+        "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
+    }
+)
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def is_reference(value: str) -> bool:
+    """True for a value that points at a secret stored elsewhere (``${X}``, ``$X``, ``{{ x }}``).
+
+    Example:
+        >>> is_reference("${DB_PASSWORD}"), is_reference("os.environ['X']"), is_reference("a1b2")
+        (True, True, False)
+    """
+    stripped = value.strip()
+    return bool(_REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped))
+
+
+def is_placeholder(value: str) -> bool:
+    """True for a stand-in: masked (``xxxx``, ``****``), bracketed, or made of stand-in words.
+
+    A value counts as made of words when every letter run is a stand-in word, or it is one
+    bracketed name, or it spells ``your ...``/``... here``.
+
+    Example:
+        >>> [is_placeholder(v) for v in ("changeme", "<YOUR_API_KEY>", "xxxxxxxx", "Zq8xP1sV9")]
+        [True, True, True, False]
+    """
+    stripped = value.strip().strip("'\"`")
+    if not stripped:
+        return True
+    if _BRACKETED.match(stripped):
+        return True
+    masked = sum(1 for char in stripped if char in _MASK_CHARS)
+    if len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6):
+        return True
+    words = [word.lower() for word in _WORD.findall(stripped) if not word.isdigit()]
+    if not words:
+        return False
+    if all(word in _STAND_IN_WORDS for word in words):
+        return True
+    return words[0] in ("your", "my", "insert", "enter", "replace", "put") or words[-1] == "here"
+
+
+def is_documented_example(value: str) -> bool:
+    """True for keys that vendors publish as examples (AWS's ``...EXAMPLE``, jwt.io's token).
+
+    Example:
+        >>> is_documented_example("AKIAIOSFODNN7EXAMPLE"), is_documented_example("AKIAZQ3P8V")
+        (True, False)
+    """
+    return "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES
+
+
+def is_stand_in(value: str) -> bool:
+    """A value never reported as a credential: a reference, placeholder or documented example."""
+    return is_reference(value) or is_placeholder(value) or is_documented_example(value)

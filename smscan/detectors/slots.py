@@ -1,0 +1,254 @@
+"""Where a credential can live: value slots found in any text, whatever its language.
+
+A slot is the character span of one *value* (never its key, quotes or scheme word) together with
+the name it is bound to, if any, and what kind of place it is:
+
+``pem``            a private-key block, ``-----BEGIN ... PRIVATE KEY-----`` to its END line
+``url-userinfo``   the password in ``scheme://user:password@host``
+``header``         the token after an ``Authorization`` scheme word (``Bearer``, ``Basic``, ...)
+``argument``       the value of a command-line option (``--token X``, ``-u user:password``)
+``string``         a quoted string literal, or a part of one (``"k1=v1;k2=v2"``, ``"NAME=value"``)
+``assignment``     an unquoted config/env value (``key = value``, ``key: value``, ``KEY=value``,
+                   ``<key>value</key>``)
+``token``          a long run of token characters anywhere else (comments, prose)
+
+The finder is lexical, not a parser: it reads lines the way a person skims a file for secrets,
+so it works on code, config, shell, Markdown and logs alike. Overlapping slots are resolved by the
+order above (a PEM block swallows everything in it; a password inside a URL beats the URL string).
+Judging whether a slot's value is a credential is :mod:`smscan.detectors.credential`'s job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# Slot kinds, strongest first: the order resolves overlaps.
+PEM = "pem"
+URL_USERINFO = "url-userinfo"
+HEADER = "header"
+ARGUMENT = "argument"
+STRING = "string"
+ASSIGNMENT = "assignment"
+TOKEN = "token"
+_PRIORITY = {kind: rank for rank, kind in enumerate(
+    (PEM, URL_USERINFO, HEADER, ARGUMENT, STRING, ASSIGNMENT, TOKEN)
+)}
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One value: ``text[start:end]``, the name it is bound to (``""`` if none), its place."""
+
+    start: int
+    end: int
+    key: str
+    where: str
+
+
+_PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----")
+_URL_USERINFO = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s@'\"`<>/]+)@"
+    r"(?=[\w\[.\-])"
+)
+_AUTH_SCHEME = re.compile(
+    r"\b(?P<scheme>Bearer|Basic|Token|token|bearer)[ \t]+(?P<value>[A-Za-z0-9][\w.~+/=\-]{7,})"
+)
+# A quoted string on one line: "...", '...' or `...`, with backslash escapes.
+_QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
+# Command-line options with a value: --name value, --name=value, -x value.
+_OPTION = re.compile(
+    r"(?<![\w\-])(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>]+)"
+)
+# An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
+_ASSIGNED = re.compile(
+    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=|:(?=[ \t]))[ \t]*(?P<value>[^\s'\"`,;]+)"
+)
+_XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>(?P<value>[^<>\s]+)</(?P=tag)>")
+# The name a string literal is bound to: the last `name =`/`name:`/`name=>` before it, a lookup
+# default (`get("NAME", "value")`), or a `||`/`??` fallback after `process.env.NAME`.
+_LEFT_BINDING = re.compile(
+    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"'\]]?[ \t]*(?:\?\??)?(?:[ \t]*:[ \t]*[\w.\[\]<>|]+)?"
+    r"[ \t]*(?:===?|!==?|:=|=>|=|:)[^=:]*$"
+)
+_LOOKUP_DEFAULT = re.compile(r"""(?P<call>[\w.]+)\(\s*["'](?P<key>[\w.\-]+)["']\s*,\s*$""")
+_FALLBACK = re.compile(r"(?P<key>[\w$]+)\s*(?:\|\||\?\?|\bor\b)\s*$")
+_XML_KEY_ATTR = re.compile(r"""\b(?:key|name|id)\s*=\s*["'](?P<key>[^"']+)["']""")
+# Strings that are names, not values: the first argument of a lookup, or a subscript.
+_LOOKUP_CALL = re.compile(
+    r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
+    r"GetEnvironmentVariable|Getenv|LookupEnv|require|import|include|ENV)\s*[\(\[]|\[)\s*$"
+)
+_KEY_AFTER = re.compile(r"^\s*[\"'`]?\s*(?::(?!:)|=>)")
+# `k1=v1;k2=v2` (connection strings), `?k=v&k2=v2` (query strings), `NAME=value`. A key is a
+# plain name in one case (`Password`, `api_key`, `API_KEY`), which random text rarely is.
+_PAIR = re.compile(r"(?:^|[;&?])(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^;&]*)")
+_NAME_SHAPE = re.compile(r"^(?:[A-Z][A-Z0-9_.\-]*|[a-z][a-z0-9_.\-]*|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
+# Lines that are code statements rather than `key = value` settings: a value that calls,
+# indexes or combines things is an expression, not a literal.
+_EXPRESSION_CHARS = re.compile(r"[()\[\]{}]")
+
+
+def find_slots(text: str) -> list[Slot]:
+    """Every value slot of ``text``, sorted by position, with overlaps resolved.
+
+    Args:
+        text: a whole document.
+
+    Returns:
+        Disjoint slots sorted by ``start``.
+
+    Example:
+        >>> [(text[s.start:s.end], s.key, s.where) for text in ['db = "postgres://u:hunter2@h/x"']
+        ...  for s in find_slots(text)]
+        [('hunter2', 'db', 'url-userinfo')]
+    """
+    found: list[Slot] = []
+    pem_blocks = list(_pem_blocks(text))
+    found.extend(pem_blocks)
+    found.extend(_url_passwords(text, 0, text))
+    found.extend(_header_values(text))
+    offset = 0
+    for line in text.split("\n"):
+        found.extend(_line_slots(text, line, offset))
+        offset += len(line) + 1
+    return _resolve(found)
+
+
+def _resolve(slots: list[Slot]) -> list[Slot]:
+    kept: list[Slot] = []
+    for slot in sorted(slots, key=lambda s: (_PRIORITY[s.where], s.start, -(s.end - s.start))):
+        if slot.end <= slot.start:
+            continue
+        if any(slot.start < other.end and other.start < slot.end for other in kept):
+            continue
+        kept.append(slot)
+    return sorted(kept, key=lambda s: s.start)
+
+
+def _pem_blocks(text: str) -> Iterator[Slot]:
+    for begin in _PEM_BEGIN.finditer(text):
+        end_marker = f"-----END {begin.group(1)}-----"
+        end = text.find(end_marker, begin.end())
+        if end != -1:
+            yield Slot(begin.start(), end + len(end_marker), begin.group(1), PEM)
+
+
+def _url_passwords(text: str, offset: int, key: str) -> Iterator[Slot]:
+    for match in _URL_USERINFO.finditer(text):
+        yield Slot(
+            offset + match.start("password"), offset + match.end("password"), "url", URL_USERINFO
+        )
+
+
+def _header_values(text: str) -> Iterator[Slot]:
+    for match in _AUTH_SCHEME.finditer(text):
+        yield Slot(match.start("value"), match.end("value"), match.group("scheme"), HEADER)
+
+
+def _line_slots(text: str, line: str, offset: int) -> Iterator[Slot]:
+    yield from _option_values(line, offset)
+    quoted_spans: list[tuple[int, int]] = []
+    for match in _QUOTED.finditer(line):
+        quoted_spans.append((match.start(), match.end()))
+        if _is_name_position(line, match.start(), match.end()):
+            continue
+        key = _binding_before(line, match.start())
+        yield from _split_value(line, match.start("body"), match.end("body"), key, offset, STRING)
+    for match in _XML_ELEMENT.finditer(line):
+        yield Slot(offset + match.start("value"), offset + match.end("value"), match.group("tag"), ASSIGNMENT)
+    for match in _ASSIGNED.finditer(line):
+        if _inside(match.start("value"), quoted_spans):
+            continue
+        value_end = match.end("value")
+        rest = line[value_end:].lstrip()
+        if _EXPRESSION_CHARS.search(match.group("value")) or rest.startswith(("(", "[", ".")):
+            continue
+        yield from _split_value(
+            line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT
+        )
+    for match in _TOKEN_RUN.finditer(line):
+        start, end = _trim_token(line, match.start(), match.end())
+        if end - start >= 20:
+            yield Slot(offset + start, offset + end, "", TOKEN)
+
+
+def _option_values(line: str, offset: int) -> Iterator[Slot]:
+    for match in _OPTION.finditer(line):
+        start, end = match.start("value"), match.end("value")
+        if line[start] in "\"'":
+            start, end = start + 1, end - 1
+        name = match.group("name").lstrip("-")
+        value = line[start:end]
+        if name in ("u", "user") and ":" in value:
+            # curl -u user:password: the password is the secret.
+            colon = value.index(":")
+            yield Slot(offset + start + colon + 1, offset + end, "password", ARGUMENT)
+        elif not value.startswith("-"):
+            yield Slot(offset + start, offset + end, name, ARGUMENT)
+
+
+def _split_value(line: str, start: int, end: int, key: str, offset: int, where: str) -> Iterator[Slot]:
+    """The values inside one literal: URL passwords, ``k=v`` pairs, or the whole of it."""
+    body = line[start:end]
+    if not body.strip():
+        return
+    if _URL_USERINFO.search(body):
+        for slot in _url_passwords(body, offset + start, key):
+            yield slot
+        return
+    scheme = _AUTH_SCHEME.match(body)
+    if scheme:
+        yield Slot(offset + start + scheme.start("value"), offset + start + scheme.end("value"),
+                   scheme.group("scheme"), HEADER)
+        return
+    if any(c.isspace() for c in body):
+        # Prose or a command line: the line-wide passes (options, tokens, URLs) cover it.
+        return
+    pairs = [pair for pair in _PAIR.finditer(body) if _NAME_SHAPE.match(pair.group("k"))]
+    if pairs and (len(pairs) > 1 or (pairs[0].start() == 0 and len(pairs[0].group("k")) >= 3)):
+        for pair in pairs:
+            if pair.end("v") > pair.start("v"):
+                yield Slot(offset + start + pair.start("v"), offset + start + pair.end("v"),
+                           pair.group("k"), where)
+        return
+    yield Slot(offset + start, offset + end, key, where)
+
+
+def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:
+    """A string used as a name: a mapping key (``"k": v``) or the first argument of a lookup."""
+    if _KEY_AFTER.match(line[quote_end:]) and not line[quote_end:].lstrip().startswith("::"):
+        return True
+    return bool(_LOOKUP_CALL.search(line[:quote_start]))
+
+
+def _binding_before(line: str, quote_start: int) -> str:
+    """The name a string starting at ``quote_start`` is bound to, or ``""``."""
+    left = line[:quote_start]
+    lookup = _LOOKUP_DEFAULT.search(left)
+    if lookup:
+        return lookup.group("key")
+    fallback = _FALLBACK.search(left)
+    if fallback:
+        return fallback.group("key")
+    if re.search(r"\bvalue\s*=\s*$", left):
+        attribute = _XML_KEY_ATTR.search(left)
+        if attribute:
+            return attribute.group("key")
+    binding = _LEFT_BINDING.search(left)
+    return binding.group("key").strip("$@") if binding else ""
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _trim_token(line: str, start: int, end: int) -> tuple[int, int]:
+    # Sentence punctuation around a token is not part of it; '=' padding at the end is.
+    while start < end and line[start] in ".-~/":
+        start += 1
+    while end > start and line[end - 1] in ".-~":
+        end -= 1
+    return start, end

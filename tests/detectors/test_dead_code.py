@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from smscan.detectors.dead_code import DeadCodeDetector, DeadCodeRule, constant_truth, dead_lines
+from tests.detectors.scores import char_scores
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(x):\n    return x\n    y = 2\n", {3: "unreachable"}),
+        ("def f(x):\n    if abs(0.5) < 0: raise Exception('fail')\n    return x\n", {2: "constant-condition"}),
+        ("def f(x):\n    if -144 > 350:\n        x = 1\n    return x\n", {2: "constant-condition", 3: "constant-condition"}),
+        ("def f(x):\n    while 0 == 1: pass\n    return x\n", {2: "constant-condition"}),
+        ("def f(x):\n    for _ in range(0): print(x)\n    return x\n", {2: "empty-loop"}),
+        ("def f(x):\n    unused_name = 5\n    return x\n", {2: "dead-store"}),
+        ("def f(x):\n    if True:\n        return x\n    else:\n        return 0\n", {5: "constant-condition"}),
+    ],
+)
+def test_dead_lines(source: str, expected: dict[int, str]) -> None:
+    assert dead_lines(source) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(x):\n    if x < 0:\n        return -x\n    return x\n",
+        "def f(x):\n    y = x + 1\n    return y\n",
+        "def f(xs):\n    total = 0\n    for v in xs:\n        total += v\n    return total\n",
+        "def f():\n    global G\n    G = 1\n",
+        "def f(x):\n    _ignored = x\n    return x\n",
+        "not python at all (",
+    ],
+)
+def test_live_code_has_no_dead_lines(source: str) -> None:
+    assert dead_lines(source) == {}
+
+
+@pytest.mark.parametrize(
+    ("expression", "truth"),
+    [("1 > 2", False), ("abs(-3) == 3", True), ("len('ab') < 1", False), ("not 0", True),
+     ("x < 0", None), ("f(1) < 0", None), ("'a' * 10 ** 9", None), ("1 / 0 > 1", None)],
+)
+def test_constant_truth(expression: str, truth: bool | None) -> None:
+    assert constant_truth(ast.parse(expression, mode="eval").body) is truth
+
+
+def test_line_candidates_score_the_mean_line_nll() -> None:
+    text = "a = 1\nzq = 9\n"
+    # 'a = 1' at NLL 1 (first token unscored), 'zq = 9' at NLL 5.
+    scores = char_scores(text, [(6, 12)], high=5.0, low=1.0)
+
+    found = DeadCodeDetector().candidates(text, scores)
+
+    assert [(c.char_start, c.char_end, c.score) for c in found] == [(0, 5, 1.0), (6, 12, 5.0)]
+
+
+def test_evidence_raises_a_line_by_the_bonus() -> None:
+    text = "def f(x):\n    return x\n    x = 1\n"
+    scores = char_scores(text, low=2.0)
+
+    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=3.0)).candidates(text, scores)
+
+    by_line = {text.count("\n", 0, c.char_start) + 1: c for c in found}
+    assert by_line[3].score == pytest.approx(5.0)
+    assert by_line[3].details["evidence"] == "unreachable"
+    assert by_line[2].score == pytest.approx(2.0)

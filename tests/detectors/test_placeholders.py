@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import pytest
+
+from smscan.detectors.placeholders import (
+    is_documented_example,
+    is_placeholder,
+    is_reference,
+    is_stand_in,
+)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["${DB_PASSWORD}", "${TOKEN:-x}", "$API_KEY", "%APPDATA%", "%(password)s", "{{ secrets.TOKEN }}",
+     "{token}", "os.environ['TOKEN']", "process.env.API_KEY", "vault:secret/data/app", "$(cat key)"],
+)
+def test_references(value: str) -> None:
+    assert is_reference(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["changeme", "CHANGE_ME", "<YOUR_API_KEY>", "your-token-here", "xxxxxxxxxxxx", "********",
+     "REPLACE_ME", "dummy", "TODO", "test", "placeholder", "[api key]", "insert_key", "secret",
+     "my-secret-password", "0000-0000-0000"],
+)
+def test_placeholders(value: str) -> None:
+    assert is_placeholder(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["Zq8xP1sV9kL2", "Kettle1999-", "lantern_anchor_765", "ghp_NA7zdlzGGfJtfAAjaJJXSghq",
+     "V!-RYPn98*CIW", "sk_live_fdn0YwNeW8XGqINg", "e3b0c44298fc1c149afbf4c8996fb924"],
+)
+def test_real_looking_values_are_not_stand_ins(value: str) -> None:
+    assert not is_stand_in(value)
+
+
+def test_documented_examples() -> None:
+    assert is_documented_example("AKIAIOSFODNN7EXAMPLE")
+    assert is_documented_example("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+    assert is_documented_example(
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
+        "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    )
+    assert not is_documented_example("AKIAZQ3P8VX2M4N6B7C9")

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import pytest
+
+from smscan.detectors.slots import find_slots
+
+
+def values(text: str) -> list[tuple[str, str, str]]:
+    return [(text[s.start : s.end], s.key, s.where) for s in find_slots(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('API_KEY = "q8Zt3kPx0wLm9Rv2"', [("q8Zt3kPx0wLm9Rv2", "API_KEY", "string")]),
+        ("password: hunter2x", [("hunter2x", "password", "assignment")]),
+        ("export TOKEN=abc123def", [("abc123def", "TOKEN", "assignment")]),
+        ('client = Client(api_token="t0k3n")', [("t0k3n", "api_token", "string")]),
+        ("const c = { secret: 'zz9' };", [("zz9", "secret", "string")]),
+        ('x = os.environ.get("DB_PASS", "s3cr3t!")', [("s3cr3t!", "DB_PASS", "string")]),
+        ('const k = process.env.KEY || "fallback1";', [("process.env.KEY", "k", "assignment"), ("fallback1", "KEY", "string")]),
+        ('url = "postgres://app:pa55word@db:5432/x"', [("pa55word", "url", "url-userinfo")]),
+        ('h = {"Authorization": "Bearer abc.def-ghi"}', [("abc.def-ghi", "Bearer", "header")]),
+        ("curl -u bot:Zx9!pw https://x.test", [("Zx9!pw", "password", "argument")]),
+        ("tool --api-key K3yV4lue run", [("K3yV4lue", "api-key", "argument")]),
+        ('<add key="botToken" value="q1w2e3r4" />', [("botToken", "key", "string"), ("q1w2e3r4", "botToken", "string")]),
+        ("<password>Zq8xP1</password>", [("Zq8xP1", "password", "assignment")]),
+        ('conn = "Server=db;Password=Pw0rd9;"', [("db", "Server", "string"), ("Pw0rd9", "Password", "string")]),
+    ],
+)
+def test_values_and_their_names(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert values(text) == expected
+
+
+def test_a_private_key_block_is_one_slot_that_swallows_its_lines() -> None:
+    text = 'k = """-----BEGIN RSA PRIVATE KEY-----\nMIIEow==\n-----END RSA PRIVATE KEY-----"""\n'
+
+    (slot,) = find_slots(text)
+
+    assert text[slot.start : slot.end].startswith("-----BEGIN RSA PRIVATE KEY-----")
+    assert text[slot.start : slot.end].endswith("-----END RSA PRIVATE KEY-----")
+    assert slot.where == "pem"
+
+
+def test_a_certificate_is_not_a_private_key() -> None:
+    text = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+    assert all(slot.where != "pem" for slot in find_slots(text))
+
+
+def test_names_are_not_values() -> None:
+    # A mapping key and the first argument of a lookup are names.
+    assert values('d = {"password": x}') == []
+    assert values('v = os.environ["API_TOKEN"]') == []
+
+
+def test_long_tokens_in_comments_and_prose() -> None:
+    text = "# rotated: Zq8xP1sV9kL2mN4bT7wR3yU6 (old)\n"
+
+    assert values(text) == [("Zq8xP1sV9kL2mN4bT7wR3yU6", "", "token")]
+
+
+def test_offsets_are_document_offsets_on_later_lines() -> None:
+    text = "a = 1\nb = 2\ntoken = 'Zq8xP1sV9'\n"
+
+    (slot,) = [s for s in find_slots(text) if s.key == "token"]
+
+    assert text[slot.start : slot.end] == "Zq8xP1sV9"

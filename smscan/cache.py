@@ -38,7 +38,16 @@ def default_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(base) / "smscan" / "scores"
 
 
-def cache_key(fingerprint: str, settings: Mapping[str, Any], text: str) -> str:
+def settings_key(settings: Any) -> str:
+    """A stable string of scoring settings: their own ``key()`` (the model package's
+    ``ScoringSettings``), or the sorted JSON of a mapping."""
+    key = getattr(settings, "key", None)
+    if callable(key):
+        return str(key())
+    return json.dumps(dict(settings), sort_keys=True, default=str)
+
+
+def cache_key(fingerprint: str, settings: Any, text: str) -> str:
     """The hex digest that names one text's scores under one model and scoring settings.
 
     Example:
@@ -47,9 +56,8 @@ def cache_key(fingerprint: str, settings: Mapping[str, Any], text: str) -> str:
     """
     text_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     identity = json.dumps(
-        {"fingerprint": fingerprint, "settings": dict(settings), "text": text_digest},
+        {"fingerprint": fingerprint, "settings": settings_key(settings), "text": text_digest},
         sort_keys=True,
-        default=str,
     )
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()
 
@@ -111,7 +119,7 @@ class _Scoring(Protocol):
     def fingerprint(self) -> str: ...
 
     @property
-    def settings(self) -> Mapping[str, Any]: ...
+    def settings(self) -> Any: ...
 
     def score_texts(self, texts: Sequence[str]) -> list[TokenScores]: ...
 
@@ -132,7 +140,7 @@ class CachedScorer:
         return self.scorer.fingerprint
 
     @property
-    def settings(self) -> Mapping[str, Any]:
+    def settings(self) -> Any:
         return self.scorer.settings
 
     def __getattr__(self, name: str) -> Any:
@@ -149,4 +157,7 @@ class CachedScorer:
             for index, scores in zip(missing, fresh):
                 self.cache.put(keys[index], scores)
                 found[index] = scores
-        return [scores for scores in found if scores is not None]
+        complete = [scores for scores in found if scores is not None]
+        if len(complete) != len(texts):
+            raise ValueError(f"the scorer returned {len(complete)} results for {len(texts)} texts")
+        return complete

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from smscan.calibration.labels import read_labels
+from smscan.errors import SmscanError
+
+
+def write_jsonl(path: Path, rows: list[object]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_credential_rows_read_text_from_the_corpus_folder(tmp_path: Path) -> None:
+    (tmp_path / "corpus" / "pkg").mkdir(parents=True)
+    (tmp_path / "corpus" / "pkg" / "a.py").write_text("k = 'Zq8x'\n", encoding="utf-8")
+    labels = write_jsonl(tmp_path / "labels.jsonl", [
+        {"path": "pkg/a.py", "spans": [{"start": 5, "end": 9, "category": "token"}],
+         "negatives": [{"start": 0, "end": 1, "category": "placeholder"}]},
+        {"text": "inline", "spans": []},
+    ])
+
+    first, second = read_labels(labels)
+
+    assert (first.text, first.spans, first.categories, first.group) == ("k = 'Zq8x'\n", ((5, 9),), ("token",), "pkg")
+    assert first.negatives == ((0, 1, "placeholder"),)
+    assert first.shape == "spans"
+    assert second.text == "inline"
+
+
+def test_dead_code_rows(tmp_path: Path) -> None:
+    labels = write_jsonl(tmp_path / "d.jsonl", [
+        {"id": "mbpp_1", "code": "def f():\n    return 1\n    x = 2\n", "poisoned_lines": [3], "attack": "fixed1"},
+    ])
+
+    (row,) = read_labels(labels)
+
+    assert (row.name, row.lines, row.shape) == ("mbpp_1", (3,), "lines")
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"spans": []}, "expected 'spans' with 'text' or 'path'"),
+        ({"text": "abc", "spans": [{"start": 2, "end": 9}]}, "outside the text"),
+        ({"text": "abc", "spans": [{"start": "a", "end": 1}]}, "integer 'start' and 'end'"),
+        ({"code": "x = 1\n", "poisoned_lines": [4]}, "outside the 1 lines"),
+        ({"path": "missing.py", "spans": []}, "not found"),
+    ],
+)
+def test_bad_rows_name_file_and_line(tmp_path: Path, row: dict[str, object], message: str) -> None:
+    labels = write_jsonl(tmp_path / "l.jsonl", [row])
+
+    with pytest.raises(SmscanError, match=message) as raised:
+        read_labels(labels)
+
+    assert "l.jsonl:1" in str(raised.value)

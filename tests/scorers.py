@@ -15,6 +15,7 @@ import sys
 import types
 import zlib
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,11 +39,24 @@ def looks_random(token: str) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class FakeScoringSettings:
+    """Shaped like the real scorer's settings, for code that records or keys on them."""
+
+    context_tokens: int = 512
+    stride: int = 384
+    dtype: str = "fp32"
+    batch_size: int = 4
+
+    def key(self) -> str:
+        return f"ctx{self.context_tokens}-stride{self.stride}-{self.dtype}"
+
+
 class RandomWordScorer:
     """Scores texts without a model; records every text it was asked to score."""
 
     fingerprint = "sha256:random-word-scorer"
-    settings: dict[str, Any] = {"context_tokens": 512, "stride": 384}
+    settings = FakeScoringSettings()
 
     def __init__(self) -> None:
         self.texts: list[str] = []

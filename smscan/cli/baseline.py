@@ -9,6 +9,7 @@ import typer
 
 from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption, ThresholdOption
 from smscan.config import Settings, load_settings
+from smscan.errors import SmscanError
 
 
 def baseline_path(flag: Path | None, settings: Settings, root: Path) -> Path | None:
@@ -60,6 +61,10 @@ def baseline_command(
     result, _, _ = collect(items, settings)
     suppress_findings(result, items, settings, baseline=None)
     accepted = previous.with_findings(result.findings, result.values)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SmscanError(f"{target.parent}: cannot create the folder: {error.strerror}") from error
     write_atomically(target, dump_baseline(accepted))
     Console(stderr=True, highlight=False).print(
         f"wrote {len(accepted.entries)} baseline entries for {len(result.findings)} findings to {target}",

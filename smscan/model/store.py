@@ -1,0 +1,161 @@
+"""smscan's on-disk model cache: where it lives, its manifest, and atomic installs.
+
+Layout under the cache root (``$SMSCAN_CACHE``, else ``$XDG_CACHE_HOME/smscan``, else
+``~/.cache/smscan``)::
+
+    models/SmolLM2-135M-Instruct/      the converted default model
+        config.json, model.safetensors, tokenizer.json, ...
+        smscan-manifest.json           GGUF sha256, conversion version, files with size and sha256
+    file-hashes.json                   per-file hashes for fingerprints (fingerprint.py)
+
+A folder is built under a temporary name beside its final place and renamed into it, so a killed
+conversion leaves a stray ``.tmp-*`` folder (removed by the next pull) and never a half cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from smscan.errors import ModelError
+from smscan.model.fingerprint import sha256_file
+
+MANIFEST_NAME = "smscan-manifest.json"
+MANIFEST_FORMAT = 1
+_STALE_SECONDS = 3600
+
+
+def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
+    """The cache root: ``$SMSCAN_CACHE``, else ``$XDG_CACHE_HOME/smscan``, else ``~/.cache/smscan``."""
+    if environ.get("SMSCAN_CACHE"):
+        return Path(environ["SMSCAN_CACHE"]).expanduser()
+    if environ.get("XDG_CACHE_HOME"):
+        return Path(environ["XDG_CACHE_HOME"]).expanduser() / "smscan"
+    return Path.home() / ".cache" / "smscan"
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What a converted model folder holds and where it came from."""
+
+    model: str
+    gguf_sha256: str
+    conversion_version: str
+    files: dict[str, tuple[int, str]]  # name -> (size in bytes, sha256 hex)
+
+    def to_json(self) -> str:
+        """The manifest as the JSON written to disk."""
+        data = {
+            "format": MANIFEST_FORMAT,
+            "model": self.model,
+            "gguf_sha256": self.gguf_sha256,
+            "conversion_version": self.conversion_version,
+            "files": {name: {"size": size, "sha256": sha} for name, (size, sha) in self.files.items()},
+        }
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def write_manifest(folder: Path, *, model: str, gguf_sha256: str, conversion_version: str) -> Manifest:
+    """Hash every file in ``folder`` and write the manifest beside them.
+
+    Args:
+        folder: a freshly converted model folder.
+        model: the model's display name.
+        gguf_sha256: sha256 hex of the GGUF it was converted from.
+        conversion_version: smscan's conversion version string.
+
+    Returns:
+        The manifest written.
+    """
+    files = {
+        path.name: (path.stat().st_size, sha256_file(path))
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.name != MANIFEST_NAME
+    }
+    manifest = Manifest(model, gguf_sha256, conversion_version, files)
+    (folder / MANIFEST_NAME).write_text(manifest.to_json(), encoding="utf-8")
+    return manifest
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """Read and check a folder's manifest and that its files are present with their sizes.
+
+    Args:
+        folder: a converted model folder.
+
+    Returns:
+        The manifest.
+
+    Raises:
+        ModelError: the manifest or a listed file is missing, garbled or the wrong size.
+    """
+    try:
+        data = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+        manifest = Manifest(
+            model=str(data["model"]),
+            gguf_sha256=str(data["gguf_sha256"]),
+            conversion_version=str(data["conversion_version"]),
+            files={
+                str(name): (int(entry["size"]), str(entry["sha256"]))
+                for name, entry in data["files"].items()
+            },
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise corrupted_cache(folder, f"unreadable {MANIFEST_NAME}") from exc
+    for name, (size, _) in manifest.files.items():
+        path = folder / name
+        if not path.is_file() or path.stat().st_size != size:
+            raise corrupted_cache(folder, f"{name} is missing or the wrong size")
+    return manifest
+
+
+def verify_files(folder: Path, manifest: Manifest) -> None:
+    """Re-hash every file listed in the manifest (slow: reads the weights).
+
+    Raises:
+        ModelError: a file's hash differs from the manifest.
+    """
+    for name, (_, sha) in manifest.files.items():
+        if sha256_file(folder / name) != sha:
+            raise corrupted_cache(folder, f"{name} does not match its recorded sha256")
+
+
+def corrupted_cache(folder: Path, reason: str) -> ModelError:
+    """The error for a damaged converted-model folder, with the fix."""
+    return ModelError(
+        f"model cache {folder} is corrupted ({reason}): run `smscan model pull --force` "
+        "or delete the folder"
+    )
+
+
+def make_staging_dir(final: Path) -> Path:
+    """A fresh empty folder beside ``final`` to build into, removing stale ones first.
+
+    Staging folders older than an hour are left over from killed runs; younger ones may belong
+    to a pull running in another process and are left alone.
+    """
+    final.parent.mkdir(parents=True, exist_ok=True)
+    for stale in final.parent.glob(f".tmp-{final.name}-*"):
+        try:
+            if time.time() - stale.stat().st_mtime > _STALE_SECONDS:
+                shutil.rmtree(stale, ignore_errors=True)
+        except OSError:
+            pass  # removed by someone else meanwhile
+    return Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))
+
+
+def install_dir(staging: Path, final: Path) -> None:
+    """Move a completed staging folder to ``final``, replacing any folder already there."""
+    if final.exists():
+        retired = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-old-", dir=final.parent))
+        os.replace(final, retired / final.name)
+        os.replace(staging, final)
+        shutil.rmtree(retired, ignore_errors=True)
+    else:
+        os.replace(staging, final)

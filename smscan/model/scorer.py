@@ -115,6 +115,16 @@ class TransformersScorer:
         self.settings = settings
         self.fingerprint = loaded.source.fingerprint.short
 
+    def describe(self) -> dict[str, object]:
+        """What reports record about the model: name, fingerprint, device, dtype, settings key."""
+        return {
+            "name": self.loaded.source.name,
+            "fingerprint": self.fingerprint,
+            "device": self.loaded.device,
+            "dtype": self.settings.dtype,
+            "settings": self.settings.key(),
+        }
+
     def with_settings(self, **changes: Any) -> TransformersScorer:
         """A scorer sharing this model with some settings changed (not ``dtype``)."""
         return TransformersScorer(self.loaded, replace(self.settings, **changes))

@@ -1,6 +1,7 @@
-"""The one place where stages are wired: Documents -> token scores -> masks -> findings.
+"""The one place where stages are wired: Documents -> token scores -> masks and candidates -> findings.
 
-Every scanning mode (repo, and later staged, diff, files, export) feeds Documents and Skips into
+Each text is scored once; raw Surprise Masking (``surprise`` findings) and every detector
+(``credential``, ``dead-code``) read the same token scores. Every scanning mode (repo, and later staged, diff, files, export) feeds Documents and Skips into
 :func:`scan` and differs only in its source and sink. Duplicate propagation needs a whole group, so
 masks are buffered one group at a time; documents of a group must arrive contiguously.
 """
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from smscan.detectors.candidate import Candidate, Detector, propagate_values
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
 from smscan.engine.rules import select_global
@@ -81,13 +83,32 @@ class ScanResult:
     values: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """A detector and the calibrated threshold its findings must reach."""
+
+    detector: Detector
+    threshold: float
+    source: str = ""
+    """Where the threshold came from (a thresholds file, or the packaged defaults)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.detector.kind,
+            **self.detector.rule(),
+            "threshold": self.threshold,
+            "thresholds": self.source,
+        }
+
+
 @dataclass(slots=True)
 class _Scored:
     document: Document
     scores: TokenScores
-    windows: Windows
-    selected: np.ndarray
-    mask: np.ndarray
+    windows: Windows | None
+    selected: np.ndarray | None
+    mask: np.ndarray | None
+    candidates: dict[str, list[Candidate]]
 
 
 ProgressCallback = Callable[[Document | Skip], None]
@@ -96,16 +117,19 @@ ProgressCallback = Callable[[Document | Skip], None]
 def scan(
     items: Iterable[Document | Skip],
     scorer: Scorer,
-    rule: SurpriseRule,
+    rule: SurpriseRule | None,
     *,
+    detections: Sequence[Detection] = (),
     on_item: ProgressCallback | None = None,
 ) -> ScanResult:
-    """Score documents and report the spans Surprise Masking selects as ``surprise`` findings.
+    """Score documents once and report ``surprise`` spans and each detector's findings.
 
     Args:
         items: Documents to scan and Skips to count, documents of a group contiguous.
         scorer: the reference model.
-        rule: window size, threshold, consensus and propagation.
+        rule: raw Surprise Masking (window size, threshold, consensus, propagation), reported as
+            ``surprise`` findings; None reports none.
+        detections: detectors with their calibrated thresholds (``credential``, ``dead-code``).
         on_item: called once per item after it is handled (for progress bars).
 
     Returns:
@@ -120,16 +144,16 @@ def scan(
         scored = scorer.score_texts([piece.text for _, piece in pieces])
         for (document, piece), scores in zip(pieces, scored):
             if group_key is not None and document.group != group_key:
-                _finish_group(group, rule, result)
+                _finish_group(group, rule, detections, result)
                 group = []
             group_key = document.group
-            group.append(_mask_piece(document, _shift(scores, piece.offset), rule))
+            group.append(_score_piece(document, piece.text, piece.offset, scores, rule, detections))
             result.stats.tokens_scored += int(np.isfinite(scores.nll).sum())
         for document in batch:
             result.stats.files_scanned += 1
             if on_item is not None:
                 on_item(document)
-    _finish_group(group, rule, result)
+    _finish_group(group, rule, detections, result)
     result.findings.sort(key=lambda f: (f.path, f.char_start, f.kind))
     result.stats.seconds = time.perf_counter() - started
     return result
@@ -168,30 +192,70 @@ def _batches(
         yield batch
 
 
-def _mask_piece(document: Document, scores: TokenScores, rule: SurpriseRule) -> _Scored:
-    windows = fixed_windows(scores.nll, size=rule.window)
-    selected = select_global(windows, threshold=rule.threshold)
-    mask = token_mask(windows, selected, num_tokens=len(scores), consensus=rule.consensus)
-    return _Scored(document, scores, windows, selected, mask)
+def _score_piece(
+    document: Document,
+    text: str,
+    offset: int,
+    scores: TokenScores,
+    rule: SurpriseRule | None,
+    detections: Sequence[Detection],
+) -> _Scored:
+    shifted = _shift(scores, offset)
+    windows = selected = mask = None
+    if rule is not None:
+        windows = fixed_windows(shifted.nll, size=rule.window)
+        selected = select_global(windows, threshold=rule.threshold)
+        mask = token_mask(windows, selected, num_tokens=len(scores), consensus=rule.consensus)
+    candidates: dict[str, list[Candidate]] = {}
+    for detection in detections:
+        detector = detection.detector
+        if not detector.applies_to(document.path):
+            continue
+        # Detectors see the piece on its own (offsets from 0) and report in document offsets.
+        candidates[detector.kind] = [
+            Candidate(c.char_start + offset, c.char_end + offset, c.score, c.details)
+            for c in detector.candidates(text, scores)
+        ]
+    return _Scored(document, shifted, windows, selected, mask, candidates)
 
 
-def _finish_group(group: Sequence[_Scored], rule: SurpriseRule, result: ScanResult) -> None:
+def _finish_group(
+    group: Sequence[_Scored],
+    rule: SurpriseRule | None,
+    detections: Sequence[Detection],
+    result: ScanResult,
+) -> None:
     if not group:
         return
-    masks = [item.mask for item in group]
-    if rule.propagate:
-        masks = propagate_duplicates(
-            [item.scores.token_ids for item in group], masks, size=rule.window
-        )
-    for item, mask in zip(group, masks):
-        result.findings.extend(_findings(item, mask, rule, result))
+    if rule is not None:
+        masks = [item.mask for item in group if item.mask is not None]
+        if rule.propagate:
+            masks = propagate_duplicates(
+                [item.scores.token_ids for item in group], masks, size=rule.window
+            )
+        for item, mask in zip(group, masks):
+            result.findings.extend(_surprise_findings(item, mask, rule, result))
+    for detection in detections:
+        kind = detection.detector.kind
+        found = [item.candidates.get(kind, []) for item in group]
+        if detection.detector.propagate:
+            found = propagate_values([item.document.text for item in group], found)
+        for item, candidates in zip(group, found):
+            for candidate in candidates:
+                if candidate.score >= detection.threshold:
+                    finding = _finding(
+                        item.document, kind, candidate.char_start, candidate.char_end,
+                        score=candidate.score, threshold=detection.threshold,
+                        details=dict(candidate.details), result=result,
+                    )
+                    if finding is not None:
+                        result.findings.append(finding)
 
 
-def _findings(
+def _surprise_findings(
     item: _Scored, mask: np.ndarray, rule: SurpriseRule, result: ScanResult
 ) -> Iterator[Finding]:
-    text = item.document.text
-    starts = line_starts(text)
+    assert item.windows is not None and item.selected is not None
     token_starts = item.scores.char_starts
     for char_start, char_end in char_spans(mask, item.scores.char_starts, item.scores.char_ends):
         # The span's score is its most surprising window; a span reached only by duplicate
@@ -202,29 +266,55 @@ def _findings(
         window_scores = item.windows.scores[overlapping & np.isfinite(item.windows.scores)]
         score = float(window_scores.max()) if window_scores.size else float("nan")
         by_window = bool((item.selected & overlapping).any())
-        start = _position(starts, char_start)
-        end = _position(starts, char_end)
-        last_line = _last_line(starts, char_end)
-        if not touches_changed_lines(item.document, start.line, last_line):
-            continue
-        for line in range(start.line, last_line + 1):
-            lo = starts[line - 1]
-            hi = starts[line] - 1 if line < len(starts) else len(text)
-            result.lines.setdefault(item.document.path, {})[line] = text[lo:hi]
-        fingerprint = finding_fingerprint(SURPRISE, text[char_start:char_end], item.document.path)
-        result.values[fingerprint] = text[char_start:char_end]
-        yield Finding(
-            path=item.document.path,
-            kind=SURPRISE,
-            char_start=char_start,
-            char_end=char_end,
-            start=start,
-            end=end,
-            score=round(score, 4),
-            threshold=rule.threshold,
-            fingerprint=fingerprint,
-            details={"propagated": not by_window},
+        finding = _finding(
+            item.document, SURPRISE, char_start, char_end, score=score,
+            threshold=rule.threshold, details={"propagated": not by_window}, result=result,
         )
+        if finding is not None:
+            yield finding
+
+
+def _finding(
+    document: Document,
+    kind: str,
+    char_start: int,
+    char_end: int,
+    *,
+    score: float,
+    threshold: float,
+    details: dict[str, Any],
+    result: ScanResult,
+) -> Finding | None:
+    """A finding of ``document``, or None when a diff scan's changed lines do not touch it.
+
+    Records the lines it covers and its value in ``result`` for the reports.
+    """
+    text = document.text
+    starts = line_starts(text)
+    start = _position(starts, char_start)
+    end = _position(starts, char_end)
+    last_line = _last_line(starts, char_end)
+    if not touches_changed_lines(document, start.line, last_line):
+        return None
+    for line in range(start.line, last_line + 1):
+        lo = starts[line - 1]
+        hi = starts[line] - 1 if line < len(starts) else len(text)
+        result.lines.setdefault(document.path, {})[line] = text[lo:hi]
+    value = text[char_start:char_end]
+    fingerprint = finding_fingerprint(kind, value, document.path)
+    result.values[fingerprint] = value
+    return Finding(
+        path=document.path,
+        kind=kind,
+        char_start=char_start,
+        char_end=char_end,
+        start=start,
+        end=end,
+        score=round(score, 4),
+        threshold=threshold,
+        fingerprint=fingerprint,
+        details=details,
+    )
 
 
 def finding_fingerprint(kind: str, value: str, path: str) -> str:

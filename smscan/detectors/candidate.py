@@ -33,6 +33,12 @@ class Detector(Protocol):
     kind: str
     unit: str
     """What calibration counts: ``"char"`` (credential values) or ``"line"`` (dead lines)."""
+    propagate: bool
+    """Whether every copy of a value in a group shares its best score (:func:`propagate_values`)."""
+
+    def applies_to(self, path: str) -> bool:
+        """Whether files at ``path`` are scanned for this kind."""
+        ...
 
     def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
         """Every scored candidate of ``text``; spans of one document do not overlap."""

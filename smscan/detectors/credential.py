@@ -111,6 +111,7 @@ class CredentialDetector:
 
     kind = KIND
     unit = "char"
+    propagate = True
 
     def __init__(self, rule: CredentialRule | None = None) -> None:
         self._rule = rule or CredentialRule()
@@ -122,6 +123,9 @@ class CredentialDetector:
 
     def rule(self) -> dict[str, Any]:
         return self._rule.as_dict()
+
+    def applies_to(self, path: str) -> bool:
+        return True
 
     def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
         rule = self._rule

@@ -24,6 +24,13 @@ from smscan.engine.windows import line_windows
 from smscan.records import TokenScores
 
 KIND = "dead-code"
+# File suffixes of programming languages (dead code lives in code, not in docs or data).
+CODE_SUFFIXES = frozenset(
+    """
+    py pyi pyw js mjs cjs jsx ts tsx go java kt kts scala c h cc cpp cxx hpp hh cs rb rs php swift
+    m mm lua pl pm r jl dart ex exs erl hs ml fs clj groovy sh bash zsh ps1 sql vue svelte
+    """.split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,7 @@ class DeadCodeDetector:
 
     kind = KIND
     unit = "line"
+    propagate = False
 
     def __init__(self, rule: DeadCodeRule | None = None) -> None:
         self._rule = rule or DeadCodeRule()
@@ -57,6 +65,11 @@ class DeadCodeDetector:
 
     def rule(self) -> dict[str, Any]:
         return self._rule.as_dict()
+
+    def applies_to(self, path: str) -> bool:
+        """Source code only: prose and data files have no dead code, only surprising lines."""
+        suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+        return suffix in CODE_SUFFIXES
 
     def candidates(self, text: str, scores: TokenScores, *, python: bool | None = None) -> list[Candidate]:
         """One candidate per scored line, spanning the line's content.

@@ -1,0 +1,82 @@
+"""The pipeline runs raw Surprise Masking and the detectors on one scoring of each text."""
+
+from __future__ import annotations
+
+from smscan.detectors import make_detector
+from smscan.pipeline import Detection, SurpriseRule, scan
+from smscan.records import Document, Skip
+from tests.scorers import RandomWordScorer
+
+KEY = "Zq8xP1sV9kL2mN4bT7wR"  # looks random to RandomWordScorer: NLL 12 on its one token
+
+
+def test_credential_findings_report_the_whole_value() -> None:
+    text = f'import os\nAPI_KEY = "{KEY}"\nname = "plain"\n'
+    detection = Detection(make_detector("credential"), threshold=5.0, source="test")
+
+    result = scan([Document("a.py", text)], RandomWordScorer(), None, detections=[detection])
+
+    (finding,) = result.findings
+    assert finding.kind == "credential"
+    assert text[finding.char_start : finding.char_end] == KEY
+    assert (finding.start.line, finding.start.column) == (2, 12)
+    # The window holding the key: (12 + 1 + 1 + 1) / 4 = 3.75, plus the secret-name bonus 2.
+    assert finding.score == 5.75
+    assert finding.threshold == 5.0
+    assert finding.details["place"] == "string"
+    assert result.values[finding.fingerprint] == KEY
+
+
+def test_raw_surprise_and_detectors_share_one_scoring() -> None:
+    scorer = RandomWordScorer()
+    text = f'token = "{KEY}"\n'
+    rule = SurpriseRule(window=4, threshold=3.0)
+    detection = Detection(make_detector("credential"), threshold=5.0)
+
+    result = scan([Document("a.yaml", text), Skip("b.bin", "binary")], scorer, rule, detections=[detection])
+
+    assert sorted(f.kind for f in result.findings) == ["credential", "surprise"]
+    assert scorer.texts == [text]
+    assert result.stats.skipped["binary"] == 1
+
+
+def test_a_value_copied_into_another_file_of_the_group_is_reported_there_too() -> None:
+    # In b.py the key sits where it scores too low on its own; a.py's score carries over.
+    detection = Detection(make_detector("credential"), threshold=5.0)
+    documents = [
+        Document("a.py", f'secret = "{KEY}"\n', group="repo"),
+        Document("b.py", f'value = "{KEY}"\n', group="repo"),
+    ]
+
+    result = scan(documents, RandomWordScorer(), None, detections=[detection])
+
+    assert [(f.path, f.details.get("propagated", False)) for f in result.findings] == [
+        ("a.py", False),
+        ("b.py", True),
+    ]
+
+
+def test_dead_code_is_looked_for_in_code_files_only() -> None:
+    line = f"    if {KEY} < 0: pass"
+    text = f"def f(x):\n{line}\n    return x\n"
+    # The line: 10 tokens, one at NLL 12, nine at 1: mean 2.1.
+    detection = Detection(make_detector("dead-code"), threshold=2.0)
+
+    result = scan(
+        [Document("m.py", text), Document("notes.md", text)], RandomWordScorer(), None, detections=[detection]
+    )
+
+    (finding,) = result.findings
+    assert finding.path == "m.py" and finding.kind == "dead-code" and finding.start.line == 2
+    assert text[finding.char_start : finding.char_end] == line.strip()
+
+
+def test_changed_lines_limit_detector_findings() -> None:
+    text = f'a = "{KEY}"\nb = 1\nc = "{KEY[::-1]}"\n'
+    detection = Detection(make_detector("credential"), threshold=3.0)
+
+    result = scan(
+        [Document("a.py", text, changed_lines=((3, 3),))], RandomWordScorer(), None, detections=[detection]
+    )
+
+    assert [f.start.line for f in result.findings] == [3]

@@ -125,7 +125,7 @@ def collect(
             if scorer is not None
             else _skips_only(items)
         )
-    model = scorer.describe() if scorer is not None else {"name": settings.model}
+    model: dict[str, object] = scorer.describe() if scorer is not None else {"name": settings.model}
     return result, rule, model
 
 

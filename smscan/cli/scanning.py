@@ -116,7 +116,10 @@ def collect(
     scorer = None
     if any(isinstance(item, Document) for item in items):
         with err_console.status("loading the reference model", spinner="dots"):
-            scorer = load_scorer(settings.model, device=settings.device, dtype=settings.dtype)
+            # The default model is fetched and converted on first use (once; then cached).
+            scorer = load_scorer(
+                settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True
+            )
     rule = rule_from(settings)
     with _progress(err_console) as progress:
         task = progress.add_task("scanning", total=len(items))

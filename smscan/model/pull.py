@@ -41,8 +41,8 @@ DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728
 # Bump when the conversion changes its output: it is part of the default model's fingerprint.
 CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
 
-# progress(stage, done, total): stages "download", "extract", "convert", "save"; total None
-# while unknown. Sizes are bytes for "extract", steps otherwise.
+# progress(stage, done, total): stages "verify" (an existing cache), "download", "extract",
+# "convert", "save"; total None while unknown. Bytes for "extract", steps otherwise.
 ProgressFn = Callable[[str, int, int | None], None]
 
 _COPY_BYTES = 1 << 20
@@ -90,9 +90,13 @@ def pull_default_model(
         PosixPath('/home/me/.cache/smscan/models/SmolLM2-135M-Instruct')
     """
     final = default_model_dir(cache_dir, environ)
-    if not force and is_default_cache_intact(final):
-        return final
     report = progress or _ignore_progress
+    if not force and final.is_dir():
+        report("verify", 0, None)
+        intact = is_default_cache_intact(final)
+        report("verify", 1, 1)
+        if intact:
+            return final
     staging = make_staging_dir(final)
     try:
         with tempfile.TemporaryDirectory(prefix=f".tmp-{final.name}-dl-", dir=final.parent) as scratch:

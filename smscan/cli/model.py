@@ -57,8 +57,7 @@ class _PullProgress:
         self.tasks: dict[str, TaskID] = {}
 
     def __enter__(self) -> _PullProgress:
-        self.progress.__enter__()
-        return self
+        return self  # the display starts with the first stage: nothing to show, nothing printed
 
     def __exit__(
         self,
@@ -66,11 +65,14 @@ class _PullProgress:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        self.progress.__exit__(kind, error, trace)
+        if self.tasks:
+            self.progress.stop()
 
     def update(self, stage: str, done: int, total: int | None) -> None:
         """The ``ProgressFn`` given to ``pull_default_model``."""
         size = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if stage == "extract" and total else ""
+        if not self.tasks:
+            self.progress.start()
         if stage not in self.tasks:
             label = _STAGE_LABELS.get(stage, stage)
             self.tasks[stage] = self.progress.add_task(label, total=total, size=size)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 _MAX_REASON_CHARS = 200
 
@@ -16,8 +17,9 @@ def quiet_transformers() -> Iterator[None]:
     smscan reports progress and errors itself; library chatter on stderr would break the hook's
     one-line output. Errors still raise.
     """
-    from transformers.utils import logging as hf_logging
+    from transformers.utils import logging
 
+    hf_logging: Any = logging  # some of its switches are unannotated
     verbosity = hf_logging.get_verbosity()
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()

@@ -150,7 +150,7 @@ def load_model(source: ModelSource, *, device: str = "auto", dtype: str = "auto"
             tokenizer = AutoTokenizer.from_pretrained(
                 source.folder, local_files_only=True, trust_remote_code=False
             )
-            model, loading_info = AutoModelForCausalLM.from_pretrained(
+            with_info: Any = AutoModelForCausalLM.from_pretrained(
                 source.folder,
                 local_files_only=True,
                 use_safetensors=True,
@@ -158,6 +158,7 @@ def load_model(source: ModelSource, *, device: str = "auto", dtype: str = "auto"
                 dtype=torch_dtype(resolved_dtype),
                 output_loading_info=True,
             )
+            model, loading_info = with_info  # (model, dict of missing/unexpected keys)
         missing = sorted(loading_info.get("missing_keys") or ())
         if missing:  # transformers would silently score with randomly initialised weights
             raise ValueError(f"the weights lack {len(missing)} tensors of the model, e.g. {missing[0]}")

@@ -231,7 +231,8 @@ def convert_gguf(gguf: Path, out: Path, report: ProgressFn) -> None:
             config = quantized.config
             if hasattr(config, "quantization_config"):
                 del config.quantization_config
-            plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+            auto_model: Any = AutoModelForCausalLM  # from_config is unannotated
+            plain = auto_model.from_config(config, dtype=torch.float32)
             plain.load_state_dict(quantized.state_dict(), strict=True)
             report("convert", 1, 1)
             report("save", 0, None)

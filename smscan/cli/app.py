@@ -10,7 +10,6 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-import click
 import typer
 
 from smscan.cli.baseline import baseline_command
@@ -53,13 +52,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SmscanError as error:
         print(f"smscan: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("smscan: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except click.exceptions.Exit as exit_:
+    except typer.Exit as exit_:
         return int(exit_.exit_code)
-    except click.ClickException as error:
-        error.show(file=sys.stderr)
+    except typer.TyperException as error:
+        # Usage errors from the (vendored) click layer: bad option value, unknown command.
+        show = getattr(error, "show", None)
+        if callable(show):
+            show(file=sys.stderr)
+        else:
+            print(f"smscan: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("smscan: interrupted", file=sys.stderr)

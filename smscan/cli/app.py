@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import typer
 
 from smscan.cli.baseline import baseline_command
+from smscan.cli.calibrate import calibrate_command
+from smscan.cli.eval import eval_command
 from smscan.cli.git_modes import (
     diff_command, files_command, hook_command, install_hook_command, staged_command,
 )
@@ -42,6 +44,8 @@ app.command("files")(files_command)
 app.command("hook")(hook_command)
 app.command("baseline")(baseline_command)
 app.command("install-hook")(install_hook_command)
+app.command("calibrate")(calibrate_command)
+app.command("eval")(eval_command)
 app.add_typer(model_app, name="model")
 
 

@@ -7,7 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption, ThresholdOption
+from smscan.cli.options import (
+    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, ThresholdOption,
+    ThresholdsFileOption, parse_kinds,
+)
 from smscan.config import Settings, load_settings
 from smscan.errors import SmscanError
 
@@ -32,6 +35,8 @@ def baseline_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     threshold: ThresholdOption = None,
+    kinds: KindsOption = None,
+    thresholds: ThresholdsFileOption = None,
     config: ConfigOption = None,
 ) -> int:
     """Scan PATH as `smscan repo` does and record every finding in a baseline file.
@@ -48,7 +53,12 @@ def baseline_command(
 
     root, _ = find_root(path)
     settings = load_settings(
-        root, explicit=config, overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold}
+        root,
+        explicit=config,
+        overrides={
+            "model": model, "device": device, "dtype": dtype, "threshold": threshold,
+            "kinds": parse_kinds(kinds),
+        },
     )
     target = output or baseline_path(None, settings, root) or root / DEFAULT_BASELINE
     selection = Selection.for_root(root, settings, outputs=[target])
@@ -58,7 +68,7 @@ def baseline_command(
         if (refined := selection.refine(item)) is not None
     ]
     previous = load_baseline(target) if target.is_file() else Baseline.new()
-    result, _, _ = collect(items, settings)
+    result, _, _ = collect(items, settings, root=root, thresholds=thresholds)
     suppress_findings(result, items, settings, baseline=None)
     accepted = previous.with_findings(result.findings, result.values)
     try:

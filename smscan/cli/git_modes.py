@@ -19,7 +19,8 @@ import typer
 from smscan.cli.baseline import baseline_path
 from smscan.cli.options import (
     BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    NoRedactOption, OutputOption, QuietOption, ThresholdOption,
+    KindsOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption, ThresholdsFileOption,
+    parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
 from smscan.config import Settings, load_settings
@@ -53,10 +54,12 @@ def _scan(
     no_redact: bool,
     baseline: Path | None,
     after_scan: Callable[[ScanResult], None] | None = None,
+    thresholds: Path | None = None,
 ) -> int:
     return run_scan(
         items, settings, report_format=report_format, output=output, quiet=quiet,
         no_redact=no_redact, baseline=baseline_path(baseline, settings, root), after_scan=after_scan,
+        root=root, thresholds=thresholds,
     )
 
 
@@ -65,6 +68,8 @@ def staged_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     threshold: ThresholdOption = None,
+    kinds: KindsOption = None,
+    thresholds: ThresholdsFileOption = None,
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
@@ -79,13 +84,15 @@ def staged_command(
     from smscan.sources.selection import Selection
 
     root = _git_root(Path.cwd())
-    settings = _settings(root, config, model=model, device=device, dtype=dtype, threshold=threshold)
+    settings = _settings(
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+    )
     selection = Selection.for_root(root, settings, outputs=[output])
     with GitRepository(root) as repo:
         items = list(iter_staged(repo, selection=selection, group=root.as_posix()))
     return _scan(
         items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline,
+        no_redact=no_redact, baseline=baseline, thresholds=thresholds,
     )
 
 
@@ -97,6 +104,8 @@ def diff_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     threshold: ThresholdOption = None,
+    kinds: KindsOption = None,
+    thresholds: ThresholdsFileOption = None,
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
@@ -111,7 +120,9 @@ def diff_command(
     from smscan.sources.selection import Selection
 
     root = _git_root(Path.cwd())
-    settings = _settings(root, config, model=model, device=device, dtype=dtype, threshold=threshold)
+    settings = _settings(
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+    )
     selection = Selection.for_root(root, settings, outputs=[output])
     group = root.as_posix()
     after_scan = None
@@ -125,7 +136,7 @@ def diff_command(
             items = list(iter_range(repo, span, selection=selection, group=group))
     return _scan(
         items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline, after_scan=after_scan,
+        no_redact=no_redact, baseline=baseline, after_scan=after_scan, thresholds=thresholds,
     )
 
 
@@ -159,6 +170,8 @@ def files_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     threshold: ThresholdOption = None,
+    kinds: KindsOption = None,
+    thresholds: ThresholdsFileOption = None,
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
@@ -172,13 +185,15 @@ def files_command(
     from smscan.sources.worktree import find_root
 
     root, _ = find_root(Path.cwd())
-    settings = _settings(root, config, model=model, device=device, dtype=dtype, threshold=threshold)
+    settings = _settings(
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+    )
     selection = Selection.for_root(root, settings, outputs=[output])
     names = relative_names(root, files)
     items = list(iter_files(root, names, selection=selection, group=root.as_posix()))
     return _scan(
         items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline,
+        no_redact=no_redact, baseline=baseline, thresholds=thresholds,
     )
 
 
@@ -188,6 +203,8 @@ def hook_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     threshold: ThresholdOption = None,
+    kinds: KindsOption = None,
+    thresholds: ThresholdsFileOption = None,
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
@@ -203,14 +220,16 @@ def hook_command(
     from smscan.sources.selection import Selection
 
     root = _git_root(Path.cwd())
-    settings = _settings(root, config, model=model, device=device, dtype=dtype, threshold=threshold)
+    settings = _settings(
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+    )
     selection = Selection.for_root(root, settings, outputs=[output])
     names = relative_names(root, files or [])
     with GitRepository(root) as repo:
         items = list(iter_hook(repo, names, selection=selection, group=root.as_posix()))
     return _scan(
         items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline,
+        no_redact=no_redact, baseline=baseline, thresholds=thresholds,
     )
 
 

@@ -27,3 +27,18 @@ BaselineOption = Annotated[
     Optional[Path],
     typer.Option("--baseline", help="Report only findings this baseline does not accept (default: the config's 'baseline')."),
 ]
+KindsOption = Annotated[
+    Optional[str],
+    typer.Option("--kinds", help="Finding kinds to report, comma-separated: credential, dead-code, surprise. [default: credential,dead-code]"),
+]
+ThresholdsFileOption = Annotated[
+    Optional[Path],
+    typer.Option("--thresholds", help="Calibrated thresholds file (default: the config's 'thresholds', .smscan/thresholds.json, then the packaged defaults)."),
+]
+
+
+def parse_kinds(text: str | None) -> tuple[str, ...] | None:
+    """``--kinds a,b`` as a tuple (None when not given); Settings validates the names."""
+    if text is None:
+        return None
+    return tuple(kind.strip() for kind in text.split(",") if kind.strip())

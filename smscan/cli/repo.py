@@ -9,7 +9,8 @@ import typer
 
 from smscan.cli.options import (
     BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    NoRedactOption, OutputOption, QuietOption, ThresholdOption,
+    KindsOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption, ThresholdsFileOption,
+    parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
 from smscan.config import load_settings
@@ -26,6 +27,8 @@ def repo_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     threshold: ThresholdOption = None,
+    kinds: KindsOption = None,
+    thresholds: ThresholdsFileOption = None,
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
@@ -43,7 +46,10 @@ def repo_command(
     settings = load_settings(
         root,
         explicit=config,
-        overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold},
+        overrides={
+            "model": model, "device": device, "dtype": dtype, "threshold": threshold,
+            "kinds": parse_kinds(kinds),
+        },
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     if rev is not None:
@@ -53,7 +59,7 @@ def repo_command(
         items = [refined for item in worktree if (refined := selection.refine(item)) is not None]
     return run_scan(
         items, settings, report_format=report_format, output=output, quiet=quiet, no_redact=no_redact,
-        baseline=baseline_path(baseline, settings, root),
+        baseline=baseline_path(baseline, settings, root), root=root, thresholds=thresholds,
     )
 
 

@@ -18,8 +18,11 @@ from smscan.baseline import Baseline, BaselineEntry, load_baseline, match_findin
 from smscan.config import Settings
 from smscan.detectors.suppress import drop_allowed
 from smscan.errors import SmscanError
-from smscan.pipeline import ScanResult, SurpriseRule, scan
+from smscan.pipeline import Detection, ScanResult, SurpriseRule, scan
 from smscan.records import Document, Skip
+
+
+SURPRISE = "surprise"
 
 
 class ReportFormat(str, Enum):
@@ -36,6 +39,51 @@ def rule_from(settings: Settings) -> SurpriseRule:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ScanRules:
+    """What a scan reports: raw ``surprise`` spans (when asked for) and each detector's findings."""
+
+    surprise: SurpriseRule | None
+    detections: tuple[Detection, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        """The report's ``rule`` object: the kinds, then one rule per kind with its threshold."""
+        kinds = ([SURPRISE] if self.surprise is not None else []) + [d.detector.kind for d in self.detections]
+        out: dict[str, object] = {"kinds": kinds}
+        if self.surprise is not None:
+            out[SURPRISE] = self.surprise.as_dict()
+        for detection in self.detections:
+            out[detection.detector.kind] = detection.as_dict()
+        return out
+
+
+def scan_rules(
+    settings: Settings,
+    *,
+    root: Path | None,
+    fingerprint: str,
+    thresholds: Path | None = None,
+) -> ScanRules:
+    """The kinds to report (``settings.kinds``, else credential and dead-code) and their rules.
+
+    Detector thresholds are looked up per kind: ``--thresholds``, the config's ``thresholds``,
+    ``.smscan/thresholds.json`` at the root, the packaged defaults; an entry made for another
+    model fingerprint is refused (ThresholdsError names both and the calibrate command).
+    """
+    from smscan.calibration.thresholds import find_entry, threshold_files
+    from smscan.detectors import DEFAULT_KINDS, make_detector
+
+    kinds = settings.kinds or DEFAULT_KINDS
+    detections = []
+    wanted = [kind for kind in kinds if kind != SURPRISE]
+    if wanted:
+        files = threshold_files(root or Path.cwd(), flag=thresholds, configured=settings.thresholds)
+        for kind in wanted:
+            entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
+            detections.append(Detection(make_detector(kind, entry.rule), entry.threshold, entry.source))
+    return ScanRules(rule_from(settings) if SURPRISE in kinds else None, tuple(detections))
+
+
 def run_scan(
     items: Sequence[Document | Skip],
     settings: Settings,
@@ -47,6 +95,8 @@ def run_scan(
     environ: Mapping[str, str] = os.environ,
     baseline: Path | None = None,
     after_scan: Callable[[ScanResult], None] | None = None,
+    root: Path | None = None,
+    thresholds: Path | None = None,
 ) -> int:
     """Scan ``items`` with the configured model and rule, write the report, return the exit code.
 
@@ -55,7 +105,7 @@ def run_scan(
     accepts are dropped, and the report says how many (and which baseline entries are stale).
     """
     accepted = None if baseline is None else (str(baseline), load_baseline(baseline))
-    result, rule, model = collect(items, settings)
+    result, rule, model = collect(items, settings, root=root, thresholds=thresholds, environ=environ)
     if after_scan is not None:
         after_scan(result)
     suppressed = suppress_findings(result, items, settings, baseline=accepted)
@@ -107,9 +157,18 @@ def suppress_findings(
 
 
 def collect(
-    items: Sequence[Document | Skip], settings: Settings
-) -> tuple[ScanResult, SurpriseRule, dict[str, object]]:
-    """Load the model (only when there is something to score) and scan: result, rule, model."""
+    items: Sequence[Document | Skip],
+    settings: Settings,
+    *,
+    root: Path | None = None,
+    thresholds: Path | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> tuple[ScanResult, ScanRules, dict[str, object]]:
+    """Load the model (only when there is something to score) and scan: result, rules, model.
+
+    ``SMSCAN_SCORE_CACHE=DIR`` keeps token scores in DIR (keyed by model, settings and text) and
+    reuses them; off by default, since cached token ids spell out the scanned text.
+    """
     from smscan.model.load import load_scorer
 
     err_console = Console(stderr=True)
@@ -120,11 +179,18 @@ def collect(
             scorer = load_scorer(
                 settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True
             )
-    rule = rule_from(settings)
+    if scorer is not None and environ.get("SMSCAN_SCORE_CACHE"):
+        from smscan.cache import CachedScorer, ScoreCache
+
+        scorer = CachedScorer(scorer, ScoreCache(Path(environ["SMSCAN_SCORE_CACHE"])))
+    if scorer is not None:
+        rule = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
+    else:
+        rule = ScanRules(rule_from(settings) if SURPRISE in (settings.kinds or ()) else None, ())
     with _progress(err_console) as progress:
         task = progress.add_task("scanning", total=len(items))
         result = (
-            scan(items, scorer, rule, on_item=lambda _: progress.advance(task))
+            scan(items, scorer, rule.surprise, detections=rule.detections, on_item=lambda _: progress.advance(task))
             if scorer is not None
             else _skips_only(items)
         )
@@ -157,7 +223,7 @@ def _progress(console: Console) -> Progress:
 def _write_report(
     result: ScanResult,
     settings: Settings,
-    rule: SurpriseRule,
+    rule: ScanRules,
     model: dict[str, object],
     suppressed: Suppressed,
     *,

@@ -1,0 +1,165 @@
+"""`smscan calibrate`: choose a kind's threshold on labelled data and save it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+
+from smscan.cli.options import DeviceOption, DtypeOption, ModelOption
+
+KindArgument = Annotated[str, typer.Option("--kind", help="credential or dead-code.")]
+LabelsOption = Annotated[
+    Optional[Path],
+    typer.Option("--labels", help="Labelled JSONL: credential spans or dead-code lines (docs/thresholds-format.md)."),
+]
+ScoreCacheOption = Annotated[
+    Optional[Path],
+    typer.Option("--score-cache", help="Folder of cached token scores (default: ~/.cache/smscan/scores)."),
+]
+
+
+def calibrate_command(
+    kind: KindArgument,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Thresholds file to add this kind's entry to.")],
+    labels: LabelsOption = None,
+    synthetic: Annotated[
+        Optional[Path],
+        typer.Option("--synthetic", help="Build labelled data from the files under PATH, planting synthetic credentials or dead lines in memory."),
+    ] = None,
+    best_f1: Annotated[bool, typer.Option("--best-f1", help="The threshold of best validation F1 (the default).")] = False,
+    target_recall: Annotated[Optional[float], typer.Option("--target-recall", help="The highest threshold reaching this validation recall.")] = None,
+    max_fpr: Annotated[Optional[float], typer.Option("--max-fpr", help="The lowest threshold keeping the validation false-positive rate at or below this.")] = None,
+    operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="SM50, SM70, SM90 or SM95: recall 0.5 ... 0.95.")] = None,
+    folds: Annotated[int, typer.Option("--folds", help="Folds of the cross-validated estimate.")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of --synthetic data.")] = 0,
+    model: ModelOption = None,
+    device: DeviceOption = None,
+    dtype: DtypeOption = None,
+    score_cache: ScoreCacheOption = None,
+) -> int:
+    """Choose the threshold of one finding kind on labelled data (or on --synthetic data built
+    from your own files) and add it to a thresholds file; the validation metrics and the model
+    fingerprint are saved with it."""
+    from smscan import __version__
+    from smscan.calibration.calibrate import calibrate_kind
+    from smscan.calibration.thresholds import write_entry
+    from smscan.errors import SmscanError
+
+    criterion = _criterion(best_f1, target_recall, max_fpr, operating_point)
+    documents, labels_name, labels_digest = _documents(kind, labels, synthetic, seed)
+    scorer = load_cached_scorer(model, device=device, dtype=dtype, score_cache=score_cache)
+    scores = score_with_progress(scorer, [d.text for d in documents])
+    entry = calibrate_kind(kind, documents, scores, criterion=criterion, folds=folds)
+    description = scorer.describe()
+    provenance: dict[str, Any] = {
+        "fingerprint": scorer.fingerprint,
+        "model": description.get("name", model or "default"),
+        "scoring": description.get("settings", ""),
+        **entry,
+        "labels": labels_name,
+        "labels_sha256": labels_digest,
+        "date": dt.date.today().isoformat(),
+        "smscan_version": __version__,
+        "command": "smscan " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+    }
+    if not 0 < entry["validation"][entry["unit"]]["tp"]:
+        raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
+    write_entry(output, kind, provenance)
+    _print_summary(Console(), kind, output, provenance)
+    return 0
+
+
+def _criterion(best_f1: bool, recall: float | None, fpr: float | None, point: str | None) -> str:
+    from smscan.calibration.calibrate import parse_criterion
+    from smscan.errors import SmscanError
+
+    chosen = [c for c in (
+        "best-f1" if best_f1 else None,
+        f"recall:{recall}" if recall is not None else None,
+        f"fpr:{fpr}" if fpr is not None else None,
+        point,
+    ) if c is not None]
+    if len(chosen) > 1:
+        raise SmscanError("give at most one of --best-f1, --target-recall, --max-fpr, --operating-point")
+    return parse_criterion(chosen[0] if chosen else "best-f1")
+
+
+def _documents(kind: str, labels: Path | None, synthetic: Path | None, seed: int) -> tuple[list[Any], str, str]:
+    from smscan.calibration.labels import read_labels
+    from smscan.errors import SmscanError
+
+    _check_kind(kind)
+    if (labels is None) == (synthetic is None):
+        raise SmscanError("give exactly one of --labels FILE and --synthetic PATH")
+    if synthetic is not None:
+        from smscan.calibration.synthetic import synthetic_documents
+
+        documents = synthetic_documents(kind, synthetic, seed=seed)
+        return documents, f"synthetic:{synthetic} seed {seed}", ""
+    assert labels is not None
+    documents = read_labels(labels)
+    wanted = "lines" if kind == "dead-code" else "spans"
+    if not documents:
+        raise SmscanError(f"{labels}: no labelled rows")
+    if any(document.shape != wanted for document in documents):
+        raise SmscanError(f"{labels}: --kind {kind} needs {'dead-code rows (code, poisoned_lines)' if wanted == 'lines' else 'credential rows (text or path, spans)'}")
+    digest = hashlib.sha256(labels.read_bytes()).hexdigest()
+    return documents, labels.as_posix(), digest
+
+
+def _check_kind(kind: str) -> None:
+    from smscan.detectors import DETECTORS
+    from smscan.errors import SmscanError
+
+    if kind not in DETECTORS:
+        raise SmscanError(f"--kind must be one of {', '.join(DETECTORS)}, got {kind!r}")
+
+
+def load_cached_scorer(model: str | None, *, device: str | None, dtype: str | None, score_cache: Path | None) -> Any:
+    """The reference model behind the score cache (calibration and evaluation never rescore)."""
+    from smscan.cache import CachedScorer, ScoreCache, default_cache_dir
+    from smscan.model.load import load_scorer
+
+    with Console(stderr=True).status("loading the reference model", spinner="dots"):
+        scorer = load_scorer(model or "default", device=device or "auto", dtype=dtype or "auto", pull_if_missing=True)
+    return CachedScorer(scorer, ScoreCache(score_cache or default_cache_dir()))
+
+
+def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
+    """Score texts through the cache, with a progress bar on a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from smscan.calibration.calibrate import score_documents
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=console, transient=True, disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("scoring", total=len(texts))
+        return score_documents(scorer, texts, on_progress=lambda done, _: progress.update(task, completed=done))
+
+
+def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, Any]) -> None:
+    unit = entry["unit"]
+    validation = entry["validation"][unit]
+    cv = entry["cross_validation"]
+    console.print(f"{kind}: threshold {entry['threshold']:.4f} nats ({entry['criterion']}) saved to {output}")
+    console.print(
+        f"  validation ({unit}s, {entry['examples']} examples): TPR {validation['tpr']:.3f}  "
+        f"FPR {validation['fpr']:.5f}  precision {validation['precision']:.3f}  F1 {validation['f1']:.3f}  "
+        f"AUROC {validation['auroc']}"
+    )
+    console.print(
+        f"  {cv['folds']}-fold cross-validated: TPR {cv['tpr']:.3f}  FPR {cv['fpr']:.5f}  "
+        f"precision {cv['precision']:.3f}  F1 {cv['f1']:.3f}"
+    )
+    points = ", ".join(f"{name} {point['threshold']:.3f}" for name, point in entry["operating_points"].items())
+    console.print(f"  operating points: {points}")

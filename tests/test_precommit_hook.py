@@ -2,7 +2,7 @@
 
 The hook runs in a subprocess, where the pytest fixture cannot reach, so an ``smscan`` wrapper on
 PATH runs this checkout's CLI with the fake scorer installed (tests/scorers.py) and
-``--threshold 3`` from the repository's config. One test, marked ``model``, runs the real
+raw surprise at threshold 3 from the repository's config (``TEST_CONFIG``). One test, marked ``model``, runs the real
 default model instead.
 """
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import commit_files, run_git, stage_files, write_files
+from tests.scorers import TEST_CONFIG
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"  # what the fake scorer flags
@@ -64,7 +65,7 @@ def hook_env(tmp_path: Path, git_env: Path) -> dict[str, str]:
 
 @pytest.fixture
 def project(git_repo: Path) -> Path:
-    write_files(git_repo, {".smscan.toml": "threshold = 3.0\n"})
+    write_files(git_repo, {".smscan.toml": TEST_CONFIG})
     commit_files(git_repo, {"app.py": "".join(f"value_{i} = {i}\n" for i in range(1, 13))}, "start")
     return git_repo
 
@@ -131,7 +132,7 @@ def test_real_model_blocks_a_random_api_key_in_a_real_commit(tmp_path: Path, git
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
     env["SMSCAN_CACHE"] = MODEL_CACHE  # the user's model cache, not the test's empty HOME
     assert len(RANDOM_KEY) == 32
-    write_files(git_repo, {".smscan.toml": f"threshold = {REAL_MODEL_THRESHOLD}\n"})
+    write_files(git_repo, {".smscan.toml": f'threshold = {REAL_MODEL_THRESHOLD}\nkinds = ["surprise"]\n'})
     commit_files(git_repo, {"settings.py": "DEBUG = False\nTIMEOUT = 30\n"}, "start")
     keyed = f"DEBUG = False\nTIMEOUT = 30\nAPI_KEY = \"{RANDOM_KEY}\"\n"
     clean = "DEBUG = False\nTIMEOUT = 30\nRETRIES = 3\n"

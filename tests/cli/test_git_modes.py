@@ -11,7 +11,7 @@ import pytest
 from smscan.cli import main
 from smscan.cli.git_modes import HOOK_SCRIPT
 from tests.conftest import commit_files, head_id, init_repo, run_git, stage_files, write_files
-from tests.scorers import THRESHOLD_ARGS, RandomWordScorer
+from tests.scorers import TEST_CONFIG, RandomWordScorer
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 OTHER_SECRET = "Lm9Rv2q8Zt3kPx0wHn4BdYc7"
@@ -23,10 +23,8 @@ def body(n: int = 12, **lines: str) -> str:
     return "".join(lines.get(f"l{i}", f"value_{i} = {i}") + "\n" for i in range(1, n + 1))
 
 
-def scan(
-    capsys: pytest.CaptureFixture[str], *args: str, threshold: bool = True
-) -> tuple[int, dict[str, Any], str]:
-    code = main([*args, "--format", "json", *(THRESHOLD_ARGS if threshold else [])])
+def scan(capsys: pytest.CaptureFixture[str], *args: str, config: bool = True) -> tuple[int, dict[str, Any], str]:
+    code = main([*args, "--format", "json", *(CONFIG_ARGS if config else [])])
     captured = capsys.readouterr()
     report = json.loads(captured.out) if captured.out.strip() else {}
     return code, report, captured.err
@@ -34,6 +32,18 @@ def scan(
 
 def where(report: dict[str, Any]) -> list[tuple[str, int]]:
     return [(f["path"], f["start"]["line"]) for f in report["findings"]]
+
+
+CONFIG_ARGS: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def scan_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``--config FILE`` (outside the repository) for scans with the fake scorer."""
+    path = tmp_path / "smscan-test.toml"
+    path.write_text(TEST_CONFIG)
+    monkeypatch.setattr(f"{__name__}.CONFIG_ARGS", ["--config", str(path)])
+    return ["--config", str(path)]
 
 
 @pytest.fixture
@@ -201,15 +211,24 @@ def test_allow_comment_suppresses_and_is_counted(repo: Path, capsys) -> None:
     assert (code, report["findings"], report["suppressed"]) == (0, [], {"inline": 2})
 
 
-def test_kinds_from_config(repo: Path, capsys) -> None:
-    write_files(repo, {"a.py": f"key = '{SECRET}'\n", ".smscan.toml": 'kinds = ["credential"]\n'})
-    code, report, _ = scan(capsys, "repo")
-    assert (code, report["findings"]) == (0, [])
+def test_kinds_filter_drops_other_kinds() -> None:
+    from smscan.cli.scanning import suppress_findings
+    from smscan.config import Settings
+    from smscan.pipeline import ScanResult
+    from smscan.records import Finding, Position
+
+    found = [
+        Finding("a.py", kind, 0, 1, Position(1, 1), Position(1, 2), 9.0, 6.0, kind)
+        for kind in ("surprise", "credential")
+    ]
+    result = ScanResult(findings=list(found))
+    suppress_findings(result, [], Settings(kinds=("credential",)), baseline=None)
+    assert [f.kind for f in result.findings] == ["credential"]
 
 
 def test_baseline_workflow(repo: Path, capsys) -> None:
     commit_files(repo, {"a.py": body(l2=f"old = '{SECRET}'"), "b.py": body(l5=f"x = '{OTHER_SECRET}'")})
-    assert main(["baseline", "-o", ".smscan-baseline.json", *THRESHOLD_ARGS]) == 0
+    assert main(["baseline", "-o", ".smscan-baseline.json", *CONFIG_ARGS]) == 0
     saved = (repo / ".smscan-baseline.json").read_text()
     assert SECRET not in saved and '"line' not in saved
     # Moving the accepted value does not break the baseline.
@@ -225,25 +244,25 @@ def test_baseline_workflow(repo: Path, capsys) -> None:
     assert where(report) == [("a.py", 2)]
     assert [e["path"] for e in report["suppressed"]["baseline"]["stale"]] == ["a.py", "b.py"]
     # Rewriting keeps the salt.
-    assert main(["baseline", *THRESHOLD_ARGS]) == 0
+    assert main(["baseline", *CONFIG_ARGS]) == 0
     assert json.loads((repo / ".smscan-baseline.json").read_text())["salt"] == json.loads(saved)["salt"]
 
 
 def test_baseline_from_config_in_diff_modes_lists_no_stale_entries(repo: Path, capsys) -> None:
     commit_files(repo, {"a.py": body(l2=f"old = '{SECRET}'")})
-    assert main(["baseline", "-o", "ci/baseline.json", *THRESHOLD_ARGS]) == 0
-    write_files(repo, {".smscan.toml": 'baseline = "ci/baseline.json"\n'})
+    assert main(["baseline", "-o", "ci/baseline.json", *CONFIG_ARGS]) == 0
+    write_files(repo, {".smscan.toml": TEST_CONFIG + 'baseline = "ci/baseline.json"\n'})
     stage_files(repo, {"a.py": body(l2=f"old = '{SECRET}'", l8="value_8 = 0")})
-    code, report, _ = scan(capsys, "staged")
+    code, report, _ = scan(capsys, "staged", config=False)
     assert (code, report["suppressed"]["baseline"]["stale"]) == (0, [])
 
 
 def test_text_report_lists_stale_entries(repo: Path, capsys) -> None:
     commit_files(repo, {"a.py": f"old = '{SECRET}'\n"})
-    assert main(["baseline", *THRESHOLD_ARGS]) == 0
+    assert main(["baseline", *CONFIG_ARGS]) == 0
     write_files(repo, {"a.py": "old = 1\n"})
     capsys.readouterr()
-    assert main(["repo", "--baseline", ".smscan-baseline.json", *THRESHOLD_ARGS]) == 0
+    assert main(["repo", "--baseline", ".smscan-baseline.json", *CONFIG_ARGS]) == 0
     out = capsys.readouterr().out
     assert "no longer match" in out and "a.py  surprise" in out
 

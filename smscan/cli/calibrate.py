@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import shlex
-import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -67,13 +66,31 @@ def calibrate_command(
         "labels_sha256": labels_digest,
         "date": dt.date.today().isoformat(),
         "smscan_version": __version__,
-        "command": "smscan " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+        "command": _command_line(kind, labels, synthetic, seed, criterion, output, model),
     }
     if not 0 < entry["validation"][entry["unit"]]["tp"]:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
     write_entry(output, kind, provenance)
     _print_summary(Console(), kind, output, provenance)
     return 0
+
+
+def _command_line(
+    kind: str, labels: Path | None, synthetic: Path | None, seed: int, criterion: str, output: Path,
+    model: str | None,
+) -> str:
+    """The command that reproduces this calibration, as saved in the thresholds file."""
+    words = ["smscan", "calibrate", "--kind", kind]
+    words += ["--labels", str(labels)] if labels is not None else ["--synthetic", str(synthetic), "--seed", str(seed)]
+    if criterion == "best-f1":
+        words.append("--best-f1")
+    else:
+        name, value = criterion.split(":")
+        words += ["--target-recall" if name == "recall" else "--max-fpr", value]
+    if model:
+        words += ["--model", model]
+    words += ["-o", str(output)]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def _criterion(best_f1: bool, recall: float | None, fpr: float | None, point: str | None) -> str:

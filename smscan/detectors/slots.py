@@ -59,8 +59,9 @@ _AUTH_SCHEME = re.compile(
 _QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
 # Command-line options with a value: --name value, --name=value, -x value.
 _OPTION = re.compile(
-    r"(?<![\w\-])(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>]+)"
+    r"(?<![\w\-])(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
+_HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
 _ASSIGNED = re.compile(
     r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=|:(?=[ \t]))[ \t]*(?P<value>[^\s'\"`,;]+)"
@@ -186,6 +187,13 @@ def _option_values(line: str, offset: int) -> Iterator[Slot]:
             # curl -u user:password: the password is the secret.
             colon = value.index(":")
             yield Slot(offset + start + colon + 1, offset + end, "password", ARGUMENT)
+        elif name in ("H", "header") and _HEADER_LINE.match(value):
+            # -H "X-Api-Key: value": the header's value, named by the header.
+            header = _HEADER_LINE.match(value)
+            assert header is not None
+            if not _AUTH_SCHEME.match(header.group("value")):
+                yield Slot(offset + start + header.start("value"), offset + start + header.end("value"),
+                           header.group("name"), ARGUMENT)
         elif not value.startswith("-"):
             yield Slot(offset + start, offset + end, name, ARGUMENT)
 

@@ -23,6 +23,7 @@ def values(text: str) -> list[tuple[str, str, str]]:
         ('h = {"Authorization": "Bearer abc.def-ghi"}', [("abc.def-ghi", "Bearer", "header")]),
         ("curl -u bot:Zx9!pw https://x.test", [("Zx9!pw", "password", "argument")]),
         ("tool --api-key K3yV4lue run", [("K3yV4lue", "api-key", "argument")]),
+        ('curl -s -H "X-Api-Key: K3y%V4lue" x', [("K3y%V4lue", "X-Api-Key", "argument")]),
         ('<add key="botToken" value="q1w2e3r4" />', [("botToken", "key", "string"), ("q1w2e3r4", "botToken", "string")]),
         ("<password>Zq8xP1</password>", [("Zq8xP1", "password", "assignment")]),
         ('conn = "Server=db;Password=Pw0rd9;"', [("db", "Server", "string"), ("Pw0rd9", "Password", "string")]),

@@ -162,6 +162,20 @@ class TransformersScorer:
             for item in tokenised
         ]
 
+    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Tokens and offsets exactly as ``score_texts`` makes them, without running the model.
+
+        Args:
+            texts: the texts.
+
+        Returns:
+            One ``TokenScores`` per text with every ``nll`` NaN.
+        """
+        return [
+            TokenScores(item.token_ids, item.char_starts, item.char_ends, item.nll)
+            for item in self._tokenise(texts)
+        ]
+
     def _tokenise(self, texts: Sequence[str]) -> list[_Tokenised]:
         clean = [replace_surrogates(text) for text in texts]
         encoded = self.loaded.tokenizer(

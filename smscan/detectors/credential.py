@@ -35,7 +35,7 @@ from smscan.detectors.placeholders import is_stand_in
 from smscan.detectors.slots import (
     ARGUMENT, ASSIGNMENT, HEADER, PEM, STRING, TOKEN, URL_USERINFO, Slot, find_slots,
 )
-from smscan.engine.windows import fixed_windows
+from smscan.engine.windows import Windows, fixed_windows
 from smscan.records import TokenScores
 
 KIND = "credential"
@@ -130,7 +130,8 @@ class CredentialDetector:
     def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
         rule = self._rule
         windows = fixed_windows(scores.nll, size=rule.window)
-        token_starts, token_ends = _covering_offsets(scores)
+        token_starts = np.asarray(scores.char_starts, np.int64)
+        token_ends = np.asarray(scores.char_ends, np.int64)
         found = []
         for slot in find_slots(text):
             value = text[slot.start : slot.end]
@@ -232,22 +233,21 @@ def shannon_entropy(value: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values()) if total else 0.0
 
 
-def _covering_offsets(scores: TokenScores) -> tuple[np.ndarray, np.ndarray]:
-    return np.asarray(scores.char_starts, np.int64), np.asarray(scores.char_ends, np.int64)
-
-
 def _max_window_score(
-    windows: Any, token_starts: np.ndarray, token_ends: np.ndarray, start: int, end: int
+    windows: Windows, token_starts: np.ndarray, token_ends: np.ndarray, start: int, end: int
 ) -> float:
-    """Highest valid window score among windows holding a token that overlaps ``[start, end)``."""
-    overlapping = np.flatnonzero((token_ends > start) & (token_starts < end) & (token_ends > token_starts))
-    if overlapping.size == 0 or len(windows) == 0:
+    """Highest valid window score among windows holding a token that overlaps ``[start, end)``.
+
+    Tokens partition the text in order, so the overlapping tokens are one index range, found by
+    binary search.
+    """
+    first = int(np.searchsorted(token_ends, start, side="right"))
+    last = int(np.searchsorted(token_starts, end, side="left")) - 1
+    if first > last or len(windows) == 0:
         return -math.inf
-    first, last = int(overlapping[0]), int(overlapping[-1])
+    size = int(windows.ends[0] - windows.starts[0])
     # Window i covers tokens [i, i + size): it overlaps [first, last] when i <= last and
     # i + size > first.
-    lo = max(first - (int(windows.ends[0] - windows.starts[0]) - 1), 0)
-    hi = min(last + 1, len(windows))
-    window_scores = windows.scores[lo:hi]
+    window_scores = windows.scores[max(first - size + 1, 0) : min(last + 1, len(windows))]
     window_scores = window_scores[np.isfinite(window_scores)]
     return float(window_scores.max()) if window_scores.size else -math.inf

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -28,6 +27,7 @@ SURPRISE = "surprise"
 class ReportFormat(str, Enum):
     text = "text"
     json = "json"
+    sarif = "sarif"
 
 
 def rule_from(settings: Settings) -> SurpriseRule:
@@ -233,14 +233,10 @@ def _write_report(
     no_redact: bool,
     environ: Mapping[str, str],
 ) -> None:
-    if report_format is ReportFormat.json:
-        from smscan.reports.json import render_json
-
-        text = render_json(
-            result, model=model, rule=rule.as_dict(), config_source=settings.source,
-            values=result.values, no_redact=no_redact,
+    if report_format is not ReportFormat.text:
+        text = _machine_report(
+            result, settings, rule, model, suppressed, report_format=report_format, no_redact=no_redact
         )
-        text = _with_suppressed(text, suppressed)
         if output is None:
             sys.stdout.write(text)
         else:
@@ -264,11 +260,29 @@ def _write_report(
         write_atomically(output, buffer.read())
 
 
-def _with_suppressed(report: str, suppressed: Suppressed) -> str:
-    # The report's "suppressed" section (docs/git-modes.md); reports/json.py may own it later.
-    data = json.loads(report)
-    data["suppressed"] = suppressed.as_dict()
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def _machine_report(
+    result: ScanResult,
+    settings: Settings,
+    rule: ScanRules,
+    model: dict[str, object],
+    suppressed: Suppressed,
+    *,
+    report_format: ReportFormat,
+    no_redact: bool,
+) -> str:
+    if report_format is ReportFormat.sarif:
+        from smscan.reports.sarif import render_sarif
+
+        return render_sarif(
+            result, model=model, rule=rule.as_dict(), config_source=settings.source,
+            values=result.values, no_redact=no_redact, suppressed=suppressed.as_dict(),
+        )
+    from smscan.reports.json import render_json
+
+    return render_json(
+        result, model=model, rule=rule.as_dict(), config_source=settings.source,
+        values=result.values, no_redact=no_redact, suppressed=suppressed.as_dict(),
+    )
 
 
 def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) -> None:
@@ -293,6 +307,7 @@ def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: never a partial file."""
     directory = path.parent if str(path.parent) else Path(".")
     try:
+        directory.mkdir(parents=True, exist_ok=True)
         handle, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as temp:
             temp.write(text)

@@ -21,6 +21,7 @@ def render_json(
     config_source: str,
     values: dict[str, str],
     no_redact: bool = False,
+    suppressed: dict[str, Any] | None = None,
 ) -> str:
     """Serialise a scan as the versioned JSON report.
 
@@ -31,11 +32,13 @@ def render_json(
         config_source: where settings came from ("defaults" or a file).
         values: finding fingerprint -> flagged value, shown redacted unless ``no_redact``.
         no_redact: put flagged values in full in the report.
+        suppressed: what inline allow comments and a baseline took out (the ``suppressed``
+            section, docs/git-modes.md); omitted when None.
 
     Returns:
         The report as a JSON string ending in a newline.
     """
-    report = {
+    report: dict[str, Any] = {
         "version": VERSION,
         "tool": {"name": "smscan", "version": __version__},
         "model": model,
@@ -43,6 +46,8 @@ def render_json(
         "findings": [_finding(f, values.get(f.fingerprint, ""), no_redact) for f in result.findings],
         "stats": stats_dict(result, config_source=config_source),
     }
+    if suppressed is not None:
+        report["suppressed"] = suppressed
     return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

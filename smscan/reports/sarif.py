@@ -1,0 +1,196 @@
+"""The SARIF 2.1.0 report (``--format sarif``), for GitHub code scanning and other SARIF consumers.
+
+One run, one rule per finding kind (``credential``, ``dead-code``, ``surprise``), one result per
+finding with a physical location (root-relative URI, 1-based lines and code-point columns,
+``columnKind: unicodeCodePoints``, end column exclusive as in the JSON report).
+
+``partialFingerprints["smscan/v1"]`` is the finding's fingerprint: a hash of the kind, the path
+and the flagged text, the same content a baseline entry matches on (:mod:`smscan.baseline`), so
+an alert survives code moving up or down a file, a rebase or another author; it never includes a
+commit, an author or a line number.
+
+No flagged value appears in full unless ``no_redact``: messages carry the redacted preview, and
+``region.snippet`` is written only with ``no_redact`` (consumers show snippets as code).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from smscan import __version__
+from smscan.pipeline import ScanResult
+from smscan.records import Finding
+from smscan.reports.json import stats_dict
+from smscan.reports.redact import redact
+
+SARIF_VERSION = "2.1.0"
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+FINGERPRINT_KEY = "smscan/v1"
+SOURCE_ROOT = "%SRCROOT%"
+
+# Rules are ids users and GitHub store: chosen once (the kind ids), never renamed.
+_RULES: dict[str, dict[str, Any]] = {
+    "credential": {
+        "name": "CredentialLikeValue",
+        "short": "Credential-like value",
+        "full": (
+            "A value in a place where credentials live (a secret-named assignment, a URL password, "
+            "an Authorization header, a key block) that the reference model finds surprising: "
+            "random-looking text that is likely a real secret."
+        ),
+        "level": "error",
+        "tags": ["security", "external/cwe/cwe-798"],
+        "security-severity": "7.5",
+    },
+    "dead-code": {
+        "name": "SurprisingDeadCode",
+        "short": "Surprising dead code",
+        "full": (
+            "Code that can never run or has no effect (after a return, under a constant-false "
+            "condition, a dead store) and that the reference model finds surprising: possibly "
+            "injected or left-over code."
+        ),
+        "level": "warning",
+        "tags": ["security", "maintainability"],
+        "security-severity": "4.0",
+    },
+    "surprise": {
+        "name": "SurprisingSpan",
+        "short": "Surprising span",
+        "full": (
+            "A span whose mean per-token surprisal under the reference model reaches the threshold "
+            "(raw Surprise Masking): text unlike ordinary code, such as a secret or encoded data."
+        ),
+        "level": "warning",
+        "tags": ["security"],
+        "security-severity": "5.0",
+    },
+}
+_HELP = (
+    "Review the flagged span. Remove a real secret (and rotate it); accept a false positive with an "
+    "inline allow comment or a baseline (`smscan baseline`). `smscan explain FILE:LINE` shows why "
+    "the span was reported."
+)
+
+
+def render_sarif(
+    result: ScanResult,
+    *,
+    model: dict[str, Any],
+    rule: dict[str, Any],
+    config_source: str,
+    values: dict[str, str],
+    no_redact: bool = False,
+    suppressed: dict[str, Any] | None = None,
+) -> str:
+    """Serialise a scan as a SARIF 2.1.0 log.
+
+    Args:
+        result: the scan.
+        model: the model description (name, source, fingerprint, ...), kept in run properties.
+        rule: the effective rules (the JSON report's ``rule`` object), kept in run properties.
+        config_source: where settings came from.
+        values: finding fingerprint -> flagged value, shown only redacted unless ``no_redact``.
+        no_redact: put flagged values in full in messages and snippets.
+        suppressed: what inline comments and a baseline took out (the JSON report's section).
+
+    Returns:
+        The log as a JSON string ending in a newline.
+
+    Example:
+        >>> from smscan.pipeline import ScanResult
+        >>> log = render_sarif(ScanResult(), model={}, rule={}, config_source="defaults", values={})
+        >>> json.loads(log)["version"]
+        '2.1.0'
+    """
+    kinds = list(rule.get("kinds", []))
+    for finding in result.findings:
+        if finding.kind not in kinds:
+            kinds.append(finding.kind)
+    rule_index = {kind: index for index, kind in enumerate(kinds)}
+    properties: dict[str, Any] = {
+        "model": model,
+        "rule": rule,
+        "stats": stats_dict(result, config_source=config_source),
+    }
+    if suppressed is not None:
+        properties["suppressed"] = suppressed
+    run = {
+        "tool": {
+            "driver": {
+                "name": "smscan",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [_rule(kind) for kind in kinds],
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "originalUriBaseIds": {
+            SOURCE_ROOT: {"description": {"text": "The scan root (the git top level, else the scanned folder)."}}
+        },
+        "results": [
+            _result(f, rule_index[f.kind], values.get(f.fingerprint, ""), no_redact) for f in result.findings
+        ],
+        "properties": properties,
+    }
+    log = {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _rule(kind: str) -> dict[str, Any]:
+    known = _RULES.get(kind)
+    if known is None:
+        return {"id": kind, "shortDescription": {"text": kind}}
+    return {
+        "id": kind,
+        "name": known["name"],
+        "shortDescription": {"text": known["short"]},
+        "fullDescription": {"text": known["full"]},
+        "help": {"text": _HELP},
+        "defaultConfiguration": {"level": known["level"]},
+        "properties": {"tags": known["tags"], "security-severity": known["security-severity"]},
+    }
+
+
+def _result(finding: Finding, index: int, value: str, no_redact: bool) -> dict[str, Any]:
+    score = finding.score if finding.score == finding.score else None  # NaN -> null
+    shown = value if no_redact else redact(value)
+    known = _RULES.get(finding.kind)
+    what = known["short"] if known is not None else finding.kind
+    if score is None:
+        measure = f"repeat of a flagged span (threshold {finding.threshold:.2f})"
+    else:
+        measure = f"score {score:.2f} >= threshold {finding.threshold:.2f}"
+    region: dict[str, Any] = {
+        "startLine": finding.start.line,
+        "startColumn": finding.start.column,
+        "endLine": finding.end.line,
+        "endColumn": finding.end.column,
+    }
+    if no_redact:
+        region["snippet"] = {"text": value}
+    return {
+        "ruleId": finding.kind,
+        "ruleIndex": index,
+        "level": known["level"] if known is not None else "warning",
+        "message": {"text": f"{what}: {shown} ({measure})"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": quote(finding.path, safe="/"), "uriBaseId": SOURCE_ROOT},
+                    "region": region,
+                }
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
+        "properties": {
+            "score": score,
+            "threshold": finding.threshold,
+            "char_start": finding.char_start,
+            "char_end": finding.char_end,
+            "preview": shown,
+            "details": finding.details,
+        },
+    }

@@ -1,0 +1,229 @@
+"""`smscan export SOURCE -o OUT`: training-ready masked records (docs/export-format.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, parse_kinds
+
+
+def export_command(
+    source: Annotated[Path, typer.Argument(help="A folder or git work tree, or a JSONL/Parquet dataset.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="JSONL file to write (atomically).")],
+    rejects: Annotated[Optional[Path], typer.Option("--rejects", help="Where rejected records go [default: OUT.rejects.jsonl].")] = None,
+    text_field: Annotated[Optional[str], typer.Option("--text-field", help="Field holding the text [default: text; chats: messages].")] = None,
+    roles: Annotated[str, typer.Option("--roles", help="Chat roles whose messages are scored and masked, comma-separated.")] = "assistant",
+    group_by: Annotated[Optional[str], typer.Option("--group-by", help="Field whose value groups records for duplicate propagation (groups must be contiguous).")] = None,
+    kinds: KindsOption = None,
+    window: Annotated[Optional[int], typer.Option("--window", help="Window length in reference tokens.")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Mean window NLL (nats) at or above which a window is selected (global ranking).")] = None,
+    consensus: Annotated[Optional[int], typer.Option("--consensus", help="Selected windows a token needs to be masked (k).")] = None,
+    ranking: Annotated[str, typer.Option("--ranking", help="global (one threshold) or local (rank among neighbouring windows).")] = "global",
+    rank_max: Annotated[float, typer.Option("--rank-max", help="Local ranking: select windows ranked below this (0-100).")] = 10.0,
+    neighbours: Annotated[int, typer.Option("--neighbours", help="Local ranking: windows compared on each side.")] = 32,
+    propagate: Annotated[Optional[bool], typer.Option("--propagate/--no-propagate", help="Duplicate propagation within a group.")] = None,
+    thresholds: Annotated[Optional[Path], typer.Option("--thresholds", help="Thresholds file (smscan calibrate); its 'surprise' entry sets the rule.")] = None,
+    operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="A saved operating point of the surprise entry: SM50, SM70, SM90, SM95, best-f1.")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="mask (spans for training) or redact (placeholders, for release).")] = "mask",
+    placeholder: Annotated[Optional[list[str]], typer.Option("--placeholder", help="KIND=TEXT, the redaction placeholder of a kind (repeatable).")] = None,
+    tokenizer: Annotated[Optional[str], typer.Option("--tokenizer", help="Downstream tokenizer: adds input_ids, attention_mask and labels (-100 where masked).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted export of the same input with the same options.")] = False,
+    deterministic: Annotated[bool, typer.Option("--deterministic", help="fp32 and one chunk per forward pass: scores independent of batching.")] = False,
+    labels: Annotated[Optional[Path], typer.Option("--labels", help="Labelled spans (JSONL) to report target coverage and collateral masking on.")] = None,
+    model: ModelOption = None,
+    device: DeviceOption = None,
+    dtype: DtypeOption = None,
+    config: ConfigOption = None,
+) -> int:
+    """Score SOURCE with the reference model and write each record with its masked spans (and,
+    with --tokenizer, training labels). Exit 0 when every record was exported, 1 when some were
+    rejected (see the reject file), 2 on a usage or input error."""
+    from smscan.config import load_settings
+    from smscan.errors import SmscanError
+    from smscan.exports.job import ExportSource, run_export
+    from smscan.exports.masked import ExportPlan
+    from smscan.sources.datasets import RecordFormat
+
+    if mode not in ("mask", "redact"):
+        raise SmscanError(f"--mode must be mask or redact, got {mode!r}")
+    if ranking not in ("global", "local"):
+        raise SmscanError(f"--ranking must be global or local, got {ranking!r}")
+    if mode == "redact" and tokenizer is not None:
+        raise SmscanError("--tokenizer labels training data; it does not combine with --mode redact")
+    if not source.exists():
+        raise SmscanError(f"{source}: no such file or folder")
+    if output.exists() and output.is_dir():
+        raise SmscanError(f"{output}: is a folder; give the JSONL file to write")
+    root = source.resolve() if source.is_dir() else source.resolve().parent
+    settings = load_settings(
+        root, explicit=config,
+        overrides={"model": model, "device": device, "dtype": dtype, "kinds": parse_kinds(kinds)},
+    )
+    export_source = _source(source, settings, RecordFormat(
+        text_field=text_field, roles=tuple(r.strip() for r in roles.split(",") if r.strip()), group_by=group_by,
+    ))
+    scorer = _load_scorer(settings, deterministic=deterministic)
+    description: dict[str, Any] = dict(scorer.describe()) if hasattr(scorer, "describe") else {"fingerprint": scorer.fingerprint}
+    rule, detections = _rules(
+        settings, root, scorer.fingerprint, thresholds=thresholds, operating_point=operating_point,
+        window=window, threshold=threshold, consensus=consensus, ranking=ranking, rank_max=rank_max,
+        neighbours=neighbours, propagate=propagate,
+    )
+    labeler = None
+    if tokenizer is not None:
+        from smscan.exports.labels import DownstreamLabeler
+
+        labeler = DownstreamLabeler(tokenizer)
+    plan = ExportPlan(rule, detections, mode=mode, placeholders=_placeholders(placeholder), labeler=labeler)  # type: ignore[arg-type]
+    options = {
+        "rule": plan.rule_dict(), "format": [text_field, roles, group_by], "tokenizer": tokenizer,
+        "deterministic": deterministic, "settings": description.get("settings"),
+    }
+    if rejects is None:
+        rejects = output.with_name(output.name + ".rejects.jsonl")
+    err = Console(stderr=True)
+    total = export_source.size()
+    with _progress(err) as progress:
+        task = progress.add_task("exporting", total=total, records=0, rate="", tokens="")
+
+        def on_group(group: Any, stats: Any) -> None:
+            import time
+
+            elapsed = max(time.perf_counter() - stats.started, 1e-9)
+            progress.update(
+                task, completed=stats.position if total else None, records=stats.records,
+                rate=f"{stats.run_records / elapsed:.1f} rec/s", tokens=f"{stats.tokens / elapsed:.0f} tok/s",
+            )
+
+        stats = run_export(
+            export_source, scorer, plan, output=output, rejects=rejects, resume=resume, options=options,
+            model=description, on_group=on_group,
+        )
+    _summary(Console(stderr=True, highlight=False), stats, output, rejects)
+    if labels is not None:
+        from smscan.exports.coverage import coverage_report
+
+        Console(highlight=False).print_json(data=coverage_report(output, labels))
+    return 1 if stats.rejected else 0
+
+
+def _source(path: Path, settings: Any, fmt: Any) -> Any:
+    from smscan.exports.job import ExportSource
+
+    if path.is_dir():
+        from smscan.sources.selection import Selection
+        from smscan.sources.worktree import find_root, iter_worktree
+
+        root, _ = find_root(path)
+        selection = Selection.for_root(root, settings)
+
+        def documents() -> Any:
+            for item in iter_worktree(path, max_file_bytes=settings.max_file_bytes, path_filter=selection.path_filter):
+                refined = selection.refine(item)
+                if refined is not None:
+                    yield refined
+
+        return ExportSource(path, fmt, documents)
+    return ExportSource(path, fmt)
+
+
+def _load_scorer(settings: Any, *, deterministic: bool) -> Any:
+    from smscan.errors import SmscanError
+    from smscan.model.load import load_scorer
+
+    dtype = settings.dtype
+    if deterministic:
+        if dtype not in ("auto", "fp32"):
+            raise SmscanError(f"--deterministic scores in fp32; it does not combine with --dtype {dtype}")
+        dtype = "fp32"
+    with Console(stderr=True).status("loading the reference model", spinner="dots"):
+        kwargs: dict[str, Any] = {"device": settings.device, "dtype": dtype, "pull_if_missing": True}
+        if deterministic:
+            kwargs["batch_size"] = 1
+        return load_scorer(settings.model, **kwargs)
+
+
+def _rules(
+    settings: Any, root: Path, fingerprint: str, *, thresholds: Path | None, operating_point: str | None,
+    window: int | None, threshold: float | None, consensus: int | None, ranking: str, rank_max: float,
+    neighbours: int, propagate: bool | None,
+) -> tuple[Any, tuple[Any, ...]]:
+    """The raw masking rule (flags over a thresholds entry over the config) and detections."""
+    from smscan.calibration.thresholds import find_entry, threshold_files
+    from smscan.detectors import make_detector
+    from smscan.errors import SmscanError
+    from smscan.exports.masked import Detection
+    from smscan.exports.rule import MaskRule
+
+    kinds = settings.kinds or ("surprise",)
+    rule = None
+    if "surprise" in kinds:
+        saved: dict[str, Any] = {}
+        tau = settings.threshold
+        if thresholds is not None or operating_point is not None:
+            files = threshold_files(root, flag=thresholds, configured=settings.thresholds)
+            entry = find_entry(files, "surprise", fingerprint=fingerprint, model=settings.model)
+            saved = dict(entry.rule)
+            tau = entry.operating_point(operating_point) if operating_point else entry.threshold
+        try:
+            rule = MaskRule(
+                window=window or int(saved.get("window", settings.window)),
+                threshold=threshold if threshold is not None else float(tau),
+                ranking=ranking if ranking != "global" else saved.get("ranking", "global"),  # type: ignore[arg-type]
+                rank_max=rank_max, neighbours=neighbours,
+                consensus=consensus or int(saved.get("consensus", settings.consensus)),
+                propagate=propagate if propagate is not None else bool(saved.get("propagate", settings.propagate)),
+            )
+        except ValueError as error:
+            raise SmscanError(f"export rule: {error}") from error
+    detections = []
+    wanted = [kind for kind in kinds if kind != "surprise"]
+    if wanted:
+        files = threshold_files(root, flag=thresholds, configured=settings.thresholds)
+        for kind in wanted:
+            entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
+            detections.append(Detection(make_detector(kind, entry.rule), entry.threshold, entry.source))
+    return rule, tuple(detections)
+
+
+def _placeholders(values: list[str] | None) -> dict[str, str]:
+    from smscan.errors import SmscanError
+
+    out = {}
+    for value in values or []:
+        kind, sep, text = value.partition("=")
+        if not sep or not kind.strip():
+            raise SmscanError(f"--placeholder {value!r}: expected KIND=TEXT, e.g. surprise=<MASKED>")
+        out[kind.strip()] = text
+    return out
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[records]} records"),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[tokens]}"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
+
+
+def _summary(console: Console, stats: Any, output: Path, rejects: Path) -> None:
+    mean = stats.masked_fraction_sum / max(stats.run_records, 1)
+    console.print(f"exported {stats.records} records to {output} (mean masked fraction {mean:.4f})", markup=False)
+    if stats.resumed:
+        console.print(f"resumed after {stats.resumed} input records", markup=False)
+    if stats.skipped:
+        console.print("skipped files: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.skipped.items())), markup=False)
+    if stats.rejected:
+        reasons = ", ".join(f"{k}: {v}" for k, v in sorted(stats.reasons.items()))
+        console.print(f"rejected {stats.rejected} records ({reasons}); see {rejects}", markup=False)

@@ -1,0 +1,113 @@
+"""One export run: source -> records -> masked groups -> writer, with counters for progress.
+
+Sources: a folder or git work tree (one record ``{"path", "text"}`` per file, one group: the
+repository; unreadable or binary files are counted as skipped, as in a scan) or a dataset file
+(``sources/datasets.py``). A resumed run skips the input records the writer already holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput, export_groups
+from smscan.exports.writer import ExportWriter
+from smscan.model.scorer import Scorer
+from smscan.records import Document, Skip
+from smscan.sources.datasets import DatasetRecord, RecordFormat, Rejected, iter_dataset
+
+
+@dataclass(frozen=True, slots=True)
+class ExportSource:
+    """Where records come from: a dataset file, or a folder's files (``documents``)."""
+
+    path: Path
+    fmt: RecordFormat = field(default_factory=RecordFormat)
+    documents: Callable[[], Iterator[Document | Skip]] | None = None
+
+    def size(self) -> int | None:
+        """Input bytes (JSONL) or rows (Parquet) for the progress bar; None for folders."""
+        if self.documents is not None:
+            return None
+        if self.path.name.lower().endswith(".parquet"):
+            from smscan.sources.datasets import parquet_rows
+
+            return parquet_rows(self.path)
+        return self.path.stat().st_size
+
+    def signature(self) -> dict[str, Any]:
+        """What identifies the input for a resume."""
+        if self.documents is not None:
+            return {"folder": str(self.path.resolve())}
+        stat = self.path.stat()
+        return {"file": str(self.path.resolve()), "bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def iter_source(source: ExportSource, stats: ExportStats) -> Iterator[DatasetRecord | Rejected]:
+    """The records of ``source``; folder Skips are counted in ``stats.skipped``."""
+    if source.documents is None:
+        yield from iter_dataset(source.path, source.fmt)
+        return
+    index = 0
+    for item in source.documents():
+        if isinstance(item, Skip):
+            stats.skipped[item.reason] = stats.skipped.get(item.reason, 0) + 1
+            continue
+        yield DatasetRecord(
+            index, {"path": item.path, "text": item.text}, "text", (item.text,), (), (True,), item.group, index + 1
+        )
+        index += 1
+
+
+def run_export(
+    source: ExportSource,
+    scorer: Scorer,
+    plan: ExportPlan,
+    *,
+    output: Path,
+    rejects: Path,
+    resume: bool,
+    options: dict[str, Any],
+    model: dict[str, Any],
+    on_group: Callable[[GroupOutput, ExportStats], None] | None = None,
+) -> ExportStats:
+    """Export ``source`` to ``output`` (see the writer for atomicity and resume).
+
+    Args:
+        source: the input.
+        scorer: the reference model.
+        plan: what to mask and write.
+        output: the JSONL file to write.
+        rejects: where rejected records go.
+        resume: continue an interrupted export of the same input with the same options.
+        options: everything that changes the output, for the resume check.
+        model: what each record says about the model.
+        on_group: called after each group is written (progress).
+
+    Returns:
+        The counters of this run (records written and rejected, including resumed ones).
+
+    Raises:
+        SmscanError: unreadable input, non-contiguous groups, unwritable output, bad resume.
+    """
+    stats = ExportStats()
+    signature = {"source": source.signature(), "options": options, "model": model.get("fingerprint")}
+    digest = hashlib.sha256(repr(sorted(signature.items())).encode()).hexdigest()[:16]
+    writer = ExportWriter(output, rejects, signature={**signature, "digest": digest}, resume=resume)
+    stats.records, stats.rejected, stats.resumed = writer.written, writer.rejected, writer.done
+    done = writer.done
+    items = (item for item in iter_source(source, stats) if item.index >= done)
+    try:
+        for group in export_groups(items, scorer, plan, model=model, check_contiguous=source.documents is None):
+            writer.write_group(group.records, group.rejected, done=group.consumed)
+            stats.add(group)
+            if on_group is not None:
+                on_group(group, stats)
+    except BaseException:
+        writer.close()
+        raise
+    writer.finish()
+    return stats

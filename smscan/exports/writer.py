@@ -1,0 +1,149 @@
+"""Writing an export: atomic (temporary files renamed at the end) and resumable.
+
+While an export runs, records go to ``.OUT.partial`` and rejects to ``.REJECTS.partial`` beside
+their final paths, and after every finished group a state file ``.OUT.state.json`` (replaced
+atomically) records how many input records are done and how many bytes of each partial file hold
+them. When the export completes, the partial files are renamed to their final names and the state
+file is removed, so ``OUT`` is either absent (or the previous complete export) or complete.
+
+``--resume`` after an interruption (kill, crash, Ctrl-C) truncates the partial files to the bytes
+the state file vouches for, and the export skips that many input records: nothing is lost and
+nothing written twice. The state also records a signature of the input and the options; resuming
+with a different input or different options is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import IO, Any
+
+from smscan.errors import SmscanError
+from smscan.sources.datasets import Rejected
+
+
+def _hidden(path: Path, suffix: str) -> Path:
+    return path.with_name(f".{path.name}{suffix}")
+
+
+class ExportWriter:
+    """Writes output records and rejects through partial files; see the module docstring.
+
+    Args:
+        output: the final JSONL file.
+        rejects: the final reject file (JSONL: ``index``, ``reason``, ``record``); created only
+            when a record was rejected.
+        signature: what must match for a resume (input, options, model).
+        resume: continue from the state file when there is one.
+
+    Raises:
+        SmscanError: a resume whose signature differs, or files that cannot be written.
+    """
+
+    def __init__(self, output: Path, rejects: Path, *, signature: dict[str, Any], resume: bool) -> None:
+        self.output = output
+        self.rejects = rejects
+        self.partial = _hidden(output, ".partial")
+        self.rejects_partial = _hidden(rejects, ".partial")
+        self.state_path = _hidden(output, ".state.json")
+        self.signature = signature
+        self.done = 0
+        self.written = 0
+        self.rejected = 0
+        out_bytes = reject_bytes = 0
+        if resume and self.state_path.is_file():
+            state = self._read_state()
+            if state.get("signature") != signature:
+                raise SmscanError(
+                    f"{output}: --resume: the interrupted export used another input or other "
+                    "options; run it again with the same ones, or without --resume to start over"
+                )
+            self.done = int(state["done"])
+            self.written = int(state["written"])
+            self.rejected = int(state["rejected"])
+            out_bytes, reject_bytes = int(state["output_bytes"]), int(state["rejects_bytes"])
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            rejects.parent.mkdir(parents=True, exist_ok=True)
+            self._out = self._open(self.partial, out_bytes)
+            self._rej = self._open(self.rejects_partial, reject_bytes)
+        except OSError as error:
+            raise SmscanError(f"{output}: cannot write the export: {error.strerror}") from error
+
+    @staticmethod
+    def _open(path: Path, keep: int) -> IO[bytes]:
+        if keep == 0:
+            return path.open("wb")
+        handle = path.open("r+b")
+        handle.truncate(keep)
+        handle.seek(keep)
+        return handle
+
+    def _read_state(self) -> dict[str, Any]:
+        try:
+            state: dict[str, Any] = json.loads(self.state_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise SmscanError(f"{self.state_path}: unreadable resume state; run without --resume") from error
+        if not self.partial.is_file():
+            raise SmscanError(f"{self.partial}: the partial export is missing; run without --resume")
+        return state
+
+    def write_group(self, records: list[dict[str, Any]], rejected: list[Rejected], *, done: int) -> None:
+        """Append one finished group, then record that ``done`` input records are written."""
+        try:
+            for record in records:
+                self._out.write(_line(record))
+            for reject in rejected:
+                self._rej.write(_line({"index": reject.index, "reason": reject.reason, "record": reject.raw}))
+            self._out.flush()
+            self._rej.flush()
+            os.fsync(self._out.fileno())
+            os.fsync(self._rej.fileno())
+            self.done = done
+            self.written += len(records)
+            self.rejected += len(rejected)
+            state = {
+                "signature": self.signature,
+                "done": done,
+                "written": self.written,
+                "rejected": self.rejected,
+                "output_bytes": self._out.tell(),
+                "rejects_bytes": self._rej.tell(),
+            }
+            temp = _hidden(self.output, ".state.tmp")
+            temp.write_text(json.dumps(state), encoding="utf-8")
+            os.replace(temp, self.state_path)
+        except OSError as error:
+            raise SmscanError(f"{self.output}: cannot write the export: {error.strerror}") from error
+
+    def finish(self) -> None:
+        """Close and rename the partial files to their final names; drop the state."""
+        self.close()
+        try:
+            os.replace(self.partial, self.output)
+            if self.rejected:
+                os.replace(self.rejects_partial, self.rejects)
+            else:
+                self.rejects_partial.unlink(missing_ok=True)
+            self.state_path.unlink(missing_ok=True)
+        except OSError as error:
+            raise SmscanError(f"{self.output}: cannot finish the export: {error.strerror}") from error
+
+    def close(self) -> None:
+        """Close the partial files, leaving them and the state for a later ``--resume``."""
+        self._out.close()
+        self._rej.close()
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, ensure_ascii=False, allow_nan=False, default=_jsonable) + "\n").encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    # Parquet rows may hold dates, decimals or bytes; JSON gets their plain string form.
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)

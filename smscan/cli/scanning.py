@@ -245,7 +245,7 @@ def _write_report(
     from smscan.reports.terminal import render_terminal
 
     if output is None:
-        console = Console(highlight=False)
+        console = Console(highlight=False, _environ=environ)
         # Terminal output is shared too (CI logs, pasted output): redact unless it is a person's
         # own terminal outside CI, or the user asked for values.
         redact_values = not no_redact and (not console.is_terminal or bool(environ.get("CI")))

@@ -97,3 +97,26 @@ def test_no_redact_shows_the_value(
     prepare(scanned_repo, True)
     assert main(["repo", ".", "--format", fmt, "--no-redact", *config]) == 1
     assert SECRET in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("environ", "shown"), [({}, True), ({"CI": "true"}, False)])
+def test_a_terminal_shows_values_except_in_ci(
+    scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], shown: bool,
+) -> None:
+    prepare(scanned_repo, True)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats stdout as a terminal
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert main(["repo", ".", *config]) == 1
+    assert (SECRET in capsys.readouterr().out) is shown
+
+
+def test_quiet_prints_only_the_summary(
+    scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    prepare(scanned_repo, True)
+    assert main(["repo", ".", "--quiet", *config]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("summary\n") and "a.py" not in out and "\x1b[" not in out

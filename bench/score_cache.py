@@ -31,7 +31,7 @@ def main() -> int:
     scorer = CachedScorer(load_scorer(args.model, pull_if_missing=True), ScoreCache(args.cache))
     for labels in args.labels:
         index, count = (int(part) for part in args.shard.split("/"))
-        texts = sorted({document.text for document in read_labels(labels)}, key=len)[index::count]
+        texts = sorted({document.text for document in read_labels(labels)}, key=lambda t: (len(t), t))[index::count]
         started = time.time()
         tokens = 0
         for start in range(0, len(texts), args.batch):

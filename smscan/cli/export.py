@@ -104,7 +104,7 @@ def export_command(
             export_source, scorer, plan, output=output, rejects=rejects, resume=resume, options=options,
             model=description, on_group=on_group,
         )
-    _summary(Console(stderr=True, highlight=False), stats, output, rejects)
+    _summary(Console(stderr=True, highlight=False, soft_wrap=True), stats, output, rejects)
     if labels is not None:
         from smscan.exports.coverage import coverage_report
 

@@ -99,7 +99,8 @@ def run_export(
     writer = ExportWriter(output, rejects, signature={**signature, "digest": digest}, resume=resume)
     stats.records, stats.rejected, stats.resumed = writer.written, writer.rejected, writer.done
     done = writer.done
-    items = (item for item in iter_source(source, stats) if item.index >= done)
+    records = iter_source(source, stats)
+    items = (item for item in records if item.index >= done)
     try:
         for group in export_groups(items, scorer, plan, model=model, check_contiguous=source.documents is None):
             writer.write_group(group.records, group.rejected, done=group.consumed)
@@ -109,5 +110,7 @@ def run_export(
     except BaseException:
         writer.close()
         raise
+    finally:
+        records.close()  # closes the input file now, also when the export stops early
     writer.finish()
     return stats

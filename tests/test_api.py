@@ -1,0 +1,77 @@
+"""The Python API: the same fields as `smscan export`, without files; `import smscan` stays light."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import smscan
+from smscan.api import MaskRule, batch_masker, mask_records, mask_texts
+from smscan.errors import SmscanError
+from tests.scorers import RandomWordScorer
+
+KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
+RULE = MaskRule(threshold=3.0)
+
+
+def test_public_names_are_pinned() -> None:
+    assert sorted(smscan.__all__) == sorted(
+        ["__version__", "MaskRule", "batch_masker", "load_masking_scorer", "mask_records", "mask_texts"]
+    )
+    assert smscan.mask_texts is mask_texts
+
+
+def test_import_smscan_and_the_api_never_load_torch() -> None:
+    code = "import sys, smscan, smscan.api; smscan.mask_texts; assert 'torch' not in sys.modules, 'torch'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_mask_texts_gives_spans_like_the_export(tmp_path: Path, fake_scorer: RandomWordScorer) -> None:
+    from smscan.cli import main
+
+    texts = [f"key = '{KEY}'\nprint(key)\n", "x = 1\n"]
+    out = mask_texts(texts, scorer=RandomWordScorer(), rule=RULE)
+    assert [o["text"] for o in out] == texts
+    assert out[0]["smscan"]["masked_spans"] and out[1]["smscan"]["masked_spans"] == []
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
+    assert main(["export", str(source), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3"]) == 0
+    exported = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert exported == out
+
+
+def test_groups_propagate_and_must_be_contiguous() -> None:
+    texts = ["a", "b", "c"]
+    assert len(mask_texts(texts, scorer=RandomWordScorer(), rule=RULE, groups=["u", "u", "v"])) == 3
+    with pytest.raises(SmscanError, match="group 'u'"):
+        mask_texts(texts, scorer=RandomWordScorer(), rule=RULE, groups=["u", "v", "u"])
+
+
+def test_redact_mode_and_chat_records() -> None:
+    (redacted,) = mask_texts([f"k = '{KEY}'\n"], scorer=RandomWordScorer(), rule=MaskRule(window=1, threshold=3.0), mode="redact")
+    assert redacted["text"] == "k = '<MASKED>'\n"
+    chat = {"messages": [{"role": "user", "content": KEY}, {"role": "assistant", "content": f"ok {KEY} done"}]}
+    (out,) = mask_records([chat], scorer=RandomWordScorer(), rule=RULE)
+    assert out["smscan"]["masked_spans"] and all(m == 1 for m, _, _ in out["smscan"]["masked_spans"])
+
+
+def test_a_bad_record_is_an_error_naming_it() -> None:
+    with pytest.raises(SmscanError, match="record 1: field 'text' is int"):
+        list(mask_records([{"text": "a"}, {"text": 1}], scorer=RandomWordScorer(), rule=RULE))
+
+
+def test_batch_masker_returns_new_columns_for_datasets_map(tmp_path: Path) -> None:
+    from tests.fakes import build_tiny_model
+
+    folder = build_tiny_model(tmp_path / "tiny")
+    masker = batch_masker(RandomWordScorer(), rule=RULE, tokenizer=str(folder))
+    batch = {"text": [f"x = 1\nk = '{KEY}'\ny = 2\n", "z = 3\n"], "id": [1, 2]}
+    columns = masker(batch)
+    assert sorted(columns) == ["attention_mask", "input_ids", "labels", "smscan"]
+    assert all(len(columns[name]) == 2 for name in columns)
+    assert -100 in columns["labels"][0]
+    assert columns["smscan"][0]["masked_spans"]

@@ -15,6 +15,7 @@ import typer
 from smscan.cli.baseline import baseline_command
 from smscan.cli.calibrate import calibrate_command
 from smscan.cli.eval import eval_command
+from smscan.cli.explain import explain_command
 from smscan.cli.export import export_command
 from smscan.cli.git_modes import (
     diff_command, files_command, hook_command, install_hook_command, staged_command,
@@ -47,6 +48,7 @@ app.command("baseline")(baseline_command)
 app.command("install-hook")(install_hook_command)
 app.command("calibrate")(calibrate_command)
 app.command("eval")(eval_command)
+app.command("explain")(explain_command)
 app.command("export")(export_command)
 app.add_typer(model_app, name="model")
 

@@ -1,0 +1,121 @@
+"""`smscan explain`: the heat map view (golden), its verdicts, target parsing and redaction."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from smscan.cli import main
+from smscan.cli.explain import explain_document, parse_target
+from smscan.cli.scanning import ScanRules
+from smscan.records import Document
+from smscan.reports.explain import heat_style, render_explanation
+from tests.reports.golden import assert_golden, output, plain_console
+from tests.reports.scans import SECRET, fixture_rules
+from tests.scorers import RandomWordScorer
+
+OTHER = "Zx81Kq0pLm3Nr7Tv5Wc2Yb9"
+EXAMPLE = f'''import os
+
+api_key = "{SECRET}"
+password = "<YOUR_PASSWORD>"
+token = "{OTHER}"  # smscan: ignore
+
+
+def connect(retries):
+    return open_connection(api_key, retries)
+    print("unreachable")
+'''
+
+
+def explain(first: int = 1, last: int = 10):
+    surprise, detections = fixture_rules()
+    document = Document("app/example.py", EXAMPLE, group="g")
+    [scores] = RandomWordScorer().score_texts([EXAMPLE])
+    return explain_document(
+        document, scores, ScanRules(surprise, detections), window=4, threshold=3.0, consensus=1,
+        first_line=first, last_line=last, model="random-word-scorer",
+    )
+
+
+@pytest.mark.parametrize(("name", "redact"), [("explain.txt", True), ("explain-no-redact.txt", False)])
+def test_golden(name: str, redact: bool) -> None:
+    console = plain_console(100)
+    render_explanation(console, explain(), redact_values=redact)
+    assert_golden(name, output(console))
+
+
+def verdicts() -> dict[tuple[str, int], tuple[bool, tuple[str, ...]]]:
+    return {(v.kind, v.line): (v.reported, v.reasons) for v in explain().spans}
+
+
+def test_each_span_says_why() -> None:
+    found = verdicts()
+    assert found[("credential", 3)][0] is True
+    reported, reasons = found[("credential", 4)]
+    assert not reported and "placeholder rule" in reasons[0]
+    reported, reasons = found[("credential", 5)]
+    assert not reported and any("allow comment" in r for r in reasons)
+    reported, reasons = found[("dead-code", 10)]
+    assert reported and any("unreachable" in r for r in reasons)
+    reported, reasons = found[("dead-code", 3)]
+    assert not reported and "below the threshold by 0.23" in reasons
+
+
+def test_a_line_range_limits_the_view() -> None:
+    explanation = explain(4, 4)
+    assert explanation.spans and all(v.line <= 4 <= v.end_line for v in explanation.spans)
+    line_start = EXAMPLE.index("password")
+    line_end = EXAMPLE.index("\n", line_start)
+    assert all(w.char_start < line_end and w.char_end > line_start for w in explanation.windows)
+
+
+def test_the_heat_scale_is_monotonic() -> None:
+    styles = [heat_style(v) for v in (0.5, 1.5, 3.0, 5.0, 7.0, 12.0)]
+    assert len(set(styles)) == 6 and heat_style(float("nan")) == ""
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [("a.py", ("a.py", None, None)), ("a.py:7", ("a.py", 7, 7)), ("dir/a.py:3-9", ("dir/a.py", 3, 9))],
+)
+def test_targets(target: str, expected: tuple[str, int | None, int | None]) -> None:
+    path, first, last = parse_target(target)
+    assert (str(path), first, last) == expected
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+    (tmp_path / "example.py").write_text(EXAMPLE)
+    thresholds = {
+        "format": "smscan-thresholds", "version": 1,
+        "kinds": {
+            "credential": {"fingerprint": fake_scorer.fingerprint, "rule": {"rule": "credential-slots"}, "threshold": 3.0},
+            "dead-code": {"fingerprint": fake_scorer.fingerprint, "rule": {"evidence_bonus": 2.0}, "threshold": 2.8},
+        },
+    }
+    (tmp_path / "thresholds.json").write_text(json.dumps(thresholds))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CI", raising=False)
+    return tmp_path
+
+
+def test_the_command_redacts_when_not_a_terminal(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "example.py:3-5", "--thresholds", "thresholds.json"]) == 0
+    out = capsys.readouterr().out
+    assert SECRET not in out and OTHER not in out
+    assert "credential" in out and "reported" in out and "legend" in out
+
+
+def test_the_command_shows_values_with_no_redact(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "example.py", "--thresholds", "thresholds.json", "--no-redact"]) == 0
+    assert SECRET in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("target", ["missing.py", "example.py:40-50", "example.py:5-2"])
+def test_bad_targets_exit_2_with_one_message(project: Path, capsys: pytest.CaptureFixture[str], target: str) -> None:
+    assert main(["explain", target, "--thresholds", "thresholds.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("smscan: error:") and "Traceback" not in err

@@ -108,7 +108,7 @@ def export_command(
     if labels is not None:
         from smscan.exports.coverage import coverage_report
 
-        Console(highlight=False).print_json(data=coverage_report(output, labels))
+        Console(highlight=False).print_json(data=coverage_report(output, labels, text_field=text_field))
     return 1 if stats.rejected else 0
 
 

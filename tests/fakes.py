@@ -109,13 +109,14 @@ class FakeScorer:
         )
 
 
-def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 320) -> Path:
+def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 320, bos: bool = False) -> Path:
     """Save a tiny random-init Llama causal LM and a byte-level BPE tokenizer into ``folder``.
 
     Args:
         folder: where to save (created).
         seed: torch seed for the weights.
-        vocab_size: tokenizer vocabulary size (256 bytes plus merges and 2 special tokens).
+        vocab_size: tokenizer vocabulary size (256 bytes plus merges and 3 special tokens).
+        bos: make the tokenizer prepend ``<s>`` by default, like Llama-2's.
 
     Returns:
         ``folder``, holding ``config.json``, ``model.safetensors`` and tokenizer files.
@@ -130,13 +131,18 @@ def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 320) -> P
     tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=["<|endoftext|>", "<pad>"],
+        special_tokens=["<|endoftext|>", "<pad>", "<s>"],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     tokenizer.train_from_iterator(_TINY_CORPUS * 4, trainer=trainer)
+    if bos:
+        tokenizer.post_processor = processors.Sequence([
+            processors.ByteLevel(trim_offsets=False),
+            processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 2)]),
+        ])
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, eos_token="<|endoftext|>", pad_token="<pad>"
+        tokenizer_object=tokenizer, eos_token="<|endoftext|>", pad_token="<pad>", bos_token="<s>"
     )
     torch.manual_seed(seed)
     config = LlamaConfig(

@@ -1,8 +1,11 @@
 """Per-token NLL of texts under a reference model: the Scorer protocol and its transformers version.
 
 How a text is scored (``TransformersScorer``):
-- Tokenised by the model's fast tokenizer without special tokens (no BOS), so the first token has
-  no context and gets NaN; every other token ``j`` gets ``-log p(x_j | x_<j)`` in nats.
+- Tokenised by the model's fast tokenizer without special tokens; every token ``j`` but the first
+  gets ``-log p(x_j | x_<j)`` in nats. The first token has no context and gets NaN, unless the
+  tokenizer adds a BOS token by default (Llama-2, Gemma, Mistral...): then BOS is fed before the
+  text, as those models expect, and the first token is scored as ``-log p(x_0 | BOS)``. The
+  default model's tokenizer adds no BOS, so its first token is NaN.
 - Texts longer than ``context_tokens`` are cut into left-context chunks (``context.py``).
 - Chunks of all texts are sorted by length and batched (right padding plus an attention mask,
   so real tokens never see padding); log-probabilities are computed in float32 from the logits.
@@ -83,6 +86,8 @@ class _Tokenised:
     token_ids: np.ndarray  # (n_tokens,) int64
     char_starts: np.ndarray  # (n_tokens,) int64
     char_ends: np.ndarray  # (n_tokens,) int64
+    feed_ids: np.ndarray  # (shift + n_tokens,) int64: the optional BOS, then token_ids
+    shift: int  # 1 when a BOS is fed before the text, else 0
     nll: np.ndarray = field(init=False)  # (n_tokens,) float64, NaN until scored
 
     def __post_init__(self) -> None:
@@ -114,6 +119,7 @@ class TransformersScorer:
         self.loaded = loaded
         self.settings = settings
         self.fingerprint = loaded.source.fingerprint.short
+        self.bos_id = default_bos_id(loaded.tokenizer)
 
     def describe(self) -> dict[str, object]:
         """What reports record about the model: name, fingerprint, device, dtype, settings key."""
@@ -143,7 +149,7 @@ class TransformersScorer:
             (index, chunk)
             for index, item in enumerate(tokenised)
             for chunk in plan_chunks(
-                len(item.token_ids),
+                len(item.feed_ids),
                 context_tokens=self.settings.context_tokens,
                 stride=self.settings.stride,
             )
@@ -172,7 +178,7 @@ class TransformersScorer:
             One ``TokenScores`` per text with every ``nll`` NaN.
         """
         return [
-            TokenScores(item.token_ids, item.char_starts, item.char_ends, item.nll)
+            TokenScores(item.token_ids, item.char_starts, item.char_ends, item.nll.copy())
             for item in self._tokenise(texts)
         ]
 
@@ -184,10 +190,13 @@ class TransformersScorer:
             return_offsets_mapping=True,
             return_attention_mask=False,
         )
+        prefix = np.array([] if self.bos_id is None else [self.bos_id], dtype=np.int64)
         result = []
         for text, ids, offsets in zip(clean, encoded["input_ids"], encoded["offset_mapping"]):
             starts, ends = partition_offsets(offsets, len(text))
-            result.append(_Tokenised(np.asarray(ids, dtype=np.int64).reshape(-1), starts, ends))
+            token_ids = np.asarray(ids, dtype=np.int64).reshape(-1)  # (n_tokens,)
+            feed_ids = np.concatenate([prefix, token_ids])  # (shift + n_tokens,)
+            result.append(_Tokenised(token_ids, starts, ends, feed_ids, len(prefix)))
         return result
 
     def _score_batch(self, tokenised: list[_Tokenised], batch: list[tuple[int, Chunk]]) -> None:
@@ -197,7 +206,7 @@ class TransformersScorer:
         input_ids = torch.zeros((len(batch), width), dtype=torch.long)  # (B, T)
         attention_mask = torch.zeros((len(batch), width), dtype=torch.long)  # (B, T)
         for row, (index, chunk) in enumerate(batch):
-            ids = tokenised[index].token_ids[chunk.start : chunk.end]
+            ids = tokenised[index].feed_ids[chunk.start : chunk.end]
             input_ids[row, : len(ids)] = torch.from_numpy(ids)
             attention_mask[row, : len(ids)] = 1
         device = self.loaded.device
@@ -216,4 +225,14 @@ class TransformersScorer:
                 log_norm = torch.logsumexp(predicted, dim=-1)  # (k,)
                 target_logits = predicted.gather(-1, targets[:, None]).squeeze(-1)  # (k,)
                 nll = (log_norm - target_logits).cpu().double().numpy()  # (k,)
-                tokenised[index].nll[chunk.score_from : chunk.end] = nll
+                shift = tokenised[index].shift
+                tokenised[index].nll[chunk.score_from - shift : chunk.end - shift] = nll
+
+
+def default_bos_id(tokenizer: Any) -> int | None:
+    """The BOS id when the tokenizer prepends one by default (so the model expects it), else None."""
+    bos_id = getattr(tokenizer, "bos_token_id", None)
+    if bos_id is None:
+        return None
+    probe = tokenizer("x", add_special_tokens=True)["input_ids"]
+    return int(bos_id) if len(probe) and int(probe[0]) == int(bos_id) else None

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from smscan.model.load import load_scorer
 from smscan.model.scorer import ScoringSettings, TransformersScorer
 from smscan.records import TokenScores
+from tests.fakes import build_tiny_model
 
 TRICKY_TEXTS = [
     "",
@@ -127,3 +128,28 @@ def test_bf16_scores_close_to_fp32(tiny_model_dir: Path, tmp_path: Path) -> None
     assert bf16.settings.dtype == "bf16"
     a, b = fp32.score_texts([text])[0], bf16.score_texts([text])[0]
     np.testing.assert_allclose(a.nll, b.nll, rtol=0, atol=0.1, equal_nan=True)
+
+
+def test_tokenize_matches_score_texts_tokens(tiny_scorer: TransformersScorer) -> None:
+    text = "def main():\n    return 0\n"
+    [tokens] = tiny_scorer.tokenize([text])
+    [scores] = tiny_scorer.score_texts([text])
+    np.testing.assert_array_equal(tokens.token_ids, scores.token_ids)
+    np.testing.assert_array_equal(tokens.char_ends, scores.char_ends)
+    assert np.isnan(tokens.nll).all()
+
+
+def test_first_token_is_scored_after_a_default_bos(tmp_path: Path) -> None:
+    folder = build_tiny_model(tmp_path / "with-bos", bos=True)
+    scorer = load_scorer(str(folder), device="cpu", dtype="fp32", context_tokens=8, stride=5, cache_dir=tmp_path)
+    plain = load_scorer(str(build_tiny_model(tmp_path / "plain")), device="cpu", dtype="fp32",
+                        cache_dir=tmp_path)
+    assert scorer.bos_id == 2 and plain.bos_id is None
+    text = "for i in range(10):\n\tprint(i)\n"
+    [scores] = scorer.score_texts([text])
+    assert len(scores) > 8  # several chunks
+    assert joined(text, scores) == text
+    assert np.isfinite(scores.nll).all()  # the first token too, after BOS
+    assert 2 not in scores.token_ids.tolist()  # BOS is context, not a token of the text
+    np.testing.assert_array_equal(scores.token_ids, plain.tokenize([text])[0].token_ids)
+    assert len(scorer.score_texts([""])[0]) == 0

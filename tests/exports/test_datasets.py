@@ -73,3 +73,25 @@ def test_roles_choose_supervised_messages() -> None:
     data = {"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}
     record = parse_record(data, 0, RecordFormat(roles=("user", "assistant")))
     assert isinstance(record, DatasetRecord) and record.supervised == (True, True)
+
+
+def test_parquet_rows_are_records(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    table = pa.table({"text": ["a = 1", None, "b = 2"], "user": ["u", "u", "v"]})
+    pq.write_table(table, tmp_path / "d.parquet")
+    items = list(iter_dataset(tmp_path / "d.parquet", RecordFormat(group_by="user")))
+    assert isinstance(items[0], DatasetRecord) and items[0].texts == ("a = 1",) and items[0].group == "u"
+    assert isinstance(items[1], Rejected) and "field 'text' is null" in items[1].reason
+    assert isinstance(items[2], DatasetRecord) and items[2].index == 2
+
+
+def test_parquet_chats_are_records(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    messages = [[{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]]
+    pq.write_table(pa.table({"messages": messages}), tmp_path / "c.parquet")
+    (record,) = iter_dataset(tmp_path / "c.parquet", RecordFormat())
+    assert isinstance(record, DatasetRecord) and record.is_chat and record.texts == ("q", "a")

@@ -274,3 +274,15 @@ def test_bad_input_exits_2_with_one_message(tmp_path: Path, fake_scorer, capsys,
     code, err = export([a.replace("{tmp}", str(tmp_path)).replace("{src}", str(source)) for a in args], capsys)
     assert code == 2, err
     assert message in err and "Traceback" not in err
+
+
+def test_parquet_input_exports_like_jsonl(tmp_path: Path, fake_scorer, capsys) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    records = [{"text": f"k = '{KEY}'\nx = 1\n", "id": 1}, {"text": "y = 2\n", "id": 2}]
+    pq.write_table(pa.Table.from_pylist(records), tmp_path / "in.parquet")
+    write_jsonl(tmp_path / "in.jsonl", records)
+    assert export([str(tmp_path / "in.parquet"), "-o", str(tmp_path / "p.jsonl"), *RAW], capsys)[0] == 0
+    assert export([str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "j.jsonl"), *RAW], capsys)[0] == 0
+    assert read_jsonl(tmp_path / "p.jsonl") == read_jsonl(tmp_path / "j.jsonl")

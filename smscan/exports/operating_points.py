@@ -1,0 +1,166 @@
+"""Choosing a raw Surprise Masking threshold with the whole masking procedure in the loop.
+
+A threshold chosen on windows alone misjudges what a rule masks: consensus removes tokens, and
+duplicate propagation adds every repeat of a masked value (repeats are predictable to the model,
+so their own windows score low). As the paper recommends, each candidate threshold here is
+judged by the final token mask: windows, global selection, consensus, restriction, and duplicate
+propagation within each group (:func:`~smscan.exports.rule.mask_group`).
+
+Units are reference tokens: a token is a target when it overlaps a labelled span by a code point.
+Recall (target coverage) is the share of target tokens masked, FPR (collateral) the share of
+other tokens masked. A lower threshold selects a superset of windows, hence (consensus and
+propagation being monotone) a superset of tokens, so recall falls as the threshold rises and the
+highest threshold reaching a recall is found by bisection over the distinct window scores.
+
+The result is a thresholds-file entry for kind ``surprise`` (``docs/thresholds-format.md``) that
+``smscan export --thresholds FILE [--operating-point SM90]`` reads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from smscan.calibration.labels import LabelledText
+from smscan.calibration.metrics import Confusion
+from smscan.errors import SmscanError
+from smscan.engine.windows import fixed_windows
+from smscan.exports.labels import overlaps
+from smscan.exports.rule import MaskRule, mask_group
+from smscan.records import TokenScores
+
+OPERATING_POINTS = {"SM50": 0.50, "SM70": 0.70, "SM90": 0.90, "SM95": 0.95}
+_F1_GRID = 64
+
+
+class SurpriseCalibration:
+    """Labelled documents with their token scores, grouped, ready to evaluate any threshold.
+
+    Args:
+        documents: labelled texts (spans; dead-code lines are not supported here).
+        scores: their reference token scores, aligned.
+        rule: the rule whose threshold is chosen (its window, consensus, propagation).
+
+    Raises:
+        SmscanError: the rule uses local ranking, or the labels hold no target token.
+    """
+
+    def __init__(self, documents: Sequence[LabelledText], scores: Sequence[TokenScores], rule: MaskRule) -> None:
+        if rule.ranking != "global":
+            raise SmscanError("calibrating surprise chooses a global threshold; use --ranking global")
+        self.rule = rule
+        self.scores = list(scores)
+        self.targets = [
+            overlaps(np.stack([s.char_starts, s.char_ends], axis=1), list(d.spans)) for d, s in zip(documents, scores)
+        ]
+        order: dict[str, list[int]] = {}
+        for index, document in enumerate(documents):
+            order.setdefault(document.group or document.name.split("/")[0], []).append(index)
+        self.groups = list(order.values())
+        if not any(t.any() for t in self.targets):
+            raise SmscanError("the labels hold no target token: nothing to calibrate on")
+        values = [fixed_windows(s.nll, size=rule.window).scores for s in self.scores]
+        flat = np.concatenate(values) if values else np.empty(0)
+        self.candidates = np.unique(flat[np.isfinite(flat)])  # ascending
+
+    def confusion(self, threshold: float) -> Confusion:
+        """Token counts of the whole masking procedure at ``threshold``."""
+        rule = replace(self.rule, threshold=float(threshold))
+        tp = fp = fn = tn = 0
+        for members in self.groups:
+            scores = [self.scores[i] for i in members]
+            masks = mask_group(scores, [np.ones(len(s), dtype=bool) for s in scores], rule)
+            for i, mask in zip(members, masks):
+                target = self.targets[i]
+                tp += int((mask & target).sum())
+                fp += int((mask & ~target).sum())
+                fn += int((~mask & target).sum())
+                tn += int((~mask & ~target).sum())
+        return Confusion(tp, fp, fn, tn)
+
+    def threshold_for_recall(self, recall: float) -> float:
+        """The highest candidate threshold whose recall reaches ``recall``.
+
+        Raises:
+            SmscanError: even the lowest threshold does not reach it.
+        """
+        lo, hi = 0, len(self.candidates) - 1  # recall is non-increasing along candidates
+        if hi < 0 or self.confusion(self.candidates[0]).tpr < recall - 1e-12:
+            raise SmscanError(f"no threshold reaches recall {recall} with this rule on these labels")
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.confusion(self.candidates[mid]).tpr >= recall - 1e-12:
+                lo = mid
+            else:
+                hi = mid - 1
+        return float(self.candidates[lo])
+
+    def best_f1_threshold(self) -> float:
+        """The threshold of best F1 among candidate quantiles (ties: the higher threshold)."""
+        grid = np.unique(np.quantile(self.candidates, np.linspace(0, 1, _F1_GRID)))
+        f1 = [self.confusion(t).f1 for t in grid]
+        best = np.flatnonzero(np.asarray(f1) == max(f1))
+        return float(grid[best[-1]])
+
+
+def _floor(threshold: float) -> float:
+    # Rounded down, so the saved threshold selects at least the windows the chosen one did.
+    return math.floor(threshold * 1e6) / 1e6
+
+
+def calibrate_surprise(
+    documents: Sequence[LabelledText],
+    scores: Sequence[TokenScores],
+    *,
+    rule: MaskRule,
+    criterion: str = "recall:0.9",
+) -> dict[str, Any]:
+    """A thresholds-file entry for ``surprise`` chosen with consensus and propagation in the loop.
+
+    Args:
+        documents: labelled texts with target spans.
+        scores: their reference token scores, aligned.
+        rule: window, consensus and propagation to calibrate (global ranking).
+        criterion: ``recall:R``, an operating point name (``SM90``) or ``best-f1``.
+
+    Returns:
+        ``rule``, ``unit`` (``token``), ``threshold``, ``criterion``, ``operating_points`` (each
+        with tpr = target coverage and fpr = collateral rate), ``validation``, ``examples``,
+        ``positive_units``.
+
+    Raises:
+        SmscanError: a bad criterion, no targets, or an unreachable recall.
+    """
+    calibration = SurpriseCalibration(documents, scores, rule)
+    criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    points: dict[str, dict[str, Any]] = {}
+    for name, recall in OPERATING_POINTS.items():
+        try:
+            threshold = calibration.threshold_for_recall(recall)
+        except SmscanError:
+            continue
+        points[name] = {"threshold": _floor(threshold), **calibration.confusion(threshold).as_dict()}
+    best = calibration.best_f1_threshold()
+    points["best-f1"] = {"threshold": _floor(best), **calibration.confusion(best).as_dict()}
+    if criterion == "best-f1":
+        chosen = best
+    elif criterion.startswith("recall:"):
+        chosen = calibration.threshold_for_recall(float(criterion.split(":", 1)[1]))
+    else:
+        raise SmscanError(f"unknown criterion {criterion!r}: use recall:R, SM50..SM95 or best-f1")
+    counts = calibration.confusion(chosen)
+    rule_dict = {key: value for key, value in replace(rule, threshold=chosen).as_dict().items() if key != "threshold"}
+    return {
+        "rule": rule_dict,
+        "unit": "token",
+        "threshold": _floor(chosen),
+        "criterion": criterion,
+        "operating_points": points,
+        "validation": {"token": counts.as_dict()},
+        "examples": len(documents),
+        "positive_units": int(sum(int(t.sum()) for t in calibration.targets)),
+    }

@@ -1,0 +1,83 @@
+"""Surprise calibration with consensus and duplicate propagation in the loop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from smscan.calibration.labels import LabelledText
+from smscan.calibration.thresholds import write_entry
+from smscan.cli import main
+from smscan.errors import SmscanError
+from smscan.exports.operating_points import SurpriseCalibration, calibrate_surprise
+from smscan.exports.rule import MaskRule
+from smscan.records import TokenScores
+from tests.scorers import RandomWordScorer
+
+
+def chars(text: str, nll: list[float]) -> TokenScores:
+    """One token per character, token id = code point."""
+    n = len(text)
+    return TokenScores(np.array([ord(c) for c in text]), np.arange(n), np.arange(n) + 1, np.array(nll, dtype=float))
+
+
+# The secret "QZ" is surprising where it first appears and predictable where it repeats.
+FIRST = "ab=QZ;cd"
+REPEAT = "ef=QZ;gh"
+NLL_FIRST = [np.nan, 1, 1, 9, 9, 1, 1, 1]
+NLL_REPEAT = [np.nan, 1, 1, 2, 2, 1, 1, 1]
+
+
+def labelled(text: str, group: str) -> LabelledText:
+    return LabelledText(name=f"{group}/x", text=text, spans=((3, 5),), group=group)
+
+
+def test_propagation_in_the_loop_reaches_full_recall_at_a_high_threshold() -> None:
+    documents = [labelled(FIRST, "g"), labelled(REPEAT, "g")]
+    scores = [chars(FIRST, NLL_FIRST), chars(REPEAT, NLL_REPEAT)]
+    with_propagation = SurpriseCalibration(documents, scores, MaskRule(window=2))
+    without = SurpriseCalibration(documents, scores, MaskRule(window=2, propagate=False))
+    high = with_propagation.threshold_for_recall(1.0)
+    low = without.threshold_for_recall(1.0)
+    assert high == 9.0 and low == 2.0
+    assert with_propagation.confusion(high).fp < without.confusion(low).fp
+
+
+def test_recall_falls_as_the_threshold_rises() -> None:
+    rng = np.random.default_rng(0)
+    texts = ["".join(rng.choice(list("abcdQZ"), 30)) for _ in range(6)]
+    documents = [LabelledText(f"g{i % 2}/d", t, spans=((5, 12),), group=f"g{i % 2}") for i, t in enumerate(texts)]
+    scores = [chars(t, [np.nan, *rng.uniform(0, 10, 29)]) for t in texts]
+    calibration = SurpriseCalibration(documents, scores, MaskRule(window=3, consensus=2))
+    recalls = [calibration.confusion(t).tpr for t in calibration.candidates]
+    assert all(a >= b for a, b in zip(recalls, recalls[1:]))
+
+
+def test_entry_has_operating_points_and_refuses_local_ranking() -> None:
+    documents = [labelled(FIRST, "g"), labelled(REPEAT, "g")]
+    scores = [chars(FIRST, NLL_FIRST), chars(REPEAT, NLL_REPEAT)]
+    entry = calibrate_surprise(documents, scores, rule=MaskRule(window=2), criterion="SM95")
+    assert entry["threshold"] == 9.0 and entry["criterion"] == "recall:0.95"
+    assert set(entry["operating_points"]) == {"SM50", "SM70", "SM90", "SM95", "best-f1"}
+    assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 2, "consensus": 1, "propagate": True}
+    assert entry["validation"]["token"]["tpr"] == 1.0
+    with pytest.raises(SmscanError, match="global threshold"):
+        SurpriseCalibration(documents, scores, MaskRule(ranking="local"))
+
+
+def test_export_reads_a_surprise_operating_point(tmp_path: Path, fake_scorer, capsys) -> None:
+    entry = {"fingerprint": RandomWordScorer.fingerprint, "rule": {"window": 2, "consensus": 1, "propagate": True},
+             "threshold": 50.0, "operating_points": {"SM90": {"threshold": 3.0}}}
+    write_entry(tmp_path / "t.json", "surprise", entry)
+    key = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": f"k = '{key}'\n"}) + "\n")
+    args = ["export", str(tmp_path / "in.jsonl"), "--thresholds", str(tmp_path / "t.json")]
+    assert main([*args, "-o", str(tmp_path / "a.jsonl"), "--operating-point", "SM90"]) == 0
+    (record,) = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert record["smscan"]["rule"]["surprise"]["threshold"] == 3.0
+    assert record["smscan"]["rule"]["surprise"]["window"] == 2 and record["smscan"]["masked_spans"]
+    assert main([*args, "-o", str(tmp_path / "b.jsonl")]) == 0
+    assert json.loads((tmp_path / "b.jsonl").read_text())["smscan"]["masked_spans"] == []

@@ -42,6 +42,7 @@ def calibrate_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     score_cache: ScoreCacheOption = None,
+    plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the ROC curve and score distributions with the chosen operating point to this image (needs the 'plot' extra).")] = None,
 ) -> int:
     """Choose the threshold of one finding kind on labelled data (or on --synthetic data built
     from your own files) and add it to a thresholds file; the validation metrics and the model
@@ -71,6 +72,11 @@ def calibrate_command(
     if not 0 < entry["validation"][entry["unit"]]["tp"]:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
     write_entry(output, kind, provenance)
+    if plot is not None:
+        from smscan.calibration.plots import plot_kind
+
+        plot_kind(plot, kind, documents, scores, threshold=entry["threshold"], rule=entry["rule"],
+                  operating_point=entry["criterion"], title=f"{kind} on {labels_name} ({scorer.fingerprint})")
     _print_summary(Console(), kind, output, provenance)
     return 0
 

@@ -33,6 +33,7 @@ def eval_command(
     dtype: DtypeOption = None,
     config: ConfigOption = None,
     score_cache: ScoreCacheOption = None,
+    plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the ROC curve and score distributions to this image (needs the 'plot' extra).")] = None,
 ) -> int:
     """TPR, FPR, precision and F1 at character and line level, and AUROC (ties count one half),
     of one finding kind on labelled data, as in the paper's appendix B.4."""
@@ -62,6 +63,11 @@ def eval_command(
         raise SmscanError("give --threshold or --operating-point, not both")
     scores = score_with_progress(scorer, [d.text for d in documents])
     result = evaluate_kind(kind, documents, scores, threshold=threshold, rule=rule)
+    if plot is not None:
+        from smscan.calibration.plots import plot_kind
+
+        plot_kind(plot, kind, documents, scores, threshold=threshold, rule=rule, operating_point=operating_point,
+                  title=f"{kind} on {labels.name} ({scorer.fingerprint})")
     result = {"labels": labels.as_posix(), "thresholds": source, "fingerprint": scorer.fingerprint, **result}
     if report_format is ReportFormat.json:
         text = json.dumps(result, indent=2) + "\n"

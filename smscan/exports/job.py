@@ -8,7 +8,7 @@ repository; unreadable or binary files are counted as skipped, as in a scan) or 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ class ExportSource:
         return {"file": str(self.path.resolve()), "bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
-def iter_source(source: ExportSource, stats: ExportStats) -> Iterator[DatasetRecord | Rejected]:
+def iter_source(source: ExportSource, stats: ExportStats) -> Generator[DatasetRecord | Rejected, None, None]:
     """The records of ``source``; folder Skips are counted in ``stats.skipped``."""
     if source.documents is None:
         yield from iter_dataset(source.path, source.fmt)

@@ -76,7 +76,8 @@ def token_labels(
     drop = overlaps(offsets, list(masked))
     if supervised is not None:
         drop |= ~overlaps(offsets, list(supervised))
-    return np.where(drop, IGNORE_INDEX, ids).tolist()
+    labels: list[int] = np.where(drop, IGNORE_INDEX, ids).tolist()
+    return labels
 
 
 class DownstreamLabeler:

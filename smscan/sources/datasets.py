@@ -22,7 +22,7 @@ number of input bytes (JSONL) or rows (Parquet) consumed so far, for progress.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,7 +138,12 @@ def parse_record(
 
 
 def _chat(
-    data: dict[str, Any], index: int, fmt: RecordFormat, group: str, position: int, reject: Any
+    data: dict[str, Any],
+    index: int,
+    fmt: RecordFormat,
+    group: str,
+    position: int,
+    reject: Callable[[str], Rejected],
 ) -> DatasetRecord | Rejected:
     messages = data[MESSAGES_FIELD]
     if not isinstance(messages, list):
@@ -189,7 +194,7 @@ def _iter_jsonl(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rejec
 
 def _iter_parquet(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rejected]:
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError as error:
         raise SourceError(
             f"{path}: reading Parquet needs pyarrow: pip install 'smscan[parquet]'"
@@ -208,7 +213,7 @@ def _iter_parquet(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rej
 def parquet_rows(path: Path) -> int | None:
     """Rows of a Parquet file from its footer (None when unreadable or pyarrow is missing)."""
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
         return int(pq.ParquetFile(path).metadata.num_rows)
     except Exception:  # noqa: BLE001 - only a progress total; reading reports real errors

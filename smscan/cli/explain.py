@@ -85,7 +85,10 @@ def explain_command(
     )
     scorer = load_scorer(settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True)
     rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
-    name = path.resolve().relative_to(root).as_posix()
+    try:
+        name = path.resolve().relative_to(root).as_posix()
+    except ValueError:  # a link to a file outside the root
+        name = path.name
     [scores] = scorer.score_texts([text])
     line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
     lo, hi = first or 1, min(last or line_count, max(line_count, 1))
@@ -171,8 +174,8 @@ def explain_document(
     windows = fixed_windows(scores.nll, size=size)
     selected = select_global(windows, threshold=tau)
     votes = np.zeros(len(scores), dtype=np.int64)
-    for index in np.flatnonzero(selected):
-        votes[windows.starts[index] : windows.ends[index]] += 1
+    for chosen in np.flatnonzero(selected):
+        votes[windows.starts[chosen] : windows.ends[chosen]] += 1
 
     verdicts: list[SpanVerdict] = []
     sensitive: list[tuple[int, int]] = []

@@ -48,7 +48,7 @@ def render_terminal(
     """
     if not quiet:
         for path, findings in groupby(result.findings, key=lambda f: f.path):
-            console.print(Text(path, style="bold underline"), soft_wrap=True)
+            console.print(Text(path, style="bold underline"), overflow="fold")
             for finding in findings:
                 _print_finding(console, result, finding, redact_values=redact_values)
             console.print()

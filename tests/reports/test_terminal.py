@@ -42,6 +42,16 @@ def test_no_line_is_wider_than_the_console(width: int) -> None:
     assert max(len(line) for line in output(console).splitlines()) <= width
 
 
+def test_a_long_path_folds_within_the_width() -> None:
+    path = "very/deeply/nested/folder/structure/with/a/long/file_name_settings.py"
+    result = fixture_scan([Document(path, f'api_key = "{SECRET}"\n', group="g")])
+    console = plain_console(30)
+    render_terminal(console, result, redact_values=True)
+    text = output(console)
+    assert max(len(line) for line in text.splitlines()) <= 30
+    assert path in text.replace("\n", "")
+
+
 def test_a_span_longer_than_the_line_is_cut_and_still_marked() -> None:
     secret = "Ab1" * 60
     result = fixture_scan([Document("k.py", f'api_key = "{secret}"\n', group="g")])

@@ -59,8 +59,9 @@ def test_a_value_copied_into_another_file_of_the_group_is_reported_there_too() -
 def test_dead_code_is_looked_for_in_code_files_only() -> None:
     line = f"    if {KEY} < 0: pass"
     text = f"def f(x):\n{line}\n    return x\n"
-    # The line: 10 tokens, one at NLL 12, nine at 1: mean 2.1.
-    detection = Detection(make_detector("dead-code"), threshold=2.0)
+    # The line: 10 tokens, one at NLL 12, nine at 1: mean 2.1 (plain line SM, no corrections).
+    rule = {"evidence_bonus": 0.0, "min_context": 1, "shrink": 0.0}
+    detection = Detection(make_detector("dead-code", rule), threshold=2.0)
 
     result = scan(
         [Document("m.py", text), Document("notes.md", text)], RandomWordScorer(), None, detections=[detection]

@@ -1,7 +1,11 @@
 """Dead-code lines: code lines the reference model finds surprising (paper D.5, the DePA study).
 
 Each line with visible content is one window scored by the mean NLL of its tokens
-(:func:`smscan.engine.windows.line_windows`); one calibrated threshold decides. For Python,
+(:func:`smscan.engine.windows.line_windows`); one calibrated threshold decides. Two corrections
+make the mean comparable across lines: tokens with fewer than ``min_context`` tokens of left
+context are not judged (the first line of every file is surprising for want of context, not for
+being dead), and a line of few tokens is shrunk toward the file's median token NLL as if it had
+``shrink`` more tokens of that value (a two-token line's mean is mostly noise). For Python,
 evidence from the code itself may raise a line's score by ``evidence_bonus`` nats: a statement
 :mod:`ast` shows can never run or never matter (after ``return``/``raise``/``break``/``continue``,
 under a condition built only of constants that is false, in a loop over an empty constant, or a
@@ -18,6 +22,8 @@ import operator
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
+
+import numpy as np
 
 from smscan.detectors.candidate import Candidate
 from smscan.engine.windows import line_windows
@@ -37,7 +43,9 @@ CODE_SUFFIXES = frozenset(
 class DeadCodeRule:
     """Parameters of the dead-code score (saved with the threshold)."""
 
-    evidence_bonus: float = 0.0
+    evidence_bonus: float = 2.0
+    min_context: int = 8
+    shrink: float = 4.0
     python_only: bool = False
 
     def as_dict(self) -> dict[str, Any]:
@@ -79,23 +87,41 @@ class DeadCodeDetector:
             scores: its token scores.
             python: whether the text is Python (None: it is when it parses as Python).
         """
-        windows, lines = line_windows(text, scores.char_starts, scores.char_ends, scores.nll)
+        rule = self._rule
+        nll = np.array(scores.nll, dtype=np.float64)
+        # Tokens without enough left context are not judged (NaN: their lines get no window).
+        nll[1 : rule.min_context] = np.nan
+        windows, lines = line_windows(text, scores.char_starts, scores.char_ends, nll)
+        finite = np.isfinite(nll)
+        prior = float(np.median(nll[finite])) if finite.any() else 0.0
+        counts = _finite_counts(finite, windows.starts, windows.ends)
         dead = dead_lines(text) if python is not False else {}
         if self._rule.python_only and not dead and not _parses(text):
             return []
         extents = _content_extents(text)
         found = []
-        for score, line in zip(windows.scores.tolist(), lines.tolist()):
-            if not math.isfinite(score):
+        for mean, count, line in zip(windows.scores.tolist(), counts.tolist(), lines.tolist()):
+            if not math.isfinite(mean):
                 continue
+            score = (mean * count + rule.shrink * prior) / (count + rule.shrink)
             start, end = extents[line - 1]
-            details: dict[str, Any] = {"line_nll": round(score, 4)}
+            details: dict[str, Any] = {"line_nll": round(mean, 4)}
             reason = dead.get(line)
             if reason is not None:
                 details["evidence"] = reason
-                score += self._rule.evidence_bonus
+                score += rule.evidence_bonus
             found.append(Candidate(start, end, score, details))
         return found
+
+
+def _finite_counts(finite: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """How many scored tokens each window ``[start, end)`` holds."""
+    if starts.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    # reduceat over interleaved bounds sums each range on its own; the pad lets a range end last.
+    bounds = np.stack([starts, ends], axis=1).ravel()
+    counts: np.ndarray = np.add.reduceat(np.append(finite.astype(np.int64), 0), bounds)[::2]
+    return counts
 
 
 def _content_extents(text: str) -> list[tuple[int, int]]:

@@ -48,21 +48,45 @@ def test_constant_truth(expression: str, truth: bool | None) -> None:
     assert constant_truth(ast.parse(expression, mode="eval").body) is truth
 
 
-def test_line_candidates_score_the_mean_line_nll() -> None:
+PLAIN = DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=0.0)
+
+
+def test_plain_line_sm_scores_the_mean_line_nll() -> None:
     text = "a = 1\nzq = 9\n"
     # 'a = 1' at NLL 1 (first token unscored), 'zq = 9' at NLL 5.
     scores = char_scores(text, [(6, 12)], high=5.0, low=1.0)
 
-    found = DeadCodeDetector().candidates(text, scores)
+    found = DeadCodeDetector(PLAIN).candidates(text, scores)
 
     assert [(c.char_start, c.char_end, c.score) for c in found] == [(0, 5, 1.0), (6, 12, 5.0)]
+
+
+def test_tokens_without_context_are_not_judged() -> None:
+    text = "ab\ncdefgh\n"  # one token per character: line 2 starts at token 3
+    scores = char_scores(text, low=3.0)
+
+    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=0.0, min_context=4, shrink=0.0)).candidates(text, scores)
+
+    # Line 1 (tokens 0-1) and line 2's first token (3) have too little context: line 2 has a
+    # NaN past index 0 and no window; nothing is left.
+    assert found == []
+
+
+def test_short_lines_shrink_toward_the_files_median() -> None:
+    text = "aaaaaaaa\nzq\n"
+    scores = char_scores(text, [(9, 11)], high=9.0, low=1.0)
+
+    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=2.0)).candidates(text, scores)
+
+    # 'zq': 2 tokens at 9, the file's median token NLL is 1: (2 * 9 + 2 * 1) / 4 = 5.
+    assert [round(c.score, 6) for c in found] == [1.0, 5.0]
 
 
 def test_evidence_raises_a_line_by_the_bonus() -> None:
     text = "def f(x):\n    return x\n    x = 1\n"
     scores = char_scores(text, low=2.0)
 
-    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=3.0)).candidates(text, scores)
+    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=3.0, min_context=1, shrink=0.0)).candidates(text, scores)
 
     by_line = {text.count("\n", 0, c.char_start) + 1: c for c in found}
     assert by_line[3].score == pytest.approx(5.0)

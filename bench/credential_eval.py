@@ -40,6 +40,10 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("bonus 4, penalty 4", {"secret_bonus": 4.0, "token_penalty": 4.0}),
     ("window 8", {"window": 8}),
     ("window 2", {"window": 2}),
+    ("rate, no evidence", {"statistic": "rate", "secret_bonus": 0.0, "token_penalty": 0.0}),
+    ("rate, bonus 0.5, penalty 0.5", {"statistic": "rate", "secret_bonus": 0.5, "token_penalty": 0.5}),
+    ("rate, bonus 1, penalty 1", {"statistic": "rate", "secret_bonus": 1.0, "token_penalty": 1.0}),
+    ("rate, bonus 1.5, penalty 1.5", {"statistic": "rate", "secret_bonus": 1.5, "token_penalty": 1.5}),
 ]
 
 

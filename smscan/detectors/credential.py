@@ -21,6 +21,8 @@ one behind ``ghp_``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
@@ -74,6 +76,8 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
 _DIGEST_PREFIXED = re.compile(r"^(?:sha1|sha224|sha256|sha384|sha512|md5)[-:=]", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
+_BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
+_CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
 _URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.|mailto:|/|\./|\.\./|~/)")
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+\.[\w.\-]+$")
 _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
@@ -90,6 +94,10 @@ _SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER})
 class CredentialRule:
     """Parameters of the credential score (saved with the threshold they were calibrated for)."""
 
+    statistic: str = "window"
+    """``window``: the highest mean NLL (nats/token) of a ``window``-token window touching the
+    value (the paper's rule); ``rate``: the value's total NLL per character (nats/char), the
+    model's estimate of how random the value is."""
     window: int = 4
     secret_bonus: float = 2.0
     token_penalty: float = 2.0
@@ -138,7 +146,10 @@ class CredentialDetector:
             evidence = judge_slot(text, slot, rule)
             if evidence is None:
                 continue
-            surprise = _max_window_score(windows, token_starts, token_ends, slot.start, slot.end)
+            if rule.statistic == "rate":
+                surprise = _nll_per_char(scores.nll, token_starts, token_ends, slot.start, slot.end)
+            else:
+                surprise = _max_window_score(windows, token_starts, token_ends, slot.start, slot.end)
             if not math.isfinite(surprise):
                 continue
             score = surprise + evidence
@@ -180,6 +191,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
         return rule.secret_bonus
     if is_stand_in(value) or _is_other_identifier(value):
         return None
+    if slot.where != HEADER and is_encoded_text(value):
+        return None
     place = name_class(slot.key) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
@@ -198,6 +211,30 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
     if slot.where in (STRING, ASSIGNMENT) and len(value) >= rule.min_length_unnamed:
         return 0.0
     return None
+
+
+def is_encoded_text(value: str) -> bool:
+    """True for base64 that decodes to readable text (``aGVsbG8gd29ybGQ=``): data, not a key.
+
+    Random key material almost never decodes to printable ASCII (for 12 bytes, odds of about
+    1 in 10^5), while encoded messages, markup and JSON always do. A decoded ``user:password``
+    pair (HTTP Basic credentials) is not mere text and stays a candidate.
+
+    Example:
+        >>> is_encoded_text("aGVsbG8gd29ybGQ="), is_encoded_text("YWRtaW46czNjcjN0"), is_encoded_text("q8Zt3kPx0wLm9Rv2")
+        (True, False, False)
+    """
+    if len(value) < 12 or not _BASE64.match(value):
+        return False
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        decoded = base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(decoded) < 8 or not all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded):
+        return False
+    text = decoded.decode("ascii")
+    return not _CREDENTIAL_PAIR.match(text)
 
 
 def _is_other_identifier(value: str) -> bool:
@@ -251,3 +288,18 @@ def _max_window_score(
     window_scores = windows.scores[max(first - size + 1, 0) : min(last + 1, len(windows))]
     window_scores = window_scores[np.isfinite(window_scores)]
     return float(window_scores.max()) if window_scores.size else -math.inf
+
+
+def _nll_per_char(
+    nll: np.ndarray, token_starts: np.ndarray, token_ends: np.ndarray, start: int, end: int
+) -> float:
+    """Total NLL of the tokens overlapping ``[start, end)`` per character of the value."""
+    first = int(np.searchsorted(token_ends, start, side="right"))
+    last = int(np.searchsorted(token_starts, end, side="left")) - 1
+    if first > last:
+        return -math.inf
+    values = nll[first : last + 1]
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return -math.inf
+    return float(finite.sum()) / (end - start)

@@ -85,7 +85,9 @@ _KEY_AFTER = re.compile(r"^\s*[\"'`]?\s*(?::(?!:)|=>)")
 # `k1=v1;k2=v2` (connection strings), `?k=v&k2=v2` (query strings), `NAME=value`. A key is a
 # plain name in one case (`Password`, `api_key`, `API_KEY`), which random text rarely is.
 _PAIR = re.compile(r"(?:^|[;&?])(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^;&]*)")
-_NAME_SHAPE = re.compile(r"^(?:[A-Z][A-Z0-9_.\-]*|[a-z][a-z0-9_.\-]*|[A-Z][a-z]+(?:[A-Z][a-z]+)*)$")
+_NAME_SHAPE = re.compile(
+    r"^(?:[A-Z][A-Z0-9_.\-]*|[a-z][a-z0-9_.\-]*|[A-Z]?[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z]+)$"
+)
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
 # Lines that are code statements rather than `key = value` settings: a value that calls,
 # indexes or combines things is an expression, not a literal.

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import pytest
+
+from smscan.detectors.credential import (
+    CredentialDetector,
+    CredentialRule,
+    is_encoded_text,
+    judge_slot,
+    name_class,
+)
+from smscan.detectors.slots import find_slots
+from tests.detectors.scores import surprising_values
+
+KEY = "Zq8xP1sV9kL2mN4bT7wR"
+
+
+def found(text: str, values: list[str], rule: CredentialRule | None = None) -> list[tuple[str, float]]:
+    scores = surprising_values(text, values)
+    return [(text[c.char_start : c.char_end], round(c.score, 6))
+            for c in CredentialDetector(rule).candidates(text, scores)]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("password", "secret"), ("DB_PASSWD", "secret"), ("stripeSecretKey", "secret"), ("apiKey", "secret"),
+        ("api_key", "secret"), ("X-Auth-Token", "secret"), ("aws_access_key_id", "secret"),
+        ("gitSha", "identifier"), ("integrity", "identifier"), ("request_id", "identifier"),
+        ("commit", "identifier"), ("key", "neutral"), ("sort_key", "neutral"), ("value", "neutral"),
+        ("timeout", "neutral"),
+    ],
+)
+def test_what_a_name_says(name: str, expected: str) -> None:
+    assert name_class(name) == expected
+
+
+def test_a_surprising_value_under_a_secret_name_scores_surprise_plus_bonus() -> None:
+    text = f'API_KEY = "{KEY}"\n'
+
+    # One token per character: every window holding a key character that lies wholly inside
+    # the key averages 9.0; the bonus is 2.0.
+    assert found(text, [KEY]) == [(KEY, 11.0)]
+
+
+def test_the_rate_statistic_is_nats_per_character() -> None:
+    text = f'API_KEY = "{KEY}"\n'
+
+    assert found(text, [KEY], CredentialRule(statistic="rate", secret_bonus=0.5)) == [(KEY, 9.5)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "changeme"\n',
+        'token = "${API_TOKEN}"\n',
+        'api_key = "<YOUR_API_KEY>"\n',
+        'secret = os.environ["SECRET"]\n',
+        'aws_secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"\n',
+        'request_id = "5f0c2a9e-6a47-4b8e-9d7a-3c2f1e0b9a88"\n',
+        'gitSha = "c8fb809f22d53c6030457f64fcc2a6720cdd2f45"\n',
+        '# fixed upstream in commit f3615a67afdd0b31e8b450895944e999becde542\n',
+        'integrity = "sha512-w833TvFqvZ/t42tqyaVMiwRw3v4tlIwrkW6q45ymKAQew=="\n',
+        'homepage = "https://api.example.com/v2/status"\n',
+        'version = "v2.33.18"\n',
+        'payload = "aGVsbG8gd29ybGQgZnJvbSBoZXJl"\n',
+    ],
+)
+def test_stand_ins_and_other_identifiers_are_never_candidates(text: str) -> None:
+    value = text.split('"')[1] if '"' in text else text.split()[-1]
+    assert found(text, [value]) == []
+
+
+def test_formats_no_rule_knows_are_candidates_like_any_other() -> None:
+    text = 'client = acme.Client("zq_live_8fKq2LmN0pXr7TvB3wYs")\nlicence = "7NIG2-CKRMQ-VCSFM-7P8CU-23MMR"\n'
+
+    values = [v for v, _ in found(text, ["zq_live_8fKq2LmN0pXr7TvB3wYs", "7NIG2-CKRMQ-VCSFM-7P8CU-23MMR"])]
+
+    assert values == ["zq_live_8fKq2LmN0pXr7TvB3wYs", "7NIG2-CKRMQ-VCSFM-7P8CU-23MMR"]
+
+
+def test_a_bare_token_pays_the_penalty() -> None:
+    text = f"# rotated {KEY}Ab12 last week\n"
+
+    assert found(text, [f"{KEY}Ab12"]) == [(f"{KEY}Ab12", 7.0)]
+
+
+def test_short_values_need_a_secret_name() -> None:
+    rule = CredentialRule()
+    text = 'pwd = "Zq8!x1"\nlabel = "Zq8!x1"\n'
+    judged = [judge_slot(text, slot, rule) for slot in find_slots(text)]
+
+    assert judged == [2.0, None]
+
+
+@pytest.mark.parametrize(
+    ("value", "encoded"),
+    [("aGVsbG8gd29ybGQ=", True), ("eyJvayI6dHJ1ZX0=", True), ("PGh0bWw+PC9odG1sPg==", True),
+     ("YWRtaW46czNjcjN0", False), ("q8Zt3kPx0wLm9Rv2", False), ("3uzLBk1vBrrDu7oRtwzWgTVFvfv6MH+gxb40xQ==", False)],
+)
+def test_base64_of_readable_text_is_data(value: str, encoded: bool) -> None:
+    assert is_encoded_text(value) is encoded

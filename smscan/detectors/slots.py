@@ -21,6 +21,7 @@ Judging whether a slot's value is a credential is :mod:`smscan.detectors.credent
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -94,6 +95,10 @@ _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
 _EXPRESSION_CHARS = re.compile(r"[()\[\]{}]")
 
 
+# How far left of a string its name is looked for: bounds the work on minified one-line files.
+_LEFT_CHARS = 120
+
+
 def find_slots(text: str) -> list[Slot]:
     """Every value slot of ``text``, sorted by position, with overlaps resolved.
 
@@ -121,14 +126,24 @@ def find_slots(text: str) -> list[Slot]:
 
 
 def _resolve(slots: list[Slot]) -> list[Slot]:
+    """Keep slots by priority, dropping any that overlaps one already kept."""
+    # Kept slots never overlap, so their starts and ends are sorted alike: one binary search
+    # finds the only kept slot that could overlap a new one from the left.
+    starts: list[int] = []
+    ends: list[int] = []
     kept: list[Slot] = []
     for slot in sorted(slots, key=lambda s: (_PRIORITY[s.where], s.start, -(s.end - s.start))):
         if slot.end <= slot.start:
             continue
-        if any(slot.start < other.end and other.start < slot.end for other in kept):
+        index = bisect_right(starts, slot.start)
+        if index > 0 and ends[index - 1] > slot.start:
             continue
-        kept.append(slot)
-    return sorted(kept, key=lambda s: s.start)
+        if index < len(starts) and starts[index] < slot.end:
+            continue
+        starts.insert(index, slot.start)
+        ends.insert(index, slot.end)
+        kept.insert(index, slot)
+    return kept
 
 
 def _pem_blocks(text: str) -> Iterator[Slot]:
@@ -231,12 +246,12 @@ def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:
     """A string used as a name: a mapping key (``"k": v``) or the first argument of a lookup."""
     if _KEY_AFTER.match(line[quote_end:]) and not line[quote_end:].lstrip().startswith("::"):
         return True
-    return bool(_LOOKUP_CALL.search(line[:quote_start]))
+    return bool(_LOOKUP_CALL.search(line[max(quote_start - _LEFT_CHARS, 0) : quote_start]))
 
 
 def _binding_before(line: str, quote_start: int) -> str:
     """The name a string starting at ``quote_start`` is bound to, or ``""``."""
-    left = line[:quote_start]
+    left = line[max(quote_start - _LEFT_CHARS, 0) : quote_start]
     lookup = _LOOKUP_DEFAULT.search(left)
     if lookup:
         return lookup.group("key")

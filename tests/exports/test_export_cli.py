@@ -94,11 +94,9 @@ def test_a_repository_is_one_group_with_one_record_per_file(git_repo: Path, fake
     assert "skipped files: binary 1" in err
 
 
-def test_propagation_runs_within_a_group_only(tmp_path: Path, capsys, monkeypatch) -> None:
+def test_propagation_runs_within_a_group_only(tmp_path: Path, fake_scorer: RandomWordScorer, capsys, monkeypatch) -> None:
     # The value is surprising in its first occurrence only; its repeat is masked by propagation.
-    from tests.scorers import install_fake_scorer
-
-    scorer = install_fake_scorer()
+    scorer = fake_scorer
     seen: set[str] = set()
     original = scorer._score
 

@@ -285,3 +285,20 @@ def test_parquet_input_exports_like_jsonl(tmp_path: Path, fake_scorer, capsys) -
     assert export([str(tmp_path / "in.parquet"), "-o", str(tmp_path / "p.jsonl"), *RAW], capsys)[0] == 0
     assert export([str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "j.jsonl"), *RAW], capsys)[0] == 0
     assert read_jsonl(tmp_path / "p.jsonl") == read_jsonl(tmp_path / "j.jsonl")
+
+
+def test_detector_kinds_mask_findings_and_redact_with_their_placeholder(tmp_path: Path, fake_scorer, capsys) -> None:
+    from smscan.calibration.thresholds import write_entry
+
+    write_entry(tmp_path / "t.json", "credential", {"fingerprint": RandomWordScorer.fingerprint, "rule": {}, "threshold": 0.5})
+    text = f"import os\n\nAPI_TOKEN = '{KEY}'\n"
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": text, "path": "settings.py"}])
+    args = [str(source), "--kinds", "credential", "--thresholds", str(tmp_path / "t.json")]
+    code, err = export([*args, "-o", str(tmp_path / "m.jsonl")], capsys)
+    assert code == 0, err
+    (record,) = read_jsonl(tmp_path / "m.jsonl")
+    assert [text[a:b] for a, b in record["smscan"]["masked_spans"]] == [KEY]
+    assert record["smscan"]["span_kinds"] == ["credential"]
+    assert record["smscan"]["rule"]["kinds"] == ["credential"]
+    code, err = export([*args, "-o", str(tmp_path / "r.jsonl"), "--mode", "redact"], capsys)
+    assert read_jsonl(tmp_path / "r.jsonl")[0]["text"] == "import os\n\nAPI_TOKEN = '<CREDENTIAL>'\n"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from collections.abc import Iterator
 from typing import IO, Any
 
 from smscan.errors import SmscanError
@@ -120,6 +121,10 @@ class ExportWriter:
     def finish(self) -> None:
         """Close and rename the partial files to their final names; drop the state."""
         self.close()
+        if self.output.name.lower().endswith(".parquet"):
+            converted = _hidden(self.output, ".parquet.tmp")
+            jsonl_to_parquet(self.partial, converted)
+            os.replace(converted, self.partial)
         try:
             os.replace(self.partial, self.output)
             if self.rejected:
@@ -134,6 +139,55 @@ class ExportWriter:
         """Close the partial files, leaving them and the state for a later ``--resume``."""
         self._out.close()
         self._rej.close()
+
+
+def jsonl_to_parquet(source: Path, target: Path, *, batch_rows: int = 1024) -> None:
+    """Convert JSONL records to Parquet in two streamed passes (flat memory).
+
+    The first pass unifies the schemas of all batches (an all-empty ``masked_spans`` batch infers
+    ``list<null>``, a later one ``list<list<int64>>``); the second writes every batch in it.
+
+    Raises:
+        SmscanError: pyarrow is missing, or the records do not fit one schema.
+    """
+    try:
+        import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError as error:
+        raise SmscanError(f"{target}: writing Parquet needs pyarrow: pip install 'smscan[parquet]'") from error
+
+    def batches() -> Iterator[Any]:
+        rows: list[Any] = []
+        with source.open(encoding="utf-8") as handle:
+            for line in handle:
+                rows.append(json.loads(line))
+                if len(rows) >= batch_rows:
+                    yield pa.Table.from_pylist(rows)
+                    rows = []
+        if rows:
+            yield pa.Table.from_pylist(rows)
+
+    try:
+        schemas = [table.schema for table in batches()]
+        if not schemas:
+            pq.write_table(pa.table({}), target)
+            return
+        schema = pa.unify_schemas(schemas, promote_options="permissive")
+        with pq.ParquetWriter(target, schema) as writer:
+            for table in batches():
+                writer.write_table(_conform(table, schema, pa))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+        raise SmscanError(f"{target}: the records do not fit one Parquet schema ({error}); write JSONL instead") from error
+
+
+def _conform(table: Any, schema: Any, pa: Any) -> Any:
+    # Add missing columns as nulls and cast to the unified schema, in its column order.
+    columns = [
+        table.column(name).cast(schema.field(name).type) if name in table.column_names
+        else pa.nulls(table.num_rows, schema.field(name).type)
+        for name in schema.names
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def _line(record: dict[str, Any]) -> bytes:

@@ -302,3 +302,21 @@ def test_detector_kinds_mask_findings_and_redact_with_their_placeholder(tmp_path
     assert record["smscan"]["rule"]["kinds"] == ["credential"]
     code, err = export([*args, "-o", str(tmp_path / "r.jsonl"), "--mode", "redact"], capsys)
     assert read_jsonl(tmp_path / "r.jsonl")[0]["text"] == "import os\n\nAPI_TOKEN = '<CREDENTIAL>'\n"
+
+
+def test_parquet_output_holds_the_same_records(tmp_path: Path, fake_scorer, capsys, monkeypatch) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    from smscan.exports import writer
+
+    original = writer.jsonl_to_parquet
+    # Batches of two rows: the first batch has no spans at all, so schemas must be unified.
+    monkeypatch.setattr(writer, "jsonl_to_parquet", lambda s, t: original(s, t, batch_rows=2))
+    records = [{"text": "x = 1\n", "id": 0}, {"text": "y = 2\n", "id": 1}, {"text": f"k = '{KEY}'\n", "id": 2}]
+    source = write_jsonl(tmp_path / "in.jsonl", records)
+    assert export([str(source), "-o", str(tmp_path / "out.parquet"), *RAW], capsys)[0] == 0
+    assert export([str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)[0] == 0
+    rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    expected = read_jsonl(tmp_path / "out.jsonl")
+    assert [r["smscan"]["masked_spans"] for r in rows] == [e["smscan"]["masked_spans"] for e in expected]
+    assert [r["text"] for r in rows] == [e["text"] for e in expected]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl", "out.parquet"]

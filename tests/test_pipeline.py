@@ -8,11 +8,13 @@ from smscan.records import Document, Skip
 from tests.scorers import RandomWordScorer
 
 KEY = "Zq8xP1sV9kL2mN4bT7wR"  # looks random to RandomWordScorer: NLL 12 on its one token
+# The paper's window statistic with whole-nat evidence: scores that are easy to follow by hand.
+WINDOW = {"statistic": "window", "secret_bonus": 2.0, "token_penalty": 2.0}
 
 
 def test_credential_findings_report_the_whole_value() -> None:
     text = f'import os\nAPI_KEY = "{KEY}"\nname = "plain"\n'
-    detection = Detection(make_detector("credential"), threshold=5.0, source="test")
+    detection = Detection(make_detector("credential", WINDOW), threshold=5.0, source="test")
 
     result = scan([Document("a.py", text)], RandomWordScorer(), None, detections=[detection])
 
@@ -31,7 +33,7 @@ def test_raw_surprise_and_detectors_share_one_scoring() -> None:
     scorer = RandomWordScorer()
     text = f'token = "{KEY}"\n'
     rule = SurpriseRule(window=4, threshold=3.0)
-    detection = Detection(make_detector("credential"), threshold=5.0)
+    detection = Detection(make_detector("credential", WINDOW), threshold=5.0)
 
     result = scan([Document("a.yaml", text), Skip("b.bin", "binary")], scorer, rule, detections=[detection])
 
@@ -42,7 +44,7 @@ def test_raw_surprise_and_detectors_share_one_scoring() -> None:
 
 def test_a_value_copied_into_another_file_of_the_group_is_reported_there_too() -> None:
     # In b.py the key sits where it scores too low on its own; a.py's score carries over.
-    detection = Detection(make_detector("credential"), threshold=5.0)
+    detection = Detection(make_detector("credential", WINDOW), threshold=5.0)
     documents = [
         Document("a.py", f'secret = "{KEY}"\n', group="repo"),
         Document("b.py", f'value = "{KEY}"\n', group="repo"),
@@ -74,7 +76,7 @@ def test_dead_code_is_looked_for_in_code_files_only() -> None:
 
 def test_changed_lines_limit_detector_findings() -> None:
     text = f'a = "{KEY}"\nb = 1\nc = "{KEY[::-1]}"\n'
-    detection = Detection(make_detector("credential"), threshold=3.0)
+    detection = Detection(make_detector("credential", WINDOW), threshold=3.0)
 
     result = scan(
         [Document("a.py", text, changed_lines=((3, 3),))], RandomWordScorer(), None, detections=[detection]

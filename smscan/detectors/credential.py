@@ -94,13 +94,13 @@ _SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER})
 class CredentialRule:
     """Parameters of the credential score (saved with the threshold they were calibrated for)."""
 
-    statistic: str = "window"
+    statistic: str = "rate"
     """``window``: the highest mean NLL (nats/token) of a ``window``-token window touching the
     value (the paper's rule); ``rate``: the value's total NLL per character (nats/char), the
     model's estimate of how random the value is."""
     window: int = 4
-    secret_bonus: float = 2.0
-    token_penalty: float = 2.0
+    secret_bonus: float = 0.5
+    token_penalty: float = 0.5
     min_length_named: int = 6
     min_length_unnamed: int = 12
     min_length_token: int = 20

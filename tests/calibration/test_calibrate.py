@@ -18,6 +18,8 @@ from smscan.errors import SmscanError
 from tests.detectors.scores import surprising_values
 
 INF = np.inf
+# The paper's window statistic with whole-nat evidence: scores that are easy to follow by hand.
+WINDOW = {"statistic": "window", "secret_bonus": 2.0, "token_penalty": 2.0}
 
 
 def test_named_operating_points_are_recall_targets() -> None:
@@ -88,7 +90,7 @@ def _credential_documents() -> tuple[list[LabelledText], list]:
 def test_units_score_each_character_by_its_candidate() -> None:
     documents, scores = _credential_documents()
 
-    units = score_units(make_detector("credential"), documents, scores)
+    units = score_units(make_detector("credential", WINDOW), documents, scores)
 
     first = units.char_scores[units.char_bounds[0][0] : units.char_bounds[0][1]]
     # A value inside a 9-nat run: its windows reach 9.0, plus the secret-name bonus (2.0).
@@ -102,7 +104,7 @@ def test_units_score_each_character_by_its_candidate() -> None:
 def test_calibrate_picks_the_threshold_and_reports_what_it_achieves() -> None:
     documents, scores = _credential_documents()
 
-    entry = calibrate_kind("credential", documents, scores, criterion="best-f1", folds=3)
+    entry = calibrate_kind("credential", documents, scores, criterion="best-f1", folds=3, rule=WINDOW)
 
     # Scores: the two keys 9 + 2 (secret-name bonus), the password 1 + 2, the unlabelled
     # value 9 (a neutral name). F1 at 3: 90/106; at 9: 64/93; at 11: 64/77: 3 is best.
@@ -119,7 +121,7 @@ def test_calibrate_picks_the_threshold_and_reports_what_it_achieves() -> None:
 def test_evaluate_reports_per_category_recall() -> None:
     documents, scores = _credential_documents()
 
-    result = evaluate_kind("credential", documents, scores, threshold=11.0)
+    result = evaluate_kind("credential", documents, scores, threshold=11.0, rule=WINDOW)
 
     assert result["per_category_recall"] == {"key": round(2 / 3, 4)}
     assert result["line"]["tp"] == 2
@@ -128,7 +130,7 @@ def test_evaluate_reports_per_category_recall() -> None:
 
 def test_cross_validation_keeps_groups_in_one_fold() -> None:
     documents, scores = _credential_documents()
-    units = score_units(make_detector("credential"), documents, scores)
+    units = score_units(make_detector("credential", WINDOW), documents, scores)
 
     result = cross_validate(units, "char", "best-f1", folds=3, groups=["a", "a", "b"])
 

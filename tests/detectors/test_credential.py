@@ -13,6 +13,8 @@ from smscan.detectors.slots import find_slots
 from tests.detectors.scores import surprising_values
 
 KEY = "Zq8xP1sV9kL2mN4bT7wR"
+# The paper's window statistic with whole-nat evidence, for tests about windows.
+WINDOW = CredentialRule(statistic="window", secret_bonus=2.0, token_penalty=2.0)
 
 
 def found(text: str, values: list[str], rule: CredentialRule | None = None) -> list[tuple[str, float]]:
@@ -40,13 +42,14 @@ def test_a_surprising_value_under_a_secret_name_scores_surprise_plus_bonus() -> 
 
     # One token per character: every window holding a key character that lies wholly inside
     # the key averages 9.0; the bonus is 2.0.
-    assert found(text, [KEY]) == [(KEY, 11.0)]
+    assert found(text, [KEY], WINDOW) == [(KEY, 11.0)]
 
 
 def test_the_rate_statistic_is_nats_per_character() -> None:
     text = f'API_KEY = "{KEY}"\n'
 
-    assert found(text, [KEY], CredentialRule(statistic="rate", secret_bonus=0.5)) == [(KEY, 9.5)]
+    # 20 tokens of 9 nats over 20 characters, plus the default bonus 0.5.
+    assert found(text, [KEY]) == [(KEY, 9.5)]
 
 
 @pytest.mark.parametrize(
@@ -82,7 +85,8 @@ def test_formats_no_rule_knows_are_candidates_like_any_other() -> None:
 def test_a_bare_token_pays_the_penalty() -> None:
     text = f"# rotated {KEY}Ab12 last week\n"
 
-    assert found(text, [f"{KEY}Ab12"]) == [(f"{KEY}Ab12", 7.0)]
+    assert found(text, [f"{KEY}Ab12"], WINDOW) == [(f"{KEY}Ab12", 7.0)]
+    assert found(text, [f"{KEY}Ab12"]) == [(f"{KEY}Ab12", 8.5)]
 
 
 def test_short_values_need_a_secret_name() -> None:
@@ -90,7 +94,7 @@ def test_short_values_need_a_secret_name() -> None:
     text = 'pwd = "Zq8!x1"\nlabel = "Zq8!x1"\n'
     judged = [judge_slot(text, slot, rule) for slot in find_slots(text)]
 
-    assert judged == [2.0, None]
+    assert judged == [0.5, None]
 
 
 @pytest.mark.parametrize(

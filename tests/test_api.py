@@ -75,3 +75,10 @@ def test_batch_masker_returns_new_columns_for_datasets_map(tmp_path: Path) -> No
     assert all(len(columns[name]) == 2 for name in columns)
     assert -100 in columns["labels"][0]
     assert columns["smscan"][0]["masked_spans"]
+
+
+def test_empty_texts_and_chats_export_with_nothing_masked() -> None:
+    out = mask_texts(["", " "], scorer=RandomWordScorer(), rule=RULE)
+    assert [o["smscan"]["masked_spans"] for o in out] == [[], []]
+    chats = list(mask_records([{"messages": []}, {"messages": [{"role": "assistant", "content": ""}]}], scorer=RandomWordScorer()))
+    assert [c["smscan"]["masked_fraction"] for c in chats] == [0.0, 0.0]

@@ -72,7 +72,7 @@ class MaskRule:
         """The rule as recorded in every exported record (``smscan.rule``)."""
         out: dict[str, Any] = {"kind": "surprise", "ranking": self.ranking, "window": self.window}
         if self.ranking == "global":
-            out["threshold"] = self.threshold
+            out["threshold"] = float(self.threshold)
         else:
             out.update(rank_max=self.rank_max, neighbours=self.neighbours)
         out.update(consensus=self.consensus, propagate=self.propagate)

@@ -61,7 +61,7 @@ class DatasetRecord:
 
     @property
     def is_chat(self) -> bool:
-        return self.field == MESSAGES_FIELD and bool(self.roles)
+        return self.field == MESSAGES_FIELD
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ one run, never across runs.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -143,9 +144,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="timed passes per shape (median kept)")
     parser.add_argument("--pull", action="store_true", help="also time pip download + conversion")
     parser.add_argument("--accuracy", action="store_true", help="also bf16/fp32 agreement, secret margin")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = parser.parse_args()
 
     import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from smscan.model.device import has_native_cpu_bf16
@@ -153,7 +158,8 @@ def main() -> None:
     from smscan.model.pull import default_model_dir
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
-          f"capability {torch.backends.cpu.get_cpu_capability()}, native bf16 {has_native_cpu_bf16()}")
+          f"capability {torch.backends.cpu.get_cpu_capability()}, native bf16 {has_native_cpu_bf16()}, "
+          f"load average {os.getloadavg()[0]:.1f}")
     print(time_cold_load())
     if args.pull:
         print(time_pull())
@@ -187,6 +193,7 @@ def main() -> None:
             elif shape in reference:
                 drift = f", mean |NLL - fp32| {(nll - reference[shape]).abs().mean().item():.3f} nats"
             print(f"{mode:>8} {shape[0]:>2}x{shape[1]:<4} {rate:8.1f} tok/s{drift}", flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

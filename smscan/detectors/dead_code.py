@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -99,9 +100,10 @@ class DeadCodeDetector:
         if self._rule.python_only and not dead and not _parses(text):
             return []
         extents = _content_extents(text)
+        prose = _prose_lines(text, extents, python=python is not False)
         found = []
         for mean, count, line in zip(windows.scores.tolist(), counts.tolist(), lines.tolist()):
-            if not math.isfinite(mean):
+            if not math.isfinite(mean) or line in prose:
                 continue
             score = (mean * count + rule.shrink * prior) / (count + rule.shrink)
             start, end = extents[line - 1]
@@ -122,6 +124,40 @@ def _finite_counts(finite: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> 
     bounds = np.stack([starts, ends], axis=1).ravel()
     counts: np.ndarray = np.add.reduceat(np.append(finite.astype(np.int64), 0), bounds)[::2]
     return counts
+
+
+# A line that is only a comment is prose, not code that could be dead. C-family preprocessor
+# directives start with '#' too and are code.
+_COMMENT_START = ("#", "//", "/*", "*", "<!--", "--", ";;", "%")
+_DIRECTIVE = re.compile(r"#\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error|import)\b")
+
+
+def _prose_lines(text: str, extents: list[tuple[int, int]], *, python: bool) -> set[int]:
+    """1-based lines that are comments, or (in Python) docstrings."""
+    prose = set()
+    for number, (start, end) in enumerate(extents, start=1):
+        content = text[start:end]
+        if content.startswith(_COMMENT_START) and not _DIRECTIVE.match(content):
+            prose.add(number)
+    if python:
+        prose.update(_docstring_lines(text))
+    return prose
+
+
+def _docstring_lines(source: str) -> set[int]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list) or not body or not isinstance(body[0], ast.Expr):
+            continue
+        value = body[0].value
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            lines.update(range(body[0].lineno, int(body[0].end_lineno or body[0].lineno) + 1))
+    return lines
 
 
 def _content_extents(text: str) -> list[tuple[int, int]]:

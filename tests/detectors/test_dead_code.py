@@ -92,3 +92,13 @@ def test_evidence_raises_a_line_by_the_bonus() -> None:
     assert by_line[3].score == pytest.approx(5.0)
     assert by_line[3].details["evidence"] == "unreachable"
     assert by_line[2].score == pytest.approx(2.0)
+
+
+def test_comments_and_docstrings_are_prose_not_code() -> None:
+    text = 'def f(x):\n    """Zq doc."""\n    # Zq comment\n    return x  # Zq\n#include <stdio.h>\n'
+    scores = char_scores(text, low=2.0)
+
+    found = DeadCodeDetector(PLAIN).candidates(text, scores, python=True)
+
+    lines = [text.count("\n", 0, c.char_start) + 1 for c in found]
+    assert lines == [1, 4, 5]

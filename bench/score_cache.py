@@ -28,13 +28,17 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--shard", default="0/1", help="I/N: score only every N-th text from the I-th (parallel workers)")
     parser.add_argument("--longest-first", action="store_true", help="score the longest texts first (a second worker meeting a shortest-first one)")
+    parser.add_argument("--max-chars", type=int, default=None, help="skip texts longer than this")
     args = parser.parse_args()
     if args.longest_first:
         args.batch = 1  # long texts one at a time, so two workers meet cleanly
     scorer = CachedScorer(load_scorer(args.model, pull_if_missing=True), ScoreCache(args.cache))
     for labels in args.labels:
         index, count = (int(part) for part in args.shard.split("/"))
-        texts = sorted({document.text for document in read_labels(labels)}, key=lambda t: (len(t), t))[index::count]
+        texts = sorted({document.text for document in read_labels(labels)}, key=lambda t: (len(t), t))
+        if args.max_chars is not None:
+            texts = [text for text in texts if len(text) <= args.max_chars]
+        texts = texts[index::count]
         if args.longest_first:
             texts.reverse()
         started = time.time()

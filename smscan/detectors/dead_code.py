@@ -133,7 +133,7 @@ _DIRECTIVE = re.compile(r"#\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|
 
 
 def _prose_lines(text: str, extents: list[tuple[int, int]], *, python: bool) -> set[int]:
-    """1-based lines that are comments, or (in Python) docstrings."""
+    """1-based lines that are comments, or (in Python) string-only statements such as docstrings."""
     prose = set()
     for number, (start, end) in enumerate(extents, start=1):
         content = text[start:end]
@@ -145,18 +145,15 @@ def _prose_lines(text: str, extents: list[tuple[int, int]], *, python: bool) -> 
 
 
 def _docstring_lines(source: str) -> set[int]:
+    """Lines of string-only statements: docstrings, wherever they ended up, are prose."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     lines: set[int] = set()
     for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if not isinstance(body, list) or not body or not isinstance(body[0], ast.Expr):
-            continue
-        value = body[0].value
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            lines.update(range(body[0].lineno, int(body[0].end_lineno or body[0].lineno) + 1))
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            lines.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
     return lines
 
 

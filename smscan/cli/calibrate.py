@@ -69,7 +69,7 @@ def calibrate_command(
         "smscan_version": __version__,
         "command": _command_line(kind, labels, synthetic, seed, criterion, output, model),
     }
-    if not 0 < entry["validation"][entry["unit"]]["tp"]:
+    if entry["validation"][entry["unit"]]["tp"] == 0:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
     write_entry(output, kind, provenance)
     if plot is not None:
@@ -118,7 +118,7 @@ def _documents(kind: str, labels: Path | None, synthetic: Path | None, seed: int
     from smscan.calibration.labels import read_labels
     from smscan.errors import SmscanError
 
-    _check_kind(kind)
+    check_detector_kind(kind)
     if (labels is None) == (synthetic is None):
         raise SmscanError("give exactly one of --labels FILE and --synthetic PATH")
     if synthetic is not None:
@@ -137,7 +137,8 @@ def _documents(kind: str, labels: Path | None, synthetic: Path | None, seed: int
     return documents, labels.as_posix(), digest
 
 
-def _check_kind(kind: str) -> None:
+def check_detector_kind(kind: str) -> None:
+    """Refuse a kind that has no detector (``surprise`` is not calibrated)."""
     from smscan.detectors import DETECTORS
     from smscan.errors import SmscanError
 

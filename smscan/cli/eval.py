@@ -40,11 +40,11 @@ def eval_command(
     from smscan.calibration.calibrate import evaluate_kind
     from smscan.calibration.labels import read_labels
     from smscan.calibration.thresholds import find_entry, threshold_files
-    from smscan.cli.calibrate import _check_kind
+    from smscan.cli.calibrate import check_detector_kind
     from smscan.config import load_settings
     from smscan.errors import SmscanError
 
-    _check_kind(kind)
+    check_detector_kind(kind)
     if labels is None:
         raise SmscanError("--labels FILE is required")
     documents = read_labels(labels)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -19,6 +20,9 @@ from smscan.detectors.suppress import drop_allowed
 from smscan.errors import SmscanError
 from smscan.pipeline import Detection, ScanResult, SurpriseRule, scan
 from smscan.records import Document, Skip
+
+if TYPE_CHECKING:
+    from smscan.model.scorer import TransformersScorer
 
 
 SURPRISE = "surprise"
@@ -172,7 +176,7 @@ def collect(
     from smscan.model.load import load_scorer
 
     err_console = Console(stderr=True)
-    scorer = None
+    scorer: TransformersScorer | None = None
     if any(isinstance(item, Document) for item in items):
         with err_console.status("loading the reference model", spinner="dots"):
             # The default model is fetched and converted on first use (once; then cached).
@@ -182,7 +186,8 @@ def collect(
     if scorer is not None and environ.get("SMSCAN_SCORE_CACHE"):
         from smscan.cache import CachedScorer, ScoreCache
 
-        scorer = CachedScorer(scorer, ScoreCache(Path(environ["SMSCAN_SCORE_CACHE"])))
+        # A CachedScorer answers score_texts, fingerprint and settings like the scorer it wraps.
+        scorer = cast("TransformersScorer", CachedScorer(scorer, ScoreCache(Path(environ["SMSCAN_SCORE_CACHE"]))))
     if scorer is not None:
         rule = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
     else:

@@ -2,10 +2,11 @@
 
 - device ``auto``: ``cuda`` if available, then ``mps``, then ``cpu``.
 - dtype ``auto``: on CPU ``bf16`` only where oneDNN reports native bf16 support (AVX512-BF16 or
-  AMX), else ``fp32``: without it bf16 matmuls are emulated and measured 4-20x slower than fp32
-  (docs/BENCHMARKS.md). On CUDA ``bf16`` where supported, else ``fp16``. On MPS ``fp32``: the
+  AMX), else ``fp32``: without them bf16 matmuls fall back to slow kernels, measured 2-8x slower
+  than fp32 (docs/BENCHMARKS.md). On CUDA ``bf16`` where supported, else ``fp16``. On MPS ``fp32``: the
   model is small, and fp32 avoids MPS's uneven bf16/fp16 kernel coverage.
-- ``bf16``/``fp16`` mean the weights are cast (measured faster than fp32 weights under autocast).
+- ``bf16``/``fp16`` mean the weights are cast: with native bf16 that measured faster than fp32
+  weights under bf16 autocast, and it halves the memory.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ import numpy as np
 from smscan.detectors.candidate import Candidate
 from smscan.detectors.placeholders import is_stand_in
 from smscan.detectors.slots import (
-    ARGUMENT, ASSIGNMENT, HEADER, PEM, STRING, TOKEN, URL_USERINFO, Slot, find_slots,
+    ARGUMENT, ASSIGNMENT, HEADER, PEM, PUBLIC_BLOCK, STRING, TOKEN, URL_USERINFO, Slot, find_slots,
 )
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.records import TokenScores
@@ -74,7 +74,10 @@ _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
-_DIGEST_PREFIXED = re.compile(r"^(?:sha1|sha224|sha256|sha384|sha512|md5)[-:=]", re.IGNORECASE)
+# Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
+_DIGEST_PREFIXED = re.compile(r"^(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]", re.IGNORECASE)
+_DIGEST_BEFORE = re.compile(r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]$", re.IGNORECASE)
+_DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 _CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
@@ -189,6 +192,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
     value = text[slot.start : slot.end]
     if slot.where == PEM:
         return rule.secret_bonus
+    if slot.where == PUBLIC_BLOCK:
+        return None
     if is_stand_in(value) or _is_other_identifier(value):
         return None
     if slot.where != HEADER and is_encoded_text(value):
@@ -199,6 +204,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
     line_start = text.rfind("\n", 0, slot.start) + 1
     before = text[line_start : slot.start]
     if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before)):
+        return None
+    if _DIGEST_BEFORE.search(before):
         return None
     if len(set(value)) < 4 or _character_classes(value) < 2:
         return None
@@ -243,6 +250,7 @@ def _is_other_identifier(value: str) -> bool:
         _UUID.match(value)
         or _VERSION.match(value)
         or _DIGEST_PREFIXED.match(value)
+        or _DATA_URI.match(value)
         or _URLISH.match(value)
         or _EMAIL.match(value)
         or _HOSTNAME.match(value)

@@ -4,6 +4,8 @@ A slot is the character span of one *value* (never its key, quotes or scheme wor
 the name it is bound to, if any, and what kind of place it is:
 
 ``pem``            a private-key block, ``-----BEGIN ... PRIVATE KEY-----`` to its END line
+``public-block``   a certificate or public-key block: public, kept only so that no line of it is
+                   taken for a token
 ``url-userinfo``   the password in ``scheme://user:password@host``
 ``header``         the token after an ``Authorization`` scheme word (``Bearer``, ``Basic``, ...)
 ``argument``       the value of a command-line option (``--token X``, ``-u user:password``)
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 
 # Slot kinds, strongest first: the order resolves overlaps.
 PEM = "pem"
+PUBLIC_BLOCK = "public-block"
 URL_USERINFO = "url-userinfo"
 HEADER = "header"
 ARGUMENT = "argument"
@@ -34,7 +37,7 @@ STRING = "string"
 ASSIGNMENT = "assignment"
 TOKEN = "token"
 _PRIORITY = {kind: rank for rank, kind in enumerate(
-    (PEM, URL_USERINFO, HEADER, ARGUMENT, STRING, ASSIGNMENT, TOKEN)
+    (PEM, PUBLIC_BLOCK, URL_USERINFO, HEADER, ARGUMENT, STRING, ASSIGNMENT, TOKEN)
 )}
 
 
@@ -48,7 +51,7 @@ class Slot:
     where: str
 
 
-_PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----")
+_PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 _URL_USERINFO = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s@'\"`<>/]+)@"
     r"(?=[\w\[.\-])"
@@ -147,11 +150,15 @@ def _resolve(slots: list[Slot]) -> list[Slot]:
 
 
 def _pem_blocks(text: str) -> Iterator[Slot]:
+    """Armoured blocks: private keys are slots; certificates and public keys are public and
+    swallow their lines so no part of them is taken for a token."""
     for begin in _PEM_BEGIN.finditer(text):
-        end_marker = f"-----END {begin.group(1)}-----"
+        label = begin.group(1)
+        end_marker = f"-----END {label}-----"
         end = text.find(end_marker, begin.end())
         if end != -1:
-            yield Slot(begin.start(), end + len(end_marker), begin.group(1), PEM)
+            where = PEM if "PRIVATE KEY" in label else PUBLIC_BLOCK
+            yield Slot(begin.start(), end + len(end_marker), label, where)
 
 
 def _url_passwords(text: str, offset: int, key: str) -> Iterator[Slot]:

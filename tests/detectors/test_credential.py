@@ -67,6 +67,8 @@ def test_the_rate_statistic_is_nats_per_character() -> None:
         'homepage = "https://api.example.com/v2/status"\n',
         'version = "v2.33.18"\n',
         'payload = "aGVsbG8gd29ybGQgZnJvbSBoZXJl"\n',
+        'icon = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"\n',
+        '# golang.org/x/net v0.21.0 h1:AQyQV4dYCvJ7vGmJyKki9+PBdyvhkSd8EIx/qb0AYv4=\n',
     ],
 )
 def test_stand_ins_and_other_identifiers_are_never_candidates(text: str) -> None:

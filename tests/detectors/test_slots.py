@@ -43,12 +43,6 @@ def test_a_private_key_block_is_one_slot_that_swallows_its_lines() -> None:
     assert slot.where == "pem"
 
 
-def test_a_certificate_is_not_a_private_key() -> None:
-    text = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
-
-    assert all(slot.where != "pem" for slot in find_slots(text))
-
-
 def test_names_are_not_values() -> None:
     # A mapping key and the first argument of a lookup are names.
     assert values('d = {"password": x}') == []
@@ -67,3 +61,12 @@ def test_offsets_are_document_offsets_on_later_lines() -> None:
     (slot,) = [s for s in find_slots(text) if s.key == "token"]
 
     assert text[slot.start : slot.end] == "Zq8xP1sV9"
+
+
+def test_a_certificate_swallows_its_lines_as_public_material() -> None:
+    body = "MIIBszCCAVmgAwIBAgIUZq8xP1sV9kL2mN4bT7wRAbCdEfGh"
+    text = f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n"
+
+    (slot,) = find_slots(text)
+
+    assert slot.where == "public-block"

@@ -52,7 +52,8 @@ def fixture_rules() -> tuple[SurpriseRule, tuple[Detection, ...]]:
     return (
         SurpriseRule(window=4, threshold=3.0),
         (
-            Detection(make_detector("credential"), 3.0, "test"),
+            # The window statistic with whole-nat evidence: the numbers the goldens were drawn with.
+            Detection(make_detector("credential", {"statistic": "window", "secret_bonus": 2.0, "token_penalty": 2.0}), 3.0, "test"),
             Detection(make_detector("dead-code", {"evidence_bonus": 2.0}), 2.8, "test"),
         ),
     )

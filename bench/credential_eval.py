@@ -33,17 +33,13 @@ from smscan.engine.windows import fixed_windows
 from smscan.records import TokenScores
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
-    ("no evidence bonus", {"secret_bonus": 0.0, "token_penalty": 0.0}),
-    ("bonus 1, penalty 1", {"secret_bonus": 1.0, "token_penalty": 1.0}),
-    ("bonus 2, penalty 2 (default)", {}),
-    ("bonus 3, penalty 3", {"secret_bonus": 3.0, "token_penalty": 3.0}),
-    ("bonus 4, penalty 4", {"secret_bonus": 4.0, "token_penalty": 4.0}),
-    ("window 8", {"window": 8}),
-    ("window 2", {"window": 2}),
+    ("window statistic, no evidence", {"statistic": "window", "secret_bonus": 0.0, "token_penalty": 0.0}),
+    ("window statistic, evidence 2", {"statistic": "window", "secret_bonus": 2.0, "token_penalty": 2.0}),
+    ("window statistic (8 tokens), evidence 2", {"statistic": "window", "window": 8, "secret_bonus": 2.0, "token_penalty": 2.0}),
     ("rate, no evidence", {"statistic": "rate", "secret_bonus": 0.0, "token_penalty": 0.0}),
-    ("rate, bonus 0.5, penalty 0.5", {"statistic": "rate", "secret_bonus": 0.5, "token_penalty": 0.5}),
-    ("rate, bonus 1, penalty 1", {"statistic": "rate", "secret_bonus": 1.0, "token_penalty": 1.0}),
-    ("rate, bonus 1.5, penalty 1.5", {"statistic": "rate", "secret_bonus": 1.5, "token_penalty": 1.5}),
+    ("rate, evidence 0.5 (default)", {"statistic": "rate", "secret_bonus": 0.5, "token_penalty": 0.5}),
+    ("rate, evidence 1", {"statistic": "rate", "secret_bonus": 1.0, "token_penalty": 1.0}),
+    ("rate, evidence 1.5", {"statistic": "rate", "secret_bonus": 1.5, "token_penalty": 1.5}),
 ]
 
 

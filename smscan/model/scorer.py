@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 Dtype = Literal["bf16", "fp16", "fp32"]
 DEFAULT_CONTEXT_TOKENS = 512
 DEFAULT_STRIDE = 384
-DEFAULT_BATCH_SIZE = 4
+DEFAULT_BATCH_SIZE = 1
+# Chunks per forward pass when the caller does not say: batching does not speed up a CPU (measured
+# in docs/BENCHMARKS.md) and multiplies the (batch, tokens, vocab) logits; accelerators need it.
+DEVICE_BATCH_SIZES = {"cpu": 1, "mps": 4, "cuda": 8}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +50,8 @@ class ScoringSettings:
         stride: new tokens scored per chunk after the first; each later chunk re-feeds
             ``context_tokens - stride`` tokens of left context.
         dtype: the resolved weight dtype, ``bf16``, ``fp16`` or ``fp32``.
-        batch_size: chunks per forward pass (speed and memory only).
+        batch_size: chunks per forward pass (speed and memory only; ``load_scorer`` picks it
+            per device unless told).
 
     Example:
         >>> ScoringSettings().key()

@@ -174,3 +174,9 @@ def test_corrupted_default_cache_is_a_model_error(tiny_model_dir: Path, tmp_path
     assert str(folder) in message
     assert "smscan model pull --force" in message
     assert "\n" not in message
+
+
+def test_batch_size_defaults_per_device(tiny_model_dir: Path, tmp_path: Path) -> None:
+    scorer = load_scorer(str(tiny_model_dir), device="cpu", dtype="fp32", cache_dir=tmp_path)
+    assert scorer.settings.batch_size == 1
+    assert load_scorer(str(tiny_model_dir), device="cpu", batch_size=6, cache_dir=tmp_path).settings.batch_size == 6

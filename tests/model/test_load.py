@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -8,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from smscan.errors import ModelError
-from smscan.model.fingerprint import fingerprint_default, fingerprint_folder
+from smscan.model.fingerprint import fingerprint_default, fingerprint_folder, fingerprinted_files
 from smscan.model.load import is_default_model, load_model, load_scorer, resolve_model
 from smscan.model.pull import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
 from smscan.model.store import MANIFEST_NAME, write_manifest
@@ -53,14 +55,22 @@ def test_fingerprint_changes_with_the_weights(tiny_model_dir: Path, tmp_path: Pa
     assert fingerprint_folder(copy) != before
 
 
-def test_fingerprint_hash_cache_is_used(tiny_model_dir: Path, tmp_path: Path) -> None:
+def test_fingerprint_hash_cache_is_used_and_refreshed(tiny_model_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, folder)
     cache = tmp_path / "hashes.json"
-    first = fingerprint_folder(tiny_model_dir, hash_cache=cache)
-    assert cache.is_file()
-    cache.write_text(cache.read_text().replace(first.digest[:8], first.digest[:8]))  # untouched
-    assert fingerprint_folder(tiny_model_dir, hash_cache=cache) == first
+    honest = fingerprint_folder(folder, hash_cache=cache)
+    entries = json.loads(cache.read_text())
+    assert set(entries) == {str(p.resolve()) for p in fingerprinted_files(folder)}
+    # a cached hash is trusted while the file's size and mtime are unchanged...
+    cache.write_text(json.dumps({path: [stamp, "0" * 64] for path, (stamp, _) in entries.items()}))
+    assert fingerprint_folder(folder, hash_cache=cache) != honest
+    # ...and recomputed once they change
+    for path in fingerprinted_files(folder):
+        os.utime(path, ns=(1, 1))
+    assert fingerprint_folder(folder, hash_cache=cache) == honest
     cache.write_text("{garbled")
-    assert fingerprint_folder(tiny_model_dir, hash_cache=cache) == first
+    assert fingerprint_folder(folder, hash_cache=cache) == honest
 
 
 def test_default_fingerprint_is_the_gguf_and_conversion() -> None:

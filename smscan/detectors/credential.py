@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from smscan.detectors.candidate import Candidate
-from smscan.detectors.placeholders import is_stand_in
+from smscan.detectors.placeholders import is_placeholder, is_stand_in
 from smscan.detectors.slots import (
     ARGUMENT, ASSIGNMENT, HEADER, PEM, PUBLIC_BLOCK, STRING, TOKEN, URL_USERINFO, Slot, find_slots,
 )
@@ -77,6 +77,12 @@ _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
 # Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
 _DIGEST_PREFIXED = re.compile(r"^(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]", re.IGNORECASE)
 _DIGEST_BEFORE = re.compile(r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]$", re.IGNORECASE)
+# Patterns, not values: globs (`*/build/*`, `*.py`, `**`) and regular expressions.
+_PATTERN = re.compile(r"\*/|/\*|\*\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]")
+# Windows paths: a drive letter, or UNC and escaped separators.
+_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
+# Package, image and action references: name@version, owner/repo@ref.
+_REFERENCE_AT_VERSION = re.compile(r"^[\w.\-]+(?:/[\w.\-]+)*@v?\d[\w.\-]*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
@@ -102,8 +108,8 @@ class CredentialRule:
     value (the paper's rule); ``rate``: the value's total NLL per character (nats/char), the
     model's estimate of how random the value is."""
     window: int = 4
-    secret_bonus: float = 0.5
-    token_penalty: float = 0.5
+    secret_bonus: float = 1.0
+    token_penalty: float = 1.0
     min_length_named: int = 6
     min_length_unnamed: int = 12
     min_length_token: int = 20
@@ -238,19 +244,24 @@ def is_encoded_text(value: str) -> bool:
         decoded = base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
     except (binascii.Error, ValueError):
         return False
-    if len(decoded) < 8 or not all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded):
+    if len(decoded) < 6 or not all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded):
         return False
     text = decoded.decode("ascii")
-    return not _CREDENTIAL_PAIR.match(text)
+    # A user:password pair is a credential, unless it is a stand-in pair such as foo:bar.
+    return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
 
 def _is_other_identifier(value: str) -> bool:
-    """Shapes of public identifiers: UUIDs, versions, URLs, paths, hosts, dates, digests, names."""
+    """Shapes of other things: UUIDs, versions, URLs, paths, hosts, dates, digests, data URIs,
+    globs and regexes, package references, plain names, numbers."""
     return bool(
         _UUID.match(value)
         or _VERSION.match(value)
         or _DIGEST_PREFIXED.match(value)
         or _DATA_URI.match(value)
+        or _PATTERN.search(value)
+        or _WINDOWS_PATH.search(value)
+        or _REFERENCE_AT_VERSION.match(value)
         or _URLISH.match(value)
         or _EMAIL.match(value)
         or _HOSTNAME.match(value)

@@ -196,8 +196,13 @@ def _line_slots(text: str, line: str, offset: int) -> Iterator[Slot]:
         )
     for match in _TOKEN_RUN.finditer(line):
         start, end = _trim_token(line, match.start(), match.end())
+        key = ""
+        pair = _PAIR.match(line, start, end)
+        if pair and pair.start() == start and _NAME_SHAPE.match(pair.group("k")) and pair.end("v") == end:
+            # `name=value` run together (a query string in prose): the value, bound to the name.
+            key, start = pair.group("k"), pair.start("v")
         if end - start >= 20:
-            yield Slot(offset + start, offset + end, "", TOKEN)
+            yield Slot(offset + start, offset + end, key, TOKEN)
 
 
 def _option_values(line: str, offset: int) -> Iterator[Slot]:

@@ -38,8 +38,8 @@ def test_calibrate_then_eval_then_scan(
     assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *cache]) == 0
 
     entry = json.loads(thresholds.read_text())["kinds"]["credential"]
-    # The key: one token of NLL 12 over 24 characters (0.5 nats/char) plus the secret-name bonus 0.5.
-    assert entry["threshold"] == 1.0
+    # The key: one token of NLL 12 over 24 characters (0.5 nats/char) plus the secret-name bonus 1.
+    assert entry["threshold"] == 1.5
     assert entry["fingerprint"] == RandomWordScorer.fingerprint
     assert entry["validation"]["char"]["f1"] == 1.0
     assert entry["examples"] == 4
@@ -59,7 +59,7 @@ def test_calibrate_then_eval_then_scan(
     assert code == 1
     assert [(f["kind"], f["char_start"], f["char_end"]) for f in report["findings"]] == [("credential", 9, 33)]
     assert report["rule"]["kinds"] == ["credential"]
-    assert report["rule"]["credential"]["threshold"] == 1.0
+    assert report["rule"]["credential"]["threshold"] == 1.5
 
 
 def test_a_thresholds_file_for_another_model_is_refused(

@@ -48,8 +48,8 @@ def test_a_surprising_value_under_a_secret_name_scores_surprise_plus_bonus() -> 
 def test_the_rate_statistic_is_nats_per_character() -> None:
     text = f'API_KEY = "{KEY}"\n'
 
-    # 20 tokens of 9 nats over 20 characters, plus the default bonus 0.5.
-    assert found(text, [KEY]) == [(KEY, 9.5)]
+    # 20 tokens of 9 nats over 20 characters, plus the default bonus 1.
+    assert found(text, [KEY]) == [(KEY, 10.0)]
 
 
 @pytest.mark.parametrize(
@@ -68,6 +68,10 @@ def test_the_rate_statistic_is_nats_per_character() -> None:
         'version = "v2.33.18"\n',
         'payload = "aGVsbG8gd29ybGQgZnJvbSBoZXJl"\n',
         'icon = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"\n',
+        'auth = "Zm9vOmJhcg=="\n',
+        'exclude = "*/build/*.py"\n',
+        'share = "\\\\\\\\fileserver\\\\share"\n',
+        'uses: "actions/checkout@v4.1.7"\n',
         '# golang.org/x/net v0.21.0 h1:AQyQV4dYCvJ7vGmJyKki9+PBdyvhkSd8EIx/qb0AYv4=\n',
     ],
 )
@@ -88,7 +92,7 @@ def test_a_bare_token_pays_the_penalty() -> None:
     text = f"# rotated {KEY}Ab12 last week\n"
 
     assert found(text, [f"{KEY}Ab12"], WINDOW) == [(f"{KEY}Ab12", 7.0)]
-    assert found(text, [f"{KEY}Ab12"]) == [(f"{KEY}Ab12", 8.5)]
+    assert found(text, [f"{KEY}Ab12"]) == [(f"{KEY}Ab12", 8.0)]
 
 
 def test_short_values_need_a_secret_name() -> None:
@@ -96,7 +100,7 @@ def test_short_values_need_a_secret_name() -> None:
     text = 'pwd = "Zq8!x1"\nlabel = "Zq8!x1"\n'
     judged = [judge_slot(text, slot, rule) for slot in find_slots(text)]
 
-    assert judged == [0.5, None]
+    assert judged == [1.0, None]
 
 
 @pytest.mark.parametrize(

@@ -70,3 +70,16 @@ def test_a_certificate_swallows_its_lines_as_public_material() -> None:
     (slot,) = find_slots(text)
 
     assert slot.where == "public-block"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("see https://example.test/deps?package_id=UGFja2FnZS01NzA4OTExNg for more\n",
+         ("UGFja2FnZS01NzA4OTExNg", "package_id", "assignment")),
+        ("[![deps](https://example.test/deps?package_id=UGFja2FnZS01NzA4OTExNg)](https://x)\n",
+         ("UGFja2FnZS01NzA4OTExNg", "package_id", "token")),
+    ],
+)
+def test_a_name_value_run_in_prose_is_the_value(text: str, expected: tuple[str, str, str]) -> None:
+    assert expected in values(text)

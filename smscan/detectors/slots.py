@@ -92,6 +92,7 @@ _PAIR = re.compile(r"(?:^|[;&?])(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^;&]*)")
 _NAME_SHAPE = re.compile(
     r"^(?:[A-Z][A-Z0-9_.\-]*|[a-z][a-z0-9_.\-]*|[A-Z]?[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z]+)$"
 )
+_TOKEN_PAIR = re.compile(r"(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=][^=]*=*)")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
 # Lines that are code statements rather than `key = value` settings: a value that calls,
 # indexes or combines things is an expression, not a literal.
@@ -197,8 +198,8 @@ def _line_slots(text: str, line: str, offset: int) -> Iterator[Slot]:
     for match in _TOKEN_RUN.finditer(line):
         start, end = _trim_token(line, match.start(), match.end())
         key = ""
-        pair = _PAIR.match(line, start, end)
-        if pair and pair.start() == start and _NAME_SHAPE.match(pair.group("k")) and pair.end("v") == end:
+        pair = _TOKEN_PAIR.fullmatch(line, start, end)
+        if pair and _NAME_SHAPE.match(pair.group("k")):
             # `name=value` run together (a query string in prose): the value, bound to the name.
             key, start = pair.group("k"), pair.start("v")
         if end - start >= 20:

@@ -12,6 +12,7 @@ import pytest
 
 from smscan.cli import main
 from smscan.engine import fixed_windows
+from smscan.reports.json import VERSION as REPORT_VERSION
 
 pytestmark = pytest.mark.model
 
@@ -94,7 +95,7 @@ def test_repo_reports_a_planted_secret_and_leaves_clean_code_alone(
     code = main(["repo", str(tmp_path), "--device", "cpu", "--format", "json", "-o", str(report_path)])
     assert code == 1, capsys.readouterr().err
     report = json.loads(report_path.read_text(encoding="utf-8"))
-    assert report["version"] == 1
+    assert report["version"] == REPORT_VERSION
     assert report["model"]["fingerprint"]
     assert report["stats"]["files_scanned"] == 2
     findings = report["findings"]

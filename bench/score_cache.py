@@ -29,6 +29,7 @@ def main() -> int:
     parser.add_argument("--shard", default="0/1", help="I/N: score only every N-th text from the I-th (parallel workers)")
     parser.add_argument("--longest-first", action="store_true", help="score the longest texts first (a second worker meeting a shortest-first one)")
     parser.add_argument("--max-chars", type=int, default=None, help="skip texts longer than this")
+    parser.add_argument("--min-chars", type=int, default=None, help="skip texts shorter than this")
     args = parser.parse_args()
     if args.longest_first:
         args.batch = 1  # long texts one at a time, so two workers meet cleanly
@@ -38,6 +39,8 @@ def main() -> int:
         texts = sorted({document.text for document in read_labels(labels)}, key=lambda t: (len(t), t))
         if args.max_chars is not None:
             texts = [text for text in texts if len(text) <= args.max_chars]
+        if args.min_chars is not None:
+            texts = [text for text in texts if len(text) >= args.min_chars]
         texts = texts[index::count]
         if args.longest_first:
             texts.reverse()

@@ -37,8 +37,8 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("window statistic, evidence 2", {"statistic": "window", "secret_bonus": 2.0, "token_penalty": 2.0}),
     ("window statistic (8 tokens), evidence 2", {"statistic": "window", "window": 8, "secret_bonus": 2.0, "token_penalty": 2.0}),
     ("rate, no evidence", {"statistic": "rate", "secret_bonus": 0.0, "token_penalty": 0.0}),
-    ("rate, evidence 0.5 (default)", {"statistic": "rate", "secret_bonus": 0.5, "token_penalty": 0.5}),
-    ("rate, evidence 1", {"statistic": "rate", "secret_bonus": 1.0, "token_penalty": 1.0}),
+    ("rate, evidence 0.5", {"statistic": "rate", "secret_bonus": 0.5, "token_penalty": 0.5}),
+    ("rate, evidence 1 (default)", {"statistic": "rate", "secret_bonus": 1.0, "token_penalty": 1.0}),
     ("rate, evidence 1.5", {"statistic": "rate", "secret_bonus": 1.5, "token_penalty": 1.5}),
 ]
 

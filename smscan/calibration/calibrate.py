@@ -40,6 +40,11 @@ def parse_criterion(text: str) -> str:
 def choose_threshold(points: Sweep, criterion: str) -> float:
     """The threshold a criterion picks from a sweep.
 
+    Every threshold between the score the criterion picks and the next lower score gives the
+    same counts on the validation set; the threshold is put halfway between them, so a unit
+    scoring a little lower than the weakest target seen is not lost on new data (and a unit a
+    little above the strongest rejected non-target is not taken).
+
     Raises:
         SmscanError: the set has no positive unit, or no threshold satisfies the criterion.
     """
@@ -51,7 +56,7 @@ def choose_threshold(points: Sweep, criterion: str) -> float:
     if criterion == "best-f1":
         f1 = points.f1
         best = np.flatnonzero(f1 == f1.max())
-        return float(points.thresholds[best[-1]])
+        return _halfway_below(points, int(best[-1]))
     name, value = criterion.split(":")
     target = float(value)
     if name == "recall":
@@ -61,11 +66,17 @@ def choose_threshold(points: Sweep, criterion: str) -> float:
                 f"no threshold reaches recall {target}: the most is {points.tpr.max():.3f} "
                 "(units no candidate covers can never be reported)"
             )
-        return float(points.thresholds[reaching[-1]])
+        return _halfway_below(points, int(reaching[-1]))
     within = np.flatnonzero(points.fpr <= target + 1e-12)
     if within.size == 0:
         raise SmscanError(f"no threshold keeps the false-positive rate at or below {target}")
-    return float(points.thresholds[within[0]])
+    return _halfway_below(points, int(within[0]))
+
+
+def _halfway_below(points: Sweep, index: int) -> float:
+    if index == 0:
+        return float(points.thresholds[0])
+    return float((points.thresholds[index - 1] + points.thresholds[index]) / 2)
 
 
 def evaluate(units: UnitScores, threshold: float) -> dict[str, Any]:

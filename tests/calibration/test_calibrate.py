@@ -35,8 +35,8 @@ def test_named_operating_points_are_recall_targets() -> None:
     [
         ("best-f1", 1.0),  # F1 at 1: 6/8 = 0.75; at 2: 4/7; at 3: 4/6; at 4: 0
         ("recall:1.0", 1.0),
-        ("recall:0.6", 3.0),
-        ("fpr:0.34", 3.0),
+        ("recall:0.6", 2.5),  # score 3 reaches it: halfway down to the next score, 2
+        ("fpr:0.34", 2.5),
         ("fpr:0.7", 1.0),
     ],
 )
@@ -112,7 +112,7 @@ def test_calibrate_picks_the_threshold_and_reports_what_it_achieves() -> None:
     assert entry["validation"]["char"]["tp"] == 45
     assert entry["validation"]["char"]["fp"] == 16
     assert entry["validation"]["char"]["f1"] == round(90 / 106, 4)
-    assert entry["operating_points"]["SM50"]["threshold"] == 11.0
+    assert entry["operating_points"]["SM50"]["threshold"] == 10.0  # halfway between 11 and 9
     assert entry["operating_points"]["SM95"]["threshold"] == 3.0
     assert entry["examples"] == 3
     assert entry["rule"]["rule"] == "credential-slots"

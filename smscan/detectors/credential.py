@@ -83,6 +83,8 @@ _PATTERN = re.compile(r"\*/|/\*|\*\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
 # Package, image and action references: name@version, owner/repo@ref.
 _REFERENCE_AT_VERSION = re.compile(r"^[\w.\-]+(?:/[\w.\-]+)*@v?\d[\w.\-]*$")
+# Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0 (PEP 440 and npm-like).
+_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|\^|~|>|<)\s*v?\d[\w.\-*+]*(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
@@ -112,6 +114,7 @@ class CredentialRule:
     token_penalty: float = 1.0
     min_length_named: int = 6
     min_length_unnamed: int = 12
+    min_length_unnamed_hex: int = 20
     min_length_token: int = 20
 
     def as_dict(self) -> dict[str, Any]:
@@ -222,6 +225,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
     if place == "secret":
         return rule.secret_bonus if len(value) >= rule.min_length_named else None
     if slot.where in (STRING, ASSIGNMENT) and len(value) >= rule.min_length_unnamed:
+        # Short hex without a name is an id (short commit hashes, revision ids), not a key: hex
+        # carries 4 bits a character, so a key in hex is long.
+        if _HEX.match(value) and len(value) < rule.min_length_unnamed_hex:
+            return None
         return 0.0
     return None
 
@@ -262,6 +269,7 @@ def _is_other_identifier(value: str) -> bool:
         or _PATTERN.search(value)
         or _WINDOWS_PATH.search(value)
         or _REFERENCE_AT_VERSION.match(value)
+        or _REQUIREMENT.match(value)
         or _URLISH.match(value)
         or _EMAIL.match(value)
         or _HOSTNAME.match(value)

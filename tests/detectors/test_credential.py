@@ -110,3 +110,12 @@ def test_short_values_need_a_secret_name() -> None:
 )
 def test_base64_of_readable_text_is_data(value: str, encoded: bool) -> None:
     assert is_encoded_text(value) is encoded
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['revision("52804033910e", down="2d30d79c4093")\n', 'deps = ["furo>=2024.7.18", "numpy>=1.24,<2"]\n'],
+)
+def test_short_unnamed_hex_and_requirements_are_not_credentials(text: str) -> None:
+    values = [v for v in text.split('"')[1::2]]
+    assert found(text, values) == []

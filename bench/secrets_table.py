@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Markdown tables of the metrics shared/bench/secrets_eval/run.py saved for one split.
+
+    python -m bench.secrets_table RESULTS/<split> [--tools smscan,credsweeper,detect-secrets]
+
+Prints the overall table (character and line P/R/F1, secret recall, hard-negative and clean-file
+false-positive rates, files/s), per-category secret recall (character recall in parentheses) and
+per-category hard-negative false-positive rates, as run.py's own `report` does for dev/test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--tools", default="smscan,credsweeper,detect-secrets")
+    args = parser.parse_args()
+    tools = [t for t in args.tools.split(",") if (args.results / f"{t}.json").exists()]
+    metrics = {t: json.loads((args.results / f"{t}.json").read_text()) for t in tools}
+    first = metrics[tools[0]]
+    print(f"{first['files']} files, {first['bytes'] / 1e6:.2f} MB, {first['secrets']} secrets, {first['hard_negatives']} hard negatives.\n")
+    print("| tool | char P | char R | char F1 | line P | line R | line F1 | secret recall | hard-neg FP | clean-file FP | files/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for t in tools:
+        m = metrics[t]
+        c, l = m["char"], m["line"]
+        print(f"| {t} | {c['precision']:.3f} | {c['recall']:.3f} | {c['f1']:.3f} | {l['precision']:.3f} | {l['recall']:.3f} | "
+              f"{l['f1']:.3f} | {m['secret_recall']:.3f} | {m['hard_negative_fp_rate']:.3f} | {m['clean_file_fp_rate']:.3f} | "
+              f"{m.get('files_per_s', 0):.1f} |")
+    print("\nSecret recall per category (character recall in parentheses):\n")
+    print("| category | n | " + " | ".join(tools) + " |")
+    print("|---|---|" + "---|" * len(tools))
+    for category in sorted({c for t in tools for c in metrics[t]["per_category"]}):
+        n = next(metrics[t]["per_category"][category]["secrets"] for t in tools if category in metrics[t]["per_category"])
+        cells = [f"{metrics[t]['per_category'][category]['recall']:.2f} ({metrics[t]['per_category'][category]['char_recall']:.2f})" for t in tools]
+        print(f"| {category} | {n} | " + " | ".join(cells) + " |")
+    negatives = sorted({c for t in tools for c in metrics[t]["per_negative_category"]})
+    if negatives:
+        print("\nHard negatives flagged, per category:\n")
+        print("| category | n | " + " | ".join(tools) + " |")
+        print("|---|---|" + "---|" * len(tools))
+        for category in negatives:
+            n = next(metrics[t]["per_negative_category"][category]["spans"] for t in tools if category in metrics[t]["per_negative_category"])
+            cells = [f"{metrics[t]['per_negative_category'][category]['fp_rate']:.2f}" for t in tools]
+            print(f"| {category} | {n} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

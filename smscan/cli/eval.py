@@ -47,6 +47,9 @@ def eval_command(
     check_detector_kind(kind)
     if labels is None:
         raise SmscanError("--labels FILE is required")
+    if report_format is ReportFormat.sarif:
+        # SARIF holds findings; eval's result is a table of metrics.
+        raise SmscanError("eval reports metrics, not findings: use --format text or --format json")
     documents = read_labels(labels)
     scorer = load_cached_scorer(model, device=device, dtype=dtype, score_cache=score_cache)
     rule: dict[str, Any] | None = None

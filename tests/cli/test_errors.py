@@ -49,6 +49,11 @@ def _write(path: Path, text: str) -> Path:
         (lambda tmp: None, ["repo", "{tmp}", "--format", "xml"], "Invalid value"),
         (lambda tmp: None, ["repo", "{tmp}", "--config", "{tmp}/nope.toml"], "config file not found"),
         (lambda tmp: None, ["no-such-command"], "No such command"),
+        (
+            lambda tmp: _write(tmp / "labels.jsonl", '{"code": "x = 1\\n", "poisoned_lines": []}\n'),
+            ["eval", "--kind", "dead-code", "--labels", "{tmp}/labels.jsonl", "--format", "sarif"],
+            "eval reports metrics, not findings",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_message(

@@ -13,7 +13,14 @@ from rich.console import Console
 
 from smscan.cli.options import DeviceOption, DtypeOption, ModelOption
 
-KindArgument = Annotated[str, typer.Option("--kind", help="credential or dead-code.")]
+KindArgument = Annotated[str, typer.Option("--kind", help="credential, dead-code, or surprise (raw masking for export).")]
+# The rule options of --kind surprise (the detectors' rules come from their defaults).
+WindowOption = Annotated[Optional[int], typer.Option("--window", help="surprise: window length in reference tokens [default: 4].")]
+ConsensusOption = Annotated[Optional[int], typer.Option("--consensus", help="surprise: selected windows a token needs to be masked (k) [default: 1].")]
+PropagateOption = Annotated[
+    Optional[bool],
+    typer.Option("--propagate/--no-propagate", help="surprise: duplicate propagation within a group, in the loop [default: on]."),
+]
 LabelsOption = Annotated[
     Optional[Path],
     typer.Option("--labels", help="Labelled JSONL: credential spans or dead-code lines (docs/thresholds-format.md)."),
@@ -43,20 +50,33 @@ def calibrate_command(
     dtype: DtypeOption = None,
     score_cache: ScoreCacheOption = None,
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the ROC curve and score distributions with the chosen operating point to this image (needs the 'plot' extra).")] = None,
+    window: WindowOption = None,
+    consensus: ConsensusOption = None,
+    propagate: PropagateOption = None,
 ) -> int:
     """Choose the threshold of one finding kind on labelled data (or on --synthetic data built
     from your own files) and add it to a thresholds file; the validation metrics and the model
-    fingerprint are saved with it."""
+    fingerprint are saved with it. --kind surprise chooses the raw masking threshold of
+    `smscan export` with the whole masking procedure (windows, consensus, propagation) in the loop."""
     from smscan import __version__
-    from smscan.calibration.calibrate import calibrate_kind
     from smscan.calibration.thresholds import write_entry
     from smscan.errors import SmscanError
 
     criterion = _criterion(best_f1, target_recall, max_fpr, operating_point)
+    surprise_rule = _surprise_rule(kind, window, consensus, propagate)
+    if surprise_rule is not None and plot is not None:
+        raise SmscanError("--plot draws a detector's scores; it does not combine with --kind surprise")
     documents, labels_name, labels_digest = _documents(kind, labels, synthetic, seed)
     scorer = load_cached_scorer(model, device=device, dtype=dtype, score_cache=score_cache)
     scores = score_with_progress(scorer, [d.text for d in documents])
-    entry = calibrate_kind(kind, documents, scores, criterion=criterion, folds=folds)
+    if surprise_rule is not None:
+        from smscan.exports.operating_points import calibrate_surprise
+
+        entry = calibrate_surprise(documents, scores, rule=surprise_rule, criterion=criterion, folds=folds)
+    else:
+        from smscan.calibration.calibrate import calibrate_kind
+
+        entry = calibrate_kind(kind, documents, scores, criterion=criterion, folds=folds)
     description = scorer.describe()
     provenance: dict[str, Any] = {
         "fingerprint": scorer.fingerprint,
@@ -67,7 +87,7 @@ def calibrate_command(
         "labels_sha256": labels_digest,
         "date": dt.date.today().isoformat(),
         "smscan_version": __version__,
-        "command": _command_line(kind, labels, synthetic, seed, criterion, output, model),
+        "command": _command_line(kind, labels, synthetic, seed, criterion, output, model, surprise_rule),
     }
     if entry["validation"][entry["unit"]]["tp"] == 0:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
@@ -83,7 +103,7 @@ def calibrate_command(
 
 def _command_line(
     kind: str, labels: Path | None, synthetic: Path | None, seed: int, criterion: str, output: Path,
-    model: str | None,
+    model: str | None, surprise_rule: Any = None,
 ) -> str:
     """The command that reproduces this calibration, as saved in the thresholds file."""
     words = ["smscan", "calibrate", "--kind", kind]
@@ -93,6 +113,9 @@ def _command_line(
     else:
         name, value = criterion.split(":")
         words += ["--target-recall" if name == "recall" else "--max-fpr", value]
+    if surprise_rule is not None:
+        words += ["--window", str(surprise_rule.window), "--consensus", str(surprise_rule.consensus)]
+        words.append("--propagate" if surprise_rule.propagate else "--no-propagate")
     if model:
         words += ["--model", model]
     words += ["-o", str(output)]
@@ -114,17 +137,38 @@ def _criterion(best_f1: bool, recall: float | None, fpr: float | None, point: st
     return parse_criterion(chosen[0] if chosen else "best-f1")
 
 
+def _surprise_rule(kind: str, window: int | None, consensus: int | None, propagate: bool | None) -> Any:
+    """The raw masking rule to calibrate (--kind surprise), or None for a detector kind."""
+    from smscan.errors import SmscanError
+    from smscan.exports.rule import MaskRule
+
+    if kind != "surprise":
+        check_detector_kind(kind)
+        given = [name for name, value in (("--window", window), ("--consensus", consensus), ("--propagate", propagate)) if value is not None]
+        if given:
+            raise SmscanError(f"{', '.join(given)}: rule options of --kind surprise; --kind {kind} uses its detector's rule")
+        return None
+    try:
+        return MaskRule(
+            window=4 if window is None else window,
+            consensus=1 if consensus is None else consensus,
+            propagate=True if propagate is None else propagate,
+        )
+    except ValueError as error:
+        raise SmscanError(f"--kind surprise: {error}") from error
+
+
 def _documents(kind: str, labels: Path | None, synthetic: Path | None, seed: int) -> tuple[list[Any], str, str]:
     from smscan.calibration.labels import read_labels
     from smscan.errors import SmscanError
 
-    check_detector_kind(kind)
     if (labels is None) == (synthetic is None):
         raise SmscanError("give exactly one of --labels FILE and --synthetic PATH")
     if synthetic is not None:
         from smscan.calibration.synthetic import synthetic_documents
 
-        documents = synthetic_documents(kind, synthetic, seed=seed)
+        # Raw masking targets private values: plant credentials for it.
+        documents = synthetic_documents("dead-code" if kind == "dead-code" else "credential", synthetic, seed=seed)
         return documents, f"synthetic:{synthetic} seed {seed}", ""
     assert labels is not None
     documents = read_labels(labels)
@@ -132,13 +176,15 @@ def _documents(kind: str, labels: Path | None, synthetic: Path | None, seed: int
     if not documents:
         raise SmscanError(f"{labels}: no labelled rows")
     if any(document.shape != wanted for document in documents):
+        if kind == "surprise":
+            raise SmscanError(f"{labels}: --kind surprise needs span rows (text or path, spans); dead-code line labels are calibrated with --kind dead-code")
         raise SmscanError(f"{labels}: --kind {kind} needs {'dead-code rows (code, poisoned_lines)' if wanted == 'lines' else 'credential rows (text or path, spans)'}")
     digest = hashlib.sha256(labels.read_bytes()).hexdigest()
     return documents, labels.as_posix(), digest
 
 
 def check_detector_kind(kind: str) -> None:
-    """Refuse a kind that has no detector (``surprise`` is not calibrated)."""
+    """Refuse a kind that has no detector (``surprise`` is calibrated, not evaluated, here)."""
     from smscan.detectors import DETECTORS
     from smscan.errors import SmscanError
 
@@ -172,6 +218,9 @@ def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
 
 
 def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, Any]) -> None:
+    if kind == "surprise":
+        _print_surprise_summary(console, output, entry)
+        return
     unit = entry["unit"]
     validation = entry["validation"][unit]
     cv = entry["cross_validation"]
@@ -187,3 +236,27 @@ def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, A
     )
     points = ", ".join(f"{name} {point['threshold']:.3f}" for name, point in entry["operating_points"].items())
     console.print(f"  operating points: {points}")
+
+
+def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any]) -> None:
+    rule = entry["rule"]
+    validation = entry["validation"]["token"]
+    console.print(
+        f"surprise: threshold {entry['threshold']:.4f} nats ({entry['criterion']}; window {rule['window']}, "
+        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}) saved to {output}"
+    )
+    console.print(
+        f"  validation (reference tokens, {entry['examples']} examples): target coverage "
+        f"{validation['tpr']:.3f}  collateral rate {validation['fpr']:.5f}  F1 {validation['f1']:.3f}"
+    )
+    cv = entry.get("cross_validation")
+    if cv:
+        console.print(
+            f"  {cv['folds']}-fold cross-validated: target coverage {cv['tpr']:.3f}  "
+            f"collateral rate {cv['fpr']:.5f}  F1 {cv['f1']:.3f}"
+        )
+    points = ", ".join(
+        f"{name} {point['threshold']:.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
+        for name, point in entry["operating_points"].items()
+    )
+    console.print(f"  operating points (threshold, coverage/collateral): {points}")

@@ -9,8 +9,13 @@ propagation within each group (:func:`~smscan.exports.rule.mask_group`).
 Units are reference tokens: a token is a target when it overlaps a labelled span by a code point.
 Recall (target coverage) is the share of target tokens masked, FPR (collateral) the share of
 other tokens masked. A lower threshold selects a superset of windows, hence (consensus and
-propagation being monotone) a superset of tokens, so recall falls as the threshold rises and the
-highest threshold reaching a recall is found by bisection over the distinct window scores.
+propagation being monotone) a superset of tokens, so recall and FPR both fall as the threshold
+rises: the highest threshold reaching a recall, and the lowest keeping FPR within a bound, are
+found by bisection over the distinct window scores.
+
+The held-out estimate (``cross_validation``) chooses the threshold on k-1 folds and counts the
+last, as for the detectors; a group (a package, a user) stays in one fold, since propagation
+runs within it.
 
 The result is a thresholds-file entry for kind ``surprise`` (``docs/thresholds-format.md``) that
 ``smscan export --thresholds FILE [--operating-point SM90]`` reads.
@@ -35,6 +40,7 @@ from smscan.records import TokenScores
 
 OPERATING_POINTS = {"SM50": 0.50, "SM70": 0.70, "SM90": 0.90, "SM95": 0.95}
 _F1_GRID = 64
+_EPSILON = 1e-12
 
 
 class SurpriseCalibration:
@@ -44,12 +50,20 @@ class SurpriseCalibration:
         documents: labelled texts (spans; dead-code lines are not supported here).
         scores: their reference token scores, aligned.
         rule: the rule whose threshold is chosen (its window, consensus, propagation).
+        require_targets: refuse labels without a target token (off for a held-out fold).
 
     Raises:
         SmscanError: the rule uses local ranking, or the labels hold no target token.
     """
 
-    def __init__(self, documents: Sequence[LabelledText], scores: Sequence[TokenScores], rule: MaskRule) -> None:
+    def __init__(
+        self,
+        documents: Sequence[LabelledText],
+        scores: Sequence[TokenScores],
+        rule: MaskRule,
+        *,
+        require_targets: bool = True,
+    ) -> None:
         if rule.ranking != "global":
             raise SmscanError("calibrating surprise chooses a global threshold; use --ranking global")
         self.rule = rule
@@ -59,9 +73,9 @@ class SurpriseCalibration:
         ]
         order: dict[str, list[int]] = {}
         for index, document in enumerate(documents):
-            order.setdefault(document.group or document.name.split("/")[0], []).append(index)
+            order.setdefault(group_key(document), []).append(index)
         self.groups = list(order.values())
-        if not any(t.any() for t in self.targets):
+        if require_targets and not any(t.any() for t in self.targets):
             raise SmscanError("the labels hold no target token: nothing to calibrate on")
         values = [fixed_windows(s.nll, size=rule.window).scores for s in self.scores]
         flat = np.concatenate(values) if values else np.empty(0)
@@ -89,15 +103,48 @@ class SurpriseCalibration:
             SmscanError: even the lowest threshold does not reach it.
         """
         lo, hi = 0, len(self.candidates) - 1  # recall is non-increasing along candidates
-        if hi < 0 or self.confusion(self.candidates[0]).tpr < recall - 1e-12:
+        if hi < 0 or self.confusion(self.candidates[0]).tpr < recall - _EPSILON:
             raise SmscanError(f"no threshold reaches recall {recall} with this rule on these labels")
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if self.confusion(self.candidates[mid]).tpr >= recall - 1e-12:
+            if self.confusion(self.candidates[mid]).tpr >= recall - _EPSILON:
                 lo = mid
             else:
                 hi = mid - 1
         return float(self.candidates[lo])
+
+    def threshold_for_fpr(self, fpr: float) -> float:
+        """The lowest candidate threshold whose collateral rate (FPR) is at most ``fpr``.
+
+        Raises:
+            SmscanError: even the highest threshold masks more (propagation or consensus alone
+                cannot do that, so only with an empty candidate list).
+        """
+        lo, hi = 0, len(self.candidates) - 1  # FPR is non-increasing along candidates
+        if hi < 0 or self.confusion(self.candidates[hi]).fpr > fpr + _EPSILON:
+            raise SmscanError(f"no threshold keeps the collateral rate at or below {fpr}")
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.confusion(self.candidates[mid]).fpr <= fpr + _EPSILON:
+                hi = mid
+            else:
+                lo = mid + 1
+        return float(self.candidates[lo])
+
+    def threshold_for(self, criterion: str) -> float:
+        """The threshold a criterion (``best-f1``, ``recall:R``, ``fpr:F``) picks.
+
+        Raises:
+            SmscanError: an unknown criterion, or one no threshold meets.
+        """
+        name, _, value = criterion.partition(":")
+        if criterion == "best-f1":
+            return self.best_f1_threshold()
+        if name == "recall" and value:
+            return self.threshold_for_recall(float(value))
+        if name == "fpr" and value:
+            return self.threshold_for_fpr(float(value))
+        raise SmscanError(f"unknown criterion {criterion!r}: use recall:R, fpr:F, SM50..SM95 or best-f1")
 
     def best_f1_threshold(self) -> float:
         """The threshold of best F1 among candidate quantiles (ties: the higher threshold)."""
@@ -105,6 +152,52 @@ class SurpriseCalibration:
         f1 = [self.confusion(t).f1 for t in grid]
         best = np.flatnonzero(np.asarray(f1) == max(f1))
         return float(grid[best[-1]])
+
+
+def group_key(document: LabelledText) -> str:
+    """The propagation group of a labelled text: its group, else its path's first component."""
+    return document.group or document.name.split("/")[0]
+
+
+def cross_validate_surprise(
+    documents: Sequence[LabelledText],
+    scores: Sequence[TokenScores],
+    *,
+    rule: MaskRule,
+    criterion: str,
+    folds: int = 5,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Held-out target coverage and collateral: the threshold chosen on k-1 folds, counted on the last.
+
+    Groups are dealt to folds whole, shuffled with ``seed``; a fold whose training part has no
+    target or meets no threshold is left out (its chosen threshold is not listed).
+
+    Returns:
+        ``folds``, ``criterion``, pooled ``tpr``/``fpr``/``precision``/``f1`` and the threshold
+        chosen in each fold.
+    """
+    keys = sorted({group_key(d) for d in documents})
+    order = np.random.default_rng(seed).permutation(len(keys))
+    fold_of = {keys[j]: rank % folds for rank, j in enumerate(order)}
+    totals = Confusion(0, 0, 0, 0)
+    chosen: list[float] = []
+    for fold in range(folds):
+        held = [i for i, d in enumerate(documents) if fold_of[group_key(d)] == fold]
+        kept = [i for i, d in enumerate(documents) if fold_of[group_key(d)] != fold]
+        if not held or not kept:
+            continue
+        try:
+            train = SurpriseCalibration([documents[i] for i in kept], [scores[i] for i in kept], rule)
+            threshold = train.threshold_for(criterion)
+        except SmscanError:
+            continue
+        chosen.append(_floor(threshold))
+        test = SurpriseCalibration([documents[i] for i in held], [scores[i] for i in held], rule, require_targets=False)
+        counts = test.confusion(threshold)
+        totals = Confusion(totals.tp + counts.tp, totals.fp + counts.fp, totals.fn + counts.fn, totals.tn + counts.tn)
+    summary = {key: value for key, value in totals.as_dict().items() if key in ("tpr", "fpr", "precision", "f1")}
+    return {"folds": folds, "criterion": criterion, **summary, "thresholds": chosen}
 
 
 def _floor(threshold: float) -> float:
@@ -118,6 +211,7 @@ def calibrate_surprise(
     *,
     rule: MaskRule,
     criterion: str = "recall:0.9",
+    folds: int = 5,
 ) -> dict[str, Any]:
     """A thresholds-file entry for ``surprise`` chosen with consensus and propagation in the loop.
 
@@ -125,18 +219,26 @@ def calibrate_surprise(
         documents: labelled texts with target spans.
         scores: their reference token scores, aligned.
         rule: window, consensus and propagation to calibrate (global ranking).
-        criterion: ``recall:R``, an operating point name (``SM90``) or ``best-f1``.
+        criterion: ``recall:R``, ``fpr:F``, an operating point name (``SM90``) or ``best-f1``.
+        folds: folds of the held-out estimate (0 or 1: none).
 
     Returns:
         ``rule``, ``unit`` (``token``), ``threshold``, ``criterion``, ``operating_points`` (each
-        with tpr = target coverage and fpr = collateral rate), ``validation``, ``examples``,
-        ``positive_units``.
+        with tpr = target coverage and fpr = collateral rate), ``validation``,
+        ``cross_validation`` (with ``folds`` >= 2), ``examples``, ``positive_units``.
 
     Raises:
         SmscanError: a bad criterion, no targets, or an unreachable recall.
+
+    Example::
+
+        scores = scorer.score_texts([d.text for d in documents])
+        entry = calibrate_surprise(documents, scores, rule=MaskRule(window=4), criterion="SM90")
+        write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
     calibration = SurpriseCalibration(documents, scores, rule)
     criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    chosen = calibration.threshold_for(criterion)  # a bad criterion fails before the long part
     points: dict[str, dict[str, Any]] = {}
     for name, recall in OPERATING_POINTS.items():
         try:
@@ -146,21 +248,20 @@ def calibrate_surprise(
         points[name] = {"threshold": _floor(threshold), **calibration.confusion(threshold).as_dict()}
     best = calibration.best_f1_threshold()
     points["best-f1"] = {"threshold": _floor(best), **calibration.confusion(best).as_dict()}
-    if criterion == "best-f1":
-        chosen = best
-    elif criterion.startswith("recall:"):
-        chosen = calibration.threshold_for_recall(float(criterion.split(":", 1)[1]))
-    else:
-        raise SmscanError(f"unknown criterion {criterion!r}: use recall:R, SM50..SM95 or best-f1")
     counts = calibration.confusion(chosen)
     rule_dict = {key: value for key, value in replace(rule, threshold=chosen).as_dict().items() if key != "threshold"}
-    return {
+    entry: dict[str, Any] = {
         "rule": rule_dict,
         "unit": "token",
         "threshold": _floor(chosen),
         "criterion": criterion,
         "operating_points": points,
         "validation": {"token": counts.as_dict()},
-        "examples": len(documents),
-        "positive_units": int(sum(int(t.sum()) for t in calibration.targets)),
     }
+    if folds >= 2:
+        entry["cross_validation"] = cross_validate_surprise(
+            documents, scores, rule=rule, criterion=criterion, folds=folds
+        )
+    entry["examples"] = len(documents)
+    entry["positive_units"] = int(sum(int(t.sum()) for t in calibration.targets))
+    return entry

@@ -102,3 +102,148 @@ def test_dead_code_labels_are_refused_for_the_credential_kind(
 
     assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(tmp_path / "t.json")]) == 2
     assert "needs credential rows" in capsys.readouterr().err
+
+
+# --kind surprise: the raw masking threshold of `smscan export`, chosen with the whole procedure.
+
+
+def test_calibrate_surprise_saves_an_entry_that_export_reads(
+    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import hashlib
+
+    thresholds = tmp_path / "thresholds.json"
+    cache = ["--score-cache", str(tmp_path / "cache")]
+    assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *cache]) == 0
+    code = main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--operating-point", "SM90",
+                 "-o", str(thresholds), *cache])
+    out = capsys.readouterr().out
+    assert code == 0, out
+
+    kinds = json.loads(thresholds.read_text())["kinds"]
+    assert set(kinds) == {"credential", "surprise"}  # the detector entry is kept
+    entry = kinds["surprise"]
+    # Windows holding a key (one token of NLL 12, three of 1) average 3.75; every other window 1.
+    assert entry["threshold"] == 3.75 and entry["criterion"] == "recall:0.9"
+    assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 4, "consensus": 1, "propagate": True}
+    assert entry["unit"] == "token" and entry["validation"]["token"]["tpr"] == 1.0
+    assert entry["fingerprint"] == RandomWordScorer.fingerprint
+    assert entry["labels_sha256"] == hashlib.sha256(labels.read_bytes()).hexdigest()
+    assert entry["command"].startswith("smscan calibrate --kind surprise --labels")
+    assert "--target-recall 0.9 --window 4 --consensus 1 --propagate" in entry["command"]
+    assert entry["examples"] == 4 and entry["positive_units"] == 3
+    assert {"date", "smscan_version", "cross_validation"} <= set(entry)
+    assert "surprise: threshold 3.7500 nats (recall:0.9" in out and "target coverage 1.000" in out
+
+    source = tmp_path / "in.jsonl"
+    text = f"x = 1\napi_key = '{KEYS[0]}'\ny = 2\n"
+    source.write_text(json.dumps({"text": text}) + "\n")
+    assert main(["export", str(source), "-o", str(tmp_path / "out.jsonl"), "--thresholds", str(thresholds),
+                 "--operating-point", "SM90"]) == 0
+    record = json.loads((tmp_path / "out.jsonl").read_text())
+    assert record["smscan"]["rule"]["surprise"]["threshold"] == 3.75
+    assert any(KEYS[0] in text[a:b] for a, b in record["smscan"]["masked_spans"])
+
+
+def test_calibrate_surprise_rule_options_reach_the_entry_and_the_export(
+    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thresholds = tmp_path / "t.json"
+    assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--best-f1", "--window", "2",
+                 "--consensus", "2", "--no-propagate", "--folds", "2", "-o", str(thresholds),
+                 "--score-cache", str(tmp_path / "cache")]) == 0
+    entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
+    assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 2, "consensus": 2, "propagate": False}
+    # Two-token windows holding a key average 6.5; with consensus 2 only the key itself is masked.
+    assert entry["threshold"] == 6.5 and entry["validation"]["token"]["fp"] == 0
+    assert entry["cross_validation"]["folds"] == 2
+    source = tmp_path / "in.jsonl"
+    text = f"x = 1\napi_key = '{KEYS[1]}'\n"
+    source.write_text(json.dumps({"text": text}) + "\n")
+    assert main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--thresholds", str(thresholds)]) == 0
+    record = json.loads((tmp_path / "o.jsonl").read_text())
+    assert record["smscan"]["rule"]["surprise"] == {
+        "kind": "surprise", "ranking": "global", "window": 2, "threshold": 6.5, "consensus": 2, "propagate": False}
+    assert [text[a:b] for a, b in record["smscan"]["masked_spans"]] == [KEYS[1]]
+
+
+def test_calibrate_surprise_with_propagation_in_the_loop_masks_less_collateral(
+    tmp_path: Path, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The key is surprising where it first appears; its repeats are predictable (NLL 1) and are
+    # masked only by propagating the first occurrence's mask.
+    seen: set[str] = set()
+    original = fake_scorer._score
+
+    def first_time_only(text: str):  # type: ignore[no-untyped-def]
+        scores = original(text)
+        for i, (a, b) in enumerate(zip(scores.char_starts, scores.char_ends)):
+            word = text[a:b]
+            if scores.nll[i] > 5 and word in seen:
+                scores.nll[i] = 1.0
+            seen.add(word)
+        return scores
+
+    monkeypatch.setattr(fake_scorer, "_score", first_time_only)
+    rows = []
+    for index in range(3):
+        text = f"import os\n# file {index}\nkey = '{KEYS[0]}'\nother = 'plain words'\n"
+        start = text.index(KEYS[0])
+        rows.append({"text": text, "path": f"pkg/f{index}.py", "spans": [{"start": start, "end": start + len(KEYS[0])}]})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    entries = {}
+    for flag in ("--propagate", "--no-propagate"):
+        out = tmp_path / f"{flag.strip('-')}.json"
+        args = ["calibrate", "--kind", "surprise", "--labels", str(labels), "--target-recall", "0.95", flag,
+                "--folds", "0", "-o", str(out), "--score-cache", str(tmp_path / "cache")]
+        assert main(args) == 0
+        entries[flag] = json.loads(out.read_text())["kinds"]["surprise"]
+    with_loop, without = entries["--propagate"], entries["--no-propagate"]
+    assert with_loop["threshold"] == 3.75 and with_loop["validation"]["token"]["tpr"] == 1.0
+    # Without propagation only a threshold of 1 (every window) reaches the repeats.
+    assert without["threshold"] == 1.0 and without["validation"]["token"]["tpr"] == 1.0
+    assert with_loop["validation"]["token"]["fpr"] < 0.5 < without["validation"]["token"]["fpr"]
+    assert "cross_validation" not in with_loop
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--kind", "surprise", "--consensus", "9"], "consensus must be 1..window (4), got 9"),
+        (["--kind", "surprise", "--window", "0"], "window must be 1..256"),
+        (["--kind", "credential", "--window", "2"], "--window: rule options of --kind surprise"),
+        (["--kind", "dead-code", "--no-propagate"], "--propagate: rule options of --kind surprise"),
+        (["--kind", "surprise", "--plot", "p.png"], "does not combine with --kind surprise"),
+        (["--kind", "surprise", "--target-recall", "2"], "unknown criterion"),
+    ],
+)
+def test_bad_surprise_arguments(
+    tmp_path: Path, labels: Path, args: list[str], message: str, fake_scorer: RandomWordScorer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["calibrate", *args, "--labels", str(labels), "-o", str(tmp_path / "t.json")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+    assert not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"code": "def f():\n    return 1\n    x = 2\n", "poisoned_lines": [3]}],
+         "--kind surprise needs span rows (text or path, spans)"),
+        ([{"text": "x = 1\n", "spans": []}], "the labels hold no target token"),
+    ],
+)
+def test_surprise_labels_it_cannot_use_are_refused(
+    tmp_path: Path, rows: list[dict], message: str, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = tmp_path / "l.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "-o", str(tmp_path / "t.json"),
+                 "--score-cache", str(tmp_path / "cache")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "t.json").exists()

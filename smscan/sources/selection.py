@@ -18,6 +18,10 @@ On top of :mod:`smscan.sources.select` (include/exclude globs, and content skips
   ``.min.css``, ``-min.js``, ``.bundle.js``, ``.js.map`` or ``.css.map``; or a ``.js``,
   ``.mjs``, ``.cjs`` or ``.css`` file of at least 1,000 characters whose lines average more than
   200 characters (hand-written code rarely does; a minifier's output always does).
+- ``lockfile`` (a Skip): a package manager's lock file (``package-lock.json``, ``yarn.lock``,
+  ``poetry.lock``, ``Cargo.lock``, ``go.sum``, ...; see ``LOCK_FILE_NAMES``): generated, long, and
+  full of integrity hashes that look random to any model, so scoring them costs minutes and
+  reports hashes. A lock file is reviewed where its manifest is.
 - ``deleted`` (a Skip, diff modes only): a file the change deletes; nothing was added.
 
 The skip reasons of this module are ids users may store, like those of ``select.py``.
@@ -39,9 +43,10 @@ from smscan.sources.select import SKIP_REASONS, PathFilter, classify_bytes
 SMSCAN_OUTPUT = "smscan-output"
 VENDORED = "vendored"
 MINIFIED = "minified"
+LOCKFILE = "lockfile"
 DELETED = "deleted"
 
-ALL_SKIP_REASONS: frozenset[str] = SKIP_REASONS | {SMSCAN_OUTPUT, VENDORED, MINIFIED, DELETED}
+ALL_SKIP_REASONS: frozenset[str] = SKIP_REASONS | {SMSCAN_OUTPUT, VENDORED, MINIFIED, LOCKFILE, DELETED}
 """Every reason any source may put in a Skip."""
 
 IGNORE_FILE = ".smscanignore"
@@ -60,6 +65,31 @@ VENDORED_FOLDERS = frozenset(
         "site-packages",
     }
 )
+LOCK_FILE_NAMES = frozenset(
+    {
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "bun.lock",
+        "deno.lock",
+        "poetry.lock",
+        "pipfile.lock",
+        "pdm.lock",
+        "uv.lock",
+        "cargo.lock",
+        "go.sum",
+        "gemfile.lock",
+        "composer.lock",
+        "podfile.lock",
+        "pubspec.lock",
+        "mix.lock",
+        "flake.lock",
+        "packages.lock.json",
+        "gradle.lockfile",
+        "package.resolved",
+    }
+)
 MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", "-min.js", ".bundle.js", ".js.map", ".css.map")
 _BUNDLE_SUFFIXES = (".js", ".mjs", ".cjs", ".css")
 _MINIFIED_MIN_CHARS = 1000
@@ -73,6 +103,11 @@ _SMSCAN_JSON = re.compile(
 def is_vendored_path(path: str) -> bool:
     """Whether a root-relative POSIX path lies in a vendored folder (see module docstring)."""
     return any(part in VENDORED_FOLDERS for part in path.split("/")[:-1])
+
+
+def is_lock_file(path: str) -> bool:
+    """Whether a path names a package manager's lock file (by file name, any case)."""
+    return path.rsplit("/", 1)[-1].lower() in LOCK_FILE_NAMES
 
 
 def is_minified(path: str, text: str | None = None) -> bool:
@@ -157,13 +192,15 @@ class Selection:
         return self.path_filter.is_selected(path)
 
     def skip_by_path(self, path: str) -> Skip | None:
-        """A Skip decided by the path alone (own output, vendored, minified by name), else None."""
+        """A Skip decided by the path alone (own output, vendored, minified by name, lock file), else None."""
         if path in self.own_outputs:
             return Skip(path, SMSCAN_OUTPUT)
         if is_vendored_path(path):
             return Skip(path, VENDORED)
         if is_minified(path):
             return Skip(path, MINIFIED)
+        if is_lock_file(path):
+            return Skip(path, LOCKFILE)
         return None
 
     def classify(

@@ -191,13 +191,14 @@ def test_default_skips_are_counted(repo: Path, capsys) -> None:
             "static/app.min.js": f"k='{SECRET}'\n",
             "generated/g.py": f"k = '{SECRET}'\n",
             ".smscan-baseline.json": '{"smscan_baseline": 1}\n',
+            "web/package-lock.json": f'{{"integrity": "sha512-{SECRET}"}}\n',
             "ok.py": "ok = 1\n",
         },
     )
     code, report, _ = scan(capsys, "repo", "-o", "report.json")
     report = json.loads((repo / "report.json").read_text())
     assert code == 0
-    assert report["stats"]["skipped_by_reason"] == {"minified": 1, "smscan-output": 1, "vendored": 1}
+    assert report["stats"]["skipped_by_reason"] == {"lockfile": 1, "minified": 1, "smscan-output": 1, "vendored": 1}
     code, report, _ = scan(capsys, "repo")  # the report written last time is smscan's own
     assert report["stats"]["skipped_by_reason"]["smscan-output"] == 2
 

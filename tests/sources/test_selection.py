@@ -11,6 +11,7 @@ from smscan.records import Document, Skip
 from smscan.sources.selection import (
     ALL_SKIP_REASONS,
     Selection,
+    is_lock_file,
     is_minified,
     is_smscan_output,
     is_vendored_path,
@@ -50,6 +51,23 @@ LONG_LINE = "var a=" + "1," * 600 + "2;"
 )
 def test_minified(path: str, text: str | None, expected: bool) -> None:
     assert is_minified(path, text) is expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("package-lock.json", True),
+        ("web/yarn.lock", True),
+        ("Cargo.lock", True),
+        ("svc/go.sum", True),
+        ("Pipfile.lock", True),
+        ("src/lock.py", False),
+        ("package.json", False),
+        ("docs/poetry.lock.md", False),
+    ],
+)
+def test_lock_files_by_name(path: str, expected: bool) -> None:
+    assert is_lock_file(path) is expected
 
 
 @pytest.mark.parametrize(

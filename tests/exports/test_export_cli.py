@@ -263,6 +263,7 @@ def test_kill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -
         (["{src}", "-o", "{tmp}/o.jsonl", "--consensus", "9"], "consensus must be 1..window"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--placeholder", "nothing"], "expected KIND=TEXT"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "redact", "--tokenizer", "x"], "does not combine"),
+        (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "redact", "--labels", "{src}"], "--labels measures the masks of --mode mask"),
         (["{src}", "-o", "{tmp}"], "is a folder"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--thresholds", "{tmp}/none.json"], "thresholds file not found"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--operating-point", "SM90"], "no calibrated threshold for kind 'surprise'"),

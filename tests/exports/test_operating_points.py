@@ -81,3 +81,39 @@ def test_export_reads_a_surprise_operating_point(tmp_path: Path, fake_scorer, ca
     assert record["smscan"]["rule"]["surprise"]["window"] == 2 and record["smscan"]["masked_spans"]
     assert main([*args, "-o", str(tmp_path / "b.jsonl")]) == 0
     assert json.loads((tmp_path / "b.jsonl").read_text())["smscan"]["masked_spans"] == []
+
+
+def test_calibrated_operating_point_reproduces_its_coverage_in_an_export(
+    tmp_path: Path, tiny_model_dir: Path, capsys, monkeypatch
+) -> None:
+    # A real (tiny, random-init) reference model end to end: the coverage and collateral that
+    # calibrate saved for SM90 are what an export at SM90 masks on the same texts.
+    monkeypatch.setenv("SMSCAN_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(1)
+    alphabet = list("abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+    rows = []
+    for index in range(6):
+        key = "".join(rng.choice(alphabet, 20))
+        text = f"import os\n\ndef main():\n    token = '{key}'\n    return token\n# end {index}\n"
+        start = text.index(key)
+        rows.append({"text": text, "path": f"g{index}/main.py", "spans": [{"start": start, "end": start + len(key)}]})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps({"text": r["text"]}) + "\n" for r in rows))
+    model = ["--model", str(tiny_model_dir), "--device", "cpu", "--dtype", "fp32"]
+    thresholds = tmp_path / "t.json"
+
+    assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--operating-point", "SM90",
+                 "-o", str(thresholds), *model]) == 0
+    entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
+    capsys.readouterr()
+    assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--thresholds",
+                 str(thresholds), "--operating-point", "SM90", "--labels", str(labels), "--deterministic", *model]) == 0
+    report = json.loads(capsys.readouterr().out)
+
+    point = entry["operating_points"]["SM90"]
+    assert point["tpr"] >= 0.9
+    assert report["matched_texts"] == 6
+    assert report["reference_tokens"]["target_coverage"] == pytest.approx(point["tpr"], abs=1e-4)
+    assert report["reference_tokens"]["collateral_rate"] == pytest.approx(point["fpr"], abs=1e-6)
+    assert report["reference_tokens"]["targets"] == entry["positive_units"]

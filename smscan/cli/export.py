@@ -55,6 +55,9 @@ def export_command(
         raise SmscanError(f"--ranking must be global or local, got {ranking!r}")
     if mode == "redact" and tokenizer is not None:
         raise SmscanError("--tokenizer labels training data; it does not combine with --mode redact")
+    if mode == "redact" and labels is not None:
+        # Redacted texts no longer equal the labelled ones, so nothing could be matched.
+        raise SmscanError("--labels measures the masks of --mode mask; run the same export without --mode redact to measure them")
     if not source.exists():
         raise SmscanError(f"{source}: no such file or folder")
     if output.exists() and output.is_dir():
@@ -106,9 +109,13 @@ def export_command(
         )
     _summary(Console(stderr=True, highlight=False, soft_wrap=True), stats, output, rejects)
     if labels is not None:
-        from smscan.exports.coverage import coverage_report
+        from smscan.exports.coverage import coverage_report, reference_tokenizer
 
-        Console(highlight=False).print_json(data=coverage_report(output, labels, text_field=text_field))
+        report = coverage_report(
+            output, labels, text_field=text_field, roles=[r.strip() for r in roles.split(",") if r.strip()],
+            reference=reference_tokenizer(scorer), downstream=labeler,
+        )
+        Console(highlight=False).print_json(data=report)
     return 1 if stats.rejected else 0
 
 

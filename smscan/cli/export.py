@@ -18,7 +18,8 @@ def export_command(
     rejects: Annotated[Optional[Path], typer.Option("--rejects", help="Where rejected records go [default: OUT.rejects.jsonl].")] = None,
     text_field: Annotated[Optional[str], typer.Option("--text-field", help="Field holding the text [default: text; chats: messages].")] = None,
     roles: Annotated[str, typer.Option("--roles", help="Chat roles whose messages are scored and masked, comma-separated.")] = "assistant",
-    group_by: Annotated[Optional[str], typer.Option("--group-by", help="Field whose value groups records for duplicate propagation (groups must be contiguous).")] = None,
+    group_by: Annotated[Optional[str], typer.Option("--group-by", help="Field whose value groups records for duplicate propagation (groups must be contiguous, or use --two-pass).")] = None,
+    two_pass: Annotated[bool, typer.Option("--two-pass", help="With --group-by on JSONL: index the input first, then export group by group, so groups need not be contiguous.")] = False,
     kinds: KindsOption = None,
     window: Annotated[Optional[int], typer.Option("--window", help="Window length in reference tokens.")] = None,
     threshold: Annotated[Optional[float], typer.Option("--threshold", help="Mean window NLL (nats) at or above which a window is selected (global ranking).")] = None,
@@ -60,6 +61,8 @@ def export_command(
         raise SmscanError("--labels measures the masks of --mode mask; run the same export without --mode redact to measure them")
     if not source.exists():
         raise SmscanError(f"{source}: no such file or folder")
+    if two_pass and (group_by is None or source.is_dir() or source.name.lower().endswith(".parquet")):
+        raise SmscanError("--two-pass regroups the records of a JSONL dataset: give --group-by FIELD and a JSONL file (sort Parquet by the group field instead)")
     if output.exists() and output.is_dir():
         raise SmscanError(f"{output}: is a folder; give the JSONL file to write")
     root = source.resolve() if source.is_dir() else source.resolve().parent
@@ -69,7 +72,7 @@ def export_command(
     )
     export_source = _source(source, settings, RecordFormat(
         text_field=text_field, roles=tuple(r.strip() for r in roles.split(",") if r.strip()), group_by=group_by,
-    ))
+    ), two_pass=two_pass)
     scorer = _load_scorer(settings, deterministic=deterministic)
     description: dict[str, Any] = dict(scorer.describe()) if hasattr(scorer, "describe") else {"fingerprint": scorer.fingerprint}
     rule, detections = _rules(
@@ -84,7 +87,7 @@ def export_command(
         labeler = DownstreamLabeler(tokenizer)
     plan = ExportPlan(rule, detections, mode=mode, placeholders=_placeholders(placeholder), labeler=labeler)  # type: ignore[arg-type]
     options = {
-        "rule": plan.rule_dict(), "format": [text_field, roles, group_by], "tokenizer": tokenizer,
+        "rule": plan.rule_dict(), "format": [text_field, roles, group_by, two_pass], "tokenizer": tokenizer,
         "deterministic": deterministic, "settings": description.get("settings"),
     }
     if rejects is None:
@@ -119,7 +122,7 @@ def export_command(
     return 1 if stats.rejected else 0
 
 
-def _source(path: Path, settings: Any, fmt: Any) -> Any:
+def _source(path: Path, settings: Any, fmt: Any, *, two_pass: bool = False) -> Any:
     from smscan.exports.job import ExportSource
 
     if path.is_dir():
@@ -136,7 +139,7 @@ def _source(path: Path, settings: Any, fmt: Any) -> Any:
                     yield refined
 
         return ExportSource(path, fmt, documents)
-    return ExportSource(path, fmt)
+    return ExportSource(path, fmt, two_pass=two_pass)
 
 
 def _load_scorer(settings: Any, *, deterministic: bool) -> Any:

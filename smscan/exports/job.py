@@ -27,6 +27,7 @@ class ExportSource:
     path: Path
     fmt: RecordFormat = field(default_factory=RecordFormat)
     documents: Callable[[], Iterator[Document | Skip]] | None = None
+    two_pass: bool = False  # regroup scattered groups (exports/two_pass.py); JSONL only
 
     def size(self) -> int | None:
         """Input bytes (JSONL) or rows (Parquet) for the progress bar; None for folders."""
@@ -48,6 +49,11 @@ class ExportSource:
 
 def iter_source(source: ExportSource, stats: ExportStats) -> Generator[DatasetRecord | Rejected, None, None]:
     """The records of ``source``; folder Skips are counted in ``stats.skipped``."""
+    if source.documents is None and source.two_pass:
+        from smscan.exports.two_pass import iter_two_pass
+
+        yield from iter_two_pass(source.path, source.fmt)
+        return
     if source.documents is None:
         yield from iter_dataset(source.path, source.fmt)
         return
@@ -100,7 +106,7 @@ def run_export(
     stats.records, stats.rejected, stats.resumed = writer.written, writer.rejected, writer.done
     done = writer.done
     records = iter_source(source, stats)
-    items = (item for item in records if item.index >= done)
+    items = (item for item in records if item.sequence >= done)
     try:
         for group in export_groups(items, scorer, plan, model=model, check_contiguous=source.documents is None):
             writer.write_group(group.records, group.rejected, done=group.consumed)

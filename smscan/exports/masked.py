@@ -3,7 +3,8 @@
 Streaming: records are scored a few at a time; duplicate propagation needs a whole group, so the
 records of one group are held until the next group starts, then the group is masked and handed on
 (with the records rejected while it was open). Groups must arrive contiguously: a group key seen
-again after another group is a :class:`~smscan.errors.SourceError` naming the key.
+again after another group is a :class:`~smscan.errors.SourceError` naming the key (``--two-pass``,
+``exports/two_pass.py``, regroups such input).
 
 What is masked: raw Surprise Masking (:class:`~smscan.exports.rule.MaskRule`), or detector
 findings (``credential``, ``dead-code``) at their calibrated thresholds, or both.
@@ -164,7 +165,7 @@ def export_groups(
         position = item.position
         if isinstance(item, Rejected):
             current_rejects.append(item)
-            consumed = item.index + 1
+            consumed = item.sequence + 1
             continue
         if item.group != key:
             if key is not None:
@@ -174,14 +175,14 @@ def export_groups(
                 raise SourceError(
                     f"record {item.index}: group {item.group!r} appeared earlier with other groups "
                     "in between; duplicate propagation needs each group's records together: sort "
-                    "the input by the group field"
+                    "the input by the group field, or export with --two-pass"
                 )
             seen.add(item.group)
             key = item.group
         pending = _pending(item)
         current.append(pending)
         unscored.append(pending)
-        consumed = item.index + 1
+        consumed = item.sequence + 1
         chars += len(pending.text)
         if len(unscored) >= _BATCH_RECORDS or chars >= _BATCH_CHARS:
             _score(scorer, unscored)

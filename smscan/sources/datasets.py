@@ -48,6 +48,8 @@ class DatasetRecord:
         supervised: per text, whether it is scored and masked.
         group: the duplicate-propagation group key.
         position: input consumed so far (bytes for JSONL, rows for Parquet).
+        order: the record's place in a stream that reorders the input (``--two-pass``); -1
+            when the stream follows the input.
     """
 
     index: int
@@ -58,20 +60,35 @@ class DatasetRecord:
     supervised: tuple[bool, ...]
     group: str
     position: int = 0
+    order: int = -1
 
     @property
     def is_chat(self) -> bool:
         return self.field == MESSAGES_FIELD
 
+    @property
+    def sequence(self) -> int:
+        """The record's place in the stream being exported (what a resume counts)."""
+        return self.index if self.order < 0 else self.order
+
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
-    """An input record that cannot be masked: its position, a short reason, and the raw input."""
+    """An input record that cannot be masked: its position, a short reason, and the raw input.
+
+    ``index`` is its place in the input; ``order`` as for :class:`DatasetRecord`.
+    """
 
     index: int
     reason: str
     raw: str
     position: int = 0
+    order: int = -1
+
+    @property
+    def sequence(self) -> int:
+        """The record's place in the stream being exported (what a resume counts)."""
+        return self.index if self.order < 0 else self.order
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,20 +193,22 @@ def _iter_jsonl(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rejec
             position += len(line)
             if not line.strip():
                 continue
-            try:
-                raw = line.decode("utf-8")
-            except UnicodeDecodeError:
-                yield Rejected(index, "not UTF-8", line.decode("utf-8", "replace").rstrip("\r\n"), position)
-                index += 1
-                continue
-            raw = raw.rstrip("\r\n")
-            try:
-                data = json.loads(raw)
-            except json.JSONDecodeError as error:
-                yield Rejected(index, f"not JSON ({error.msg} at column {error.colno})", raw, position)
-            else:
-                yield parse_record(data, index, fmt, raw=raw, position=position)
+            yield parse_line(line, index, fmt, position=position)
             index += 1
+
+
+def parse_line(line: bytes, index: int, fmt: RecordFormat, *, position: int = 0) -> DatasetRecord | Rejected:
+    """One non-blank JSONL line as a DatasetRecord, or a Rejected saying what is wrong with it."""
+    try:
+        raw = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return Rejected(index, "not UTF-8", line.decode("utf-8", "replace").rstrip("\r\n"), position)
+    raw = raw.rstrip("\r\n")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        return Rejected(index, f"not JSON ({error.msg} at column {error.colno})", raw, position)
+    return parse_record(data, index, fmt, raw=raw, position=position)
 
 
 def _iter_parquet(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rejected]:

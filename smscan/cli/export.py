@@ -182,11 +182,11 @@ def _rules(
             tau = entry.operating_point(operating_point) if operating_point else entry.threshold
         try:
             rule = MaskRule(
-                window=window or int(saved.get("window", settings.window)),
+                window=window if window is not None else int(saved.get("window", settings.window)),
                 threshold=threshold if threshold is not None else float(tau),
                 ranking=ranking if ranking != "global" else saved.get("ranking", "global"),  # type: ignore[arg-type]
                 rank_max=rank_max, neighbours=neighbours,
-                consensus=consensus or int(saved.get("consensus", settings.consensus)),
+                consensus=consensus if consensus is not None else int(saved.get("consensus", settings.consensus)),
                 propagate=propagate if propagate is not None else bool(saved.get("propagate", settings.propagate)),
             )
         except ValueError as error:

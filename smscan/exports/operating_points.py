@@ -24,7 +24,7 @@ The result is a thresholds-file entry for kind ``surprise`` (``docs/thresholds-f
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -81,19 +81,22 @@ class SurpriseCalibration:
         flat = np.concatenate(values) if values else np.empty(0)
         self.candidates = np.unique(flat[np.isfinite(flat)])  # ascending
 
-    def confusion(self, threshold: float) -> Confusion:
-        """Token counts of the whole masking procedure at ``threshold``."""
+    def masks(self, threshold: float) -> Iterator[tuple[int, np.ndarray]]:
+        """(document number, token mask) of the whole masking procedure at ``threshold``, group by group."""
         rule = replace(self.rule, threshold=float(threshold))
-        tp = fp = fn = tn = 0
         for members in self.groups:
             scores = [self.scores[i] for i in members]
-            masks = mask_group(scores, [np.ones(len(s), dtype=bool) for s in scores], rule)
-            for i, mask in zip(members, masks):
-                target = self.targets[i]
-                tp += int((mask & target).sum())
-                fp += int((mask & ~target).sum())
-                fn += int((~mask & target).sum())
-                tn += int((~mask & ~target).sum())
+            yield from zip(members, mask_group(scores, [np.ones(len(s), dtype=bool) for s in scores], rule))
+
+    def confusion(self, threshold: float) -> Confusion:
+        """Token counts of the whole masking procedure at ``threshold``."""
+        tp = fp = fn = tn = 0
+        for i, mask in self.masks(threshold):
+            target = self.targets[i]
+            tp += int((mask & target).sum())
+            fp += int((mask & ~target).sum())
+            fn += int((~mask & target).sum())
+            tn += int((~mask & ~target).sum())
         return Confusion(tp, fp, fn, tn)
 
     def threshold_for_recall(self, recall: float) -> float:

@@ -261,6 +261,8 @@ def test_kill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -
         (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "blank"], "--mode must be mask or redact"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--ranking", "median"], "--ranking must be global or local"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--consensus", "9"], "consensus must be 1..window"),
+        (["{src}", "-o", "{tmp}/o.jsonl", "--consensus", "0"], "consensus must be 1..window"),
+        (["{src}", "-o", "{tmp}/o.jsonl", "--window", "0"], "window must be 1..256"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--placeholder", "nothing"], "expected KIND=TEXT"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "redact", "--tokenizer", "x"], "does not combine"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "redact", "--labels", "{src}"], "--labels measures the masks of --mode mask"),

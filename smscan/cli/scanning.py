@@ -258,7 +258,7 @@ def _write_report(
         _print_suppressed(console, suppressed, quiet=quiet)
         return
     with tempfile.SpooledTemporaryFile(mode="w+", encoding="utf-8") as buffer:
-        console = Console(file=buffer, no_color=True, width=120, highlight=False)  # type: ignore[arg-type]
+        console = Console(file=buffer, no_color=True, width=120, highlight=False)
         render_terminal(console, result, redact_values=not no_redact, quiet=quiet)
         _print_suppressed(console, suppressed, quiet=quiet)
         buffer.seek(0)

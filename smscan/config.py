@@ -42,6 +42,9 @@ class Settings:
     model: str = "default"
     device: Device = "auto"
     dtype: Dtype = "auto"
+    # CPU threads of the model's forward pass; 0 leaves torch's default (one per core). On a
+    # busy machine one thread can be several times faster (docs/BENCHMARKS.md).
+    threads: int = 0
     threshold: float = DEFAULT_SURPRISE_THRESHOLD
     window: int = DEFAULT_WINDOW_TOKENS
     consensus: int = 1
@@ -69,6 +72,8 @@ class Settings:
             raise ValueError(f"consensus must be 1..window ({self.window}), got {self.consensus}")
         for kind in self.kinds:
             _check_choice("kinds", kind, Kind)
+        if not 0 <= self.threads <= 1024:
+            raise ValueError(f"threads must be an integer 0..1024 (0: torch's default), got {self.threads!r}")
         if self.max_file_bytes < 1:
             raise ValueError(f"max_file_bytes must be positive, got {self.max_file_bytes}")
 

@@ -83,7 +83,9 @@ def explain_command(
         root, explicit=config,
         overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold, "kinds": parse_kinds(kinds)},
     )
-    scorer = load_scorer(settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True)
+    scorer = load_scorer(
+        settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True, threads=settings.threads
+    )
     rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
     try:
         name = path.resolve().relative_to(root).as_posix()

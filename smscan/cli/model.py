@@ -115,7 +115,7 @@ def info_command(
     settings = load_settings(Path.cwd(), explicit=config, overrides={"model": model, "device": device, "dtype": dtype})
     err_console = Console(stderr=True)
     with err_console.status("loading the reference model", spinner="dots"):
-        scorer = load_scorer(settings.model, device=settings.device, dtype=settings.dtype)
+        scorer = load_scorer(settings.model, device=settings.device, dtype=settings.dtype, threads=settings.threads)
     with err_console.status("measuring speed on a short code sample", spinner="dots"):
         speed = measure_throughput(scorer)
     loaded = scorer.loaded

@@ -181,7 +181,8 @@ def collect(
         with err_console.status("loading the reference model", spinner="dots"):
             # The default model is fetched and converted on first use (once; then cached).
             scorer = load_scorer(
-                settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True
+                settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True,
+                threads=settings.threads,
             )
     if scorer is not None and environ.get("SMSCAN_SCORE_CACHE"):
         from smscan.cache import CachedScorer, ScoreCache

@@ -188,6 +188,7 @@ def load_scorer(
     batch_size: int | None = None,
     cache_dir: Path | None = None,
     pull_if_missing: bool = False,
+    threads: int = 0,
     environ: Mapping[str, str] = os.environ,
 ) -> TransformersScorer:
     """Resolve, load and wrap a model as a ``Scorer`` in one call.
@@ -201,6 +202,7 @@ def load_scorer(
         batch_size: see ``ScoringSettings``; None picks ``DEVICE_BATCH_SIZES[device]``.
         cache_dir: smscan's cache root.
         pull_if_missing: pull the default model when it has not been pulled yet.
+        threads: CPU threads for torch (process-wide); 0 leaves torch's default.
         environ: the environment to read the cache location from.
 
     Returns:
@@ -215,6 +217,10 @@ def load_scorer(
         'sha256:...'
     """
     started = time.perf_counter()
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
     source = resolve_model(model, cache_dir=cache_dir, pull_if_missing=pull_if_missing, environ=environ)
     loaded = load_model(source, device=device, dtype=dtype)
     total = time.perf_counter() - started

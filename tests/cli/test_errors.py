@@ -44,6 +44,8 @@ def _write(path: Path, text: str) -> Path:
             "window must be",
         ),
         (lambda tmp: _write(tmp / ".smscan.toml", "model = [\n"), ["repo", "{tmp}"], "not valid TOML"),
+        (lambda tmp: _write(tmp / ".smscan.toml", "threads = -1\n"), ["repo", "{tmp}"], "threads must be"),
+        (lambda tmp: _write(tmp / ".smscan.toml", "threads = 1.5\n"), ["repo", "{tmp}"], "'threads' must be an integer"),
         (lambda tmp: None, ["repo", "{tmp}", "--device", "tpu"], "device must be one of"),
         (lambda tmp: None, ["repo", "{tmp}", "--dtype", "int4"], "dtype must be one of"),
         (lambda tmp: None, ["repo", "{tmp}", "--format", "xml"], "Invalid value"),

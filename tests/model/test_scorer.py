@@ -132,6 +132,17 @@ def test_bf16_scores_close_to_fp32(tiny_model_dir: Path, tmp_path: Path) -> None
     np.testing.assert_allclose(a.nll, b.nll, rtol=0, atol=0.1, equal_nan=True)
 
 
+def test_threads_setting_reaches_torch(tiny_model_dir: Path, tmp_path: Path) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        load_scorer(str(tiny_model_dir), device="cpu", dtype="fp32", cache_dir=tmp_path, threads=1)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_tokenize_matches_score_texts_tokens(tiny_scorer: TransformersScorer) -> None:
     text = "def main():\n    return 0\n"
     [tokens] = tiny_scorer.tokenize([text])

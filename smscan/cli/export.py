@@ -36,6 +36,10 @@ def export_command(
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted export of the same input with the same options.")] = False,
     deterministic: Annotated[bool, typer.Option("--deterministic", help="fp32 and one chunk per forward pass: scores independent of batching.")] = False,
     labels: Annotated[Optional[Path], typer.Option("--labels", help="Labelled spans (JSONL) to report target coverage and collateral masking on.")] = None,
+    engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data actors; pip install 'smscan[ray]').")] = "local",
+    ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="--engine ray: 'auto' or ray://HOST:PORT to join a cluster [default: start a local instance].")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="--engine ray: model actors, each loading the reference model once [default: 1].")] = None,
+    gpus_per_worker: Annotated[Optional[float], typer.Option("--gpus-per-worker", help="--engine ray: GPUs per actor [default: 0, CPU actors].")] = None,
     model: ModelOption = None,
     device: DeviceOption = None,
     dtype: DtypeOption = None,
@@ -54,6 +58,7 @@ def export_command(
         raise SmscanError(f"--mode must be mask or redact, got {mode!r}")
     if ranking not in ("global", "local"):
         raise SmscanError(f"--ranking must be global or local, got {ranking!r}")
+    _check_engine(engine, ray_address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker, labels=labels)
     if mode == "redact" and tokenizer is not None:
         raise SmscanError("--tokenizer labels training data; it does not combine with --mode redact")
     if mode == "redact" and labels is not None:
@@ -73,10 +78,15 @@ def export_command(
     export_source = _source(source, settings, RecordFormat(
         text_field=text_field, roles=tuple(r.strip() for r in roles.split(",") if r.strip()), group_by=group_by,
     ), two_pass=two_pass)
-    scorer = _load_scorer(settings, deterministic=deterministic)
-    description: dict[str, Any] = dict(scorer.describe()) if hasattr(scorer, "describe") else {"fingerprint": scorer.fingerprint}
+    if engine == "ray":  # actors load the model; the driver only needs its fingerprint
+        recipe, fingerprint = _ray_recipe(settings, deterministic=deterministic)
+        description: dict[str, Any] = {"fingerprint": fingerprint, "settings": f"ray-{recipe.device}-{recipe.dtype}"}
+    else:
+        scorer = _load_scorer(settings, deterministic=deterministic)
+        description = dict(scorer.describe()) if hasattr(scorer, "describe") else {"fingerprint": scorer.fingerprint}
+        fingerprint = scorer.fingerprint
     rule, detections = _rules(
-        settings, root, scorer.fingerprint, thresholds=thresholds, operating_point=operating_point,
+        settings, root, fingerprint, thresholds=thresholds, operating_point=operating_point,
         window=window, threshold=threshold, consensus=consensus, ranking=ranking, rank_max=rank_max,
         neighbours=neighbours, propagate=propagate,
     )
@@ -106,10 +116,19 @@ def export_command(
                 rate=f"{stats.run_records / elapsed:.1f} rec/s", tokens=f"{stats.tokens / elapsed:.0f} tok/s",
             )
 
-        stats = run_export(
-            export_source, scorer, plan, output=output, rejects=rejects, resume=resume, options=options,
-            model=description, on_group=on_group,
-        )
+        if engine == "ray":
+            from smscan.exports.ray_engine import RayCluster, run_ray_export
+
+            cluster = RayCluster(address=ray_address, workers=workers or 1, gpus_per_worker=gpus_per_worker or 0.0)
+            stats = run_ray_export(
+                export_source, recipe, plan, output=output, rejects=rejects, resume=resume, options=options,
+                fingerprint=fingerprint, cluster=cluster, on_group=on_group,
+            )
+        else:
+            stats = run_export(
+                export_source, scorer, plan, output=output, rejects=rejects, resume=resume, options=options,
+                model=description, on_group=on_group,
+            )
     _summary(Console(stderr=True, highlight=False, soft_wrap=True), stats, output, rejects)
     if labels is not None:
         from smscan.exports.coverage import coverage_report, reference_tokenizer
@@ -142,6 +161,46 @@ def _source(path: Path, settings: Any, fmt: Any, *, two_pass: bool = False) -> A
     return ExportSource(path, fmt, two_pass=two_pass)
 
 
+def _check_engine(
+    engine: str, *, ray_address: str | None, workers: int | None, gpus_per_worker: float | None, labels: Path | None
+) -> None:
+    """Refuse an unknown engine, Ray options without Ray, and a missing Ray install, up front."""
+    from smscan.errors import SmscanError
+
+    if engine not in ("local", "ray"):
+        raise SmscanError(f"--engine must be local or ray, got {engine!r}")
+    if engine == "local":
+        given = [name for name, value in (("--ray-address", ray_address), ("--workers", workers),
+                                          ("--gpus-per-worker", gpus_per_worker)) if value is not None]
+        if given:
+            raise SmscanError(f"{', '.join(given)} set(s) up Ray actors: add --engine ray")
+        return
+    if labels is not None:
+        raise SmscanError("--labels runs with --engine local; measure the Ray export's output with a local run on the same input")
+    if workers is not None and workers < 1:
+        raise SmscanError(f"--workers must be at least 1, got {workers}")
+    if gpus_per_worker is not None and gpus_per_worker < 0:
+        raise SmscanError(f"--gpus-per-worker must be 0 or more, got {gpus_per_worker}")
+    from smscan.exports.ray_engine import require_ray
+
+    require_ray()
+
+
+def _ray_recipe(settings: Any, *, deterministic: bool) -> tuple[Any, str]:
+    """How each Ray actor loads the model (as ``_load_scorer`` does here), and its fingerprint."""
+    from smscan.errors import SmscanError
+    from smscan.exports.ray_engine import ScorerRecipe
+    from smscan.model.load import resolve_model
+
+    dtype = settings.dtype
+    if deterministic:
+        if dtype not in ("auto", "fp32"):
+            raise SmscanError(f"--deterministic scores in fp32; it does not combine with --dtype {dtype}")
+        dtype = "fp32"
+    recipe = ScorerRecipe(settings.model, device=settings.device, dtype=dtype, batch_size=1 if deterministic else None)
+    return recipe, resolve_model(settings.model, pull_if_missing=True).fingerprint.short
+
+
 def _load_scorer(settings: Any, *, deterministic: bool) -> Any:
     from smscan.errors import SmscanError
     from smscan.model.load import load_scorer
@@ -152,7 +211,9 @@ def _load_scorer(settings: Any, *, deterministic: bool) -> Any:
             raise SmscanError(f"--deterministic scores in fp32; it does not combine with --dtype {dtype}")
         dtype = "fp32"
     with Console(stderr=True).status("loading the reference model", spinner="dots"):
-        kwargs: dict[str, Any] = {"device": settings.device, "dtype": dtype, "pull_if_missing": True}
+        kwargs: dict[str, Any] = {
+            "device": settings.device, "dtype": dtype, "pull_if_missing": True, "threads": settings.threads,
+        }
         if deterministic:
             kwargs["batch_size"] = 1
         return load_scorer(settings.model, **kwargs)

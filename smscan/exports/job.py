@@ -68,6 +68,24 @@ def iter_source(source: ExportSource, stats: ExportStats) -> Generator[DatasetRe
         index += 1
 
 
+def open_writer(
+    source: ExportSource,
+    *,
+    output: Path,
+    rejects: Path,
+    resume: bool,
+    options: dict[str, Any],
+    model: dict[str, Any],
+) -> tuple[ExportWriter, ExportStats]:
+    """The writer of an export and its counters, resumed when asked (shared by both engines)."""
+    stats = ExportStats()
+    signature = {"source": source.signature(), "options": options, "model": model.get("fingerprint")}
+    digest = hashlib.sha256(repr(sorted(signature.items())).encode()).hexdigest()[:16]
+    writer = ExportWriter(output, rejects, signature={**signature, "digest": digest}, resume=resume)
+    stats.records, stats.rejected, stats.resumed = writer.written, writer.rejected, writer.done
+    return writer, stats
+
+
 def run_export(
     source: ExportSource,
     scorer: Scorer,
@@ -99,11 +117,7 @@ def run_export(
     Raises:
         SmscanError: unreadable input, non-contiguous groups, unwritable output, bad resume.
     """
-    stats = ExportStats()
-    signature = {"source": source.signature(), "options": options, "model": model.get("fingerprint")}
-    digest = hashlib.sha256(repr(sorted(signature.items())).encode()).hexdigest()[:16]
-    writer = ExportWriter(output, rejects, signature={**signature, "digest": digest}, resume=resume)
-    stats.records, stats.rejected, stats.resumed = writer.written, writer.rejected, writer.done
+    writer, stats = open_writer(source, output=output, rejects=rejects, resume=resume, options=options, model=model)
     done = writer.done
     records = iter_source(source, stats)
     items = (item for item in records if item.sequence >= done)

@@ -172,11 +172,7 @@ def export_groups(
                 finished.append((current, current_rejects, consumed, position))
                 current, current_rejects = [], []
             if check_contiguous and item.group in seen:
-                raise SourceError(
-                    f"record {item.index}: group {item.group!r} appeared earlier with other groups "
-                    "in between; duplicate propagation needs each group's records together: sort "
-                    "the input by the group field, or export with --two-pass"
-                )
+                raise scattered_group(item)
             seen.add(item.group)
             key = item.group
         pending = _pending(item)
@@ -195,6 +191,15 @@ def export_groups(
     for group in finished:
         if group[0] or group[1]:
             yield _finish(*group, plan, rule_dict, model)
+
+
+def scattered_group(item: DatasetRecord) -> SourceError:
+    """The error for a record whose group appeared earlier with other groups in between."""
+    return SourceError(
+        f"record {item.index}: group {item.group!r} appeared earlier with other groups "
+        "in between; duplicate propagation needs each group's records together: sort "
+        "the input by the group field, or export with --two-pass"
+    )
 
 
 def _pending(record: DatasetRecord) -> _Pending:

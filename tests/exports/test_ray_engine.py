@@ -1,0 +1,230 @@
+"""`smscan export --engine ray` on a local Ray instance (2 CPUs) gives the local engine's files.
+
+Ray starts once for the module (several seconds); every export joins it. Actors build their
+scorer in their own process, so scorers are named by picklable recipes: the tiny random-init model
+saved to a folder (a real TransformersScorer), or a scorer class importable from this module.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import ray
+
+from smscan.cli import main
+from smscan.errors import SmscanError, SourceError
+from smscan.exports.job import ExportSource, run_export
+from smscan.exports.masked import ExportPlan
+from smscan.exports.ray_engine import RayCluster, ScorerRecipe, group_chunks, run_ray_export
+from smscan.exports.rule import MaskRule
+from smscan.sources.datasets import RecordFormat, iter_dataset
+from tests.scorers import RandomWordScorer
+
+REPO = Path(__file__).resolve().parents[2]
+KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray() -> Iterator[None]:
+    """One local Ray with 2 CPUs for the module; workers import ``tests`` from the checkout."""
+    ray.init(
+        num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+        runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}},
+    )
+    yield
+    ray.shutdown()
+
+
+class NewKeyScorer(RandomWordScorer):
+    """Random words are surprising only in texts holding ``#new``: their repeats elsewhere
+    in a group are masked by duplicate propagation alone."""
+
+    def score_texts(self, texts):
+        out = super().score_texts(texts)
+        for text, scores in zip(texts, out):
+            if "#new" not in text:
+                scores.nll[scores.nll > 5] = 1.0
+        return out
+
+
+def write_jsonl(path: Path, lines: list[object]) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def fixture_lines() -> list[object]:
+    """Groups of several sizes, a chat, rejects (one before any record), more than one batch."""
+    lines: list[object] = ["not json {"]
+    lines += [{"text": f"#new\nvalue = '{KEY}'\n", "u": "a"}, {"text": f"#old\nvalue = '{KEY}'\n", "u": "a"}]
+    lines += [{"text": f"#old\nvalue = '{KEY}'\n", "u": "b"}, {"text": 7, "u": "b"}]
+    lines += [{"messages": [{"role": "user", "content": f"key {KEY}"},
+                            {"role": "assistant", "content": f"#new stored {KEY} ok"}], "u": "c"}]
+    lines += [{"text": f"def f{i}(x):\n    return x + {i}\n", "u": f"g{i}"} for i in range(30)]
+    lines += [{"text": f"#new n = {i}\ntoken = 'Q{i}x{KEY}'\n", "u": "big"} for i in range(20)]
+    lines += [{"text": "no group here"}]
+    return lines
+
+
+def test_group_chunks_cut_where_the_local_engine_finishes_groups(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    chunks = list(group_chunks(iter_dataset(source, RecordFormat(group_by="u")), check_contiguous=True))
+    sizes = [len(chunk) for chunk in chunks]
+    # leading reject joins group a; the mistyped record joins b; the record without u ends the last
+    assert sizes[:3] == [3, 2, 1] and sizes[3:-1] == [1] * 30 and sizes[-1] == 21
+    assert [item.index for chunk in chunks for item in chunk] == list(range(len(fixture_lines())))
+    scattered = write_jsonl(tmp_path / "s.jsonl", [{"text": "x", "u": 1}, {"text": "y", "u": 2}, {"text": "z", "u": 1}])
+    with pytest.raises(SourceError, match="group '1' appeared earlier"):
+        list(group_chunks(iter_dataset(scattered, RecordFormat(group_by="u")), check_contiguous=True))
+
+
+def _export_both(
+    tmp_path: Path, source: Path, make_scorer, *, fmt: RecordFormat, threshold: float = 3.0, workers: int = 2
+) -> tuple[Path, Path]:
+    plan = ExportPlan(MaskRule(threshold=threshold))
+    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    scorer = make_scorer()
+    run_export(ExportSource(source, fmt), scorer, plan, output=local, rejects=tmp_path / "local.rej.jsonl",
+               resume=False, options={}, model=scorer.describe())
+    run_ray_export(ExportSource(source, fmt), make_scorer, plan, output=remote, rejects=tmp_path / "ray.rej.jsonl",
+                   resume=False, options={}, fingerprint=scorer.fingerprint, cluster=RayCluster(workers=workers))
+    return local, remote
+
+
+def test_ray_export_equals_the_local_one_and_propagates_within_groups(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    local, remote = _export_both(tmp_path, source, NewKeyScorer, fmt=RecordFormat(group_by="u"))
+    assert remote.read_bytes() == local.read_bytes()
+    assert (tmp_path / "ray.rej.jsonl").read_bytes() == (tmp_path / "local.rej.jsonl").read_bytes()
+    records = [json.loads(line) for line in remote.read_text().splitlines()]
+    spans = [r["smscan"]["masked_spans"] for r in records]
+    assert spans[0] and spans[1] and not spans[2]  # the repeat in group a only, by propagation
+    assert records[3]["smscan"]["masked_spans"][0][0] == 1  # chat spans name the message
+    rejects = [json.loads(line) for line in (tmp_path / "ray.rej.jsonl").read_text().splitlines()]
+    assert [r["index"] for r in rejects] == [0, 4, 56]
+
+
+def test_ray_actors_load_a_real_model_from_a_recipe(tmp_path: Path, tiny_model_dir: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    recipe = ScorerRecipe(str(tiny_model_dir), device="cpu", dtype="fp32", batch_size=1)
+    # The tiny random model's window means are 5.6-6.0 nats: 5.85 masks some windows, not all.
+    local, remote = _export_both(tmp_path, source, recipe, fmt=RecordFormat(group_by="u"), threshold=5.85)
+    assert remote.read_bytes() == local.read_bytes()
+    records = [json.loads(line) for line in remote.read_text().splitlines()]
+    assert records[0]["smscan"]["model"]["name"] == str(tiny_model_dir)
+    fractions = [r["smscan"]["masked_fraction"] for r in records]
+    assert 0 < sum(fractions) < len(fractions)  # the random model masks some, not everything
+
+
+def test_ray_resumes_an_interrupted_export(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    plan, fmt = ExportPlan(MaskRule(threshold=3.0)), RecordFormat(group_by="u")
+    whole = tmp_path / "whole.jsonl"
+    run_export(ExportSource(source, fmt), RandomWordScorer(), plan, output=whole, rejects=tmp_path / "w.rej",
+               resume=False, options={}, model=RandomWordScorer().describe())
+
+    class Interrupted(RandomWordScorer):
+        calls = 0
+
+        def score_texts(self, texts):
+            Interrupted.calls += 1
+            if Interrupted.calls > 3:
+                raise KeyboardInterrupt
+            return super().score_texts(texts)
+
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_export(ExportSource(source, fmt), Interrupted(), plan, output=out, rejects=tmp_path / "o.rej",
+                   resume=False, options={}, model=RandomWordScorer().describe())
+    assert not out.exists()
+    stats = run_ray_export(ExportSource(source, fmt), RandomWordScorer, plan, output=out, rejects=tmp_path / "o.rej",
+                           resume=True, options={}, fingerprint=RandomWordScorer.fingerprint, cluster=RayCluster())
+    assert stats.resumed > 0
+    assert out.read_bytes() == whole.read_bytes()
+
+
+def test_cli_ray_engine_with_the_tiny_model(tmp_path: Path, tiny_model_dir: Path, capsys) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines()[:12])
+    common = ["--model", str(tiny_model_dir), "--device", "cpu", "--deterministic", "--group-by", "u",
+              "--threshold", "5.85"]
+    assert main(["export", str(source), "-o", str(tmp_path / "local.jsonl"), *common]) == 1
+    code = main(["export", str(source), "-o", str(tmp_path / "ray.jsonl"), *common, "--engine", "ray", "--workers", "2"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "rejected 2 records" in err
+    assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert (tmp_path / "ray.jsonl.rejects.jsonl").read_bytes() == (tmp_path / "local.jsonl.rejects.jsonl").read_bytes()
+
+
+def test_cli_ray_reports_a_scattered_group_as_one_message(tmp_path: Path, tiny_model_dir: Path, capsys) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x", "u": 1}, {"text": "y", "u": 2}, {"text": "z", "u": 1}])
+    code = main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--model", str(tiny_model_dir),
+                 "--device", "cpu", "--group-by", "u", "--engine", "ray"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "group '1' appeared earlier" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--engine", "spark"], "--engine must be local or ray"),
+        (["--workers", "2"], "add --engine ray"),
+        (["--engine", "ray", "--workers", "0"], "--workers must be at least 1"),
+        (["--engine", "ray", "--gpus-per-worker", "-1"], "--gpus-per-worker must be 0 or more"),
+        (["--engine", "ray", "--labels", "labels.jsonl"], "--labels runs with --engine local"),
+    ],
+)
+def test_cli_bad_engine_options_exit_2(tmp_path: Path, capsys, args: list[str], message: str) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x"}])
+    code = main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_cli_without_ray_says_how_to_install_it(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    monkeypatch.setitem(sys.modules, "ray.data", None)
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x"}])
+    code = main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--engine", "ray"])
+    err = capsys.readouterr().err
+    assert code == 2 and "pip install 'smscan[ray]'" in err
+
+
+def test_cluster_options_are_validated() -> None:
+    with pytest.raises(SmscanError, match="--workers"):
+        RayCluster(workers=0)
+
+
+def test_a_local_export_does_not_import_ray(tmp_path: Path) -> None:
+    import subprocess
+
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": f"k = '{KEY}'\n"}])
+    probe = (
+        "import sys\n"
+        "from tests.scorers import install_fake_scorer\n"
+        "install_fake_scorer()\n"
+        "from smscan.cli import main\n"
+        f"code = main(['export', {str(source)!r}, '-o', {str(tmp_path / 'o.jsonl')!r}, '--threshold', '3'])\n"
+        "print('RAY', 'ray' in sys.modules, code)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=False)
+    assert "RAY False 0" in out.stdout, out.stdout + out.stderr
+
+
+def test_ci_and_readme_install_every_extra_with_the_same_command() -> None:
+    import re
+    import tomllib
+
+    extras = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    readme = re.search(r"pip install -e '\.\[([a-z,]+)\]' && python -m pytest -q", (REPO / "README.md").read_text())
+    ci = (REPO / ".ci" / "run").read_text()
+    assert readme is not None
+    installed = set(readme.group(1).split(","))
+    assert f"pip install --quiet -e '.[{readme.group(1)}]'" in ci and "\npython -m pytest -q\n" in ci
+    # test pulls in the plot and parquet extras' packages; every other extra is named
+    assert extras - {"plot", "parquet"} <= installed

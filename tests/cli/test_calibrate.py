@@ -247,3 +247,20 @@ def test_surprise_labels_it_cannot_use_are_refused(
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert not (tmp_path / "t.json").exists()
+
+
+def test_calibrate_surprise_on_synthetic_credentials(
+    tmp_path: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for index in range(6):
+        (project / f"m{index}.py").write_text(f"import os\n\n\ndef f{index}(x):\n    return x + {index}\n")
+    thresholds = tmp_path / "t.json"
+    code = main(["calibrate", "--kind", "surprise", "--synthetic", str(project), "--seed", "3", "--folds", "0",
+                 "-o", str(thresholds), "--score-cache", str(tmp_path / "cache")])
+    assert code == 0, capsys.readouterr().err
+    entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
+    assert entry["labels"] == f"synthetic:{project} seed 3" and entry["positive_units"] > 0
+    assert entry["validation"]["token"]["tp"] > 0
+    assert f"--synthetic {project} --seed 3" in entry["command"]

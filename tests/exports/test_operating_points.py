@@ -12,7 +12,7 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.thresholds import write_entry
 from smscan.cli import main
 from smscan.errors import SmscanError
-from smscan.exports.operating_points import SurpriseCalibration, calibrate_surprise
+from smscan.exports.operating_points import SurpriseCalibration, calibrate_surprise, cross_validate_surprise
 from smscan.exports.rule import MaskRule
 from smscan.records import TokenScores
 from tests.scorers import RandomWordScorer
@@ -117,3 +117,46 @@ def test_calibrated_operating_point_reproduces_its_coverage_in_an_export(
     assert report["reference_tokens"]["target_coverage"] == pytest.approx(point["tpr"], abs=1e-4)
     assert report["reference_tokens"]["collateral_rate"] == pytest.approx(point["fpr"], abs=1e-6)
     assert report["reference_tokens"]["targets"] == entry["positive_units"]
+
+
+def _random_set(seed: int) -> tuple[list[LabelledText], list[TokenScores]]:
+    rng = np.random.default_rng(seed)
+    texts = ["".join(rng.choice(list("abcdQZ"), 40)) for _ in range(8)]
+    documents = [LabelledText(f"g{i % 3}/d{i}", t, spans=((10, 16), (30, 33)), group=f"g{i % 3}") for i, t in enumerate(texts)]
+    scores = [chars(t, [np.nan, *rng.uniform(0, 10, 39)]) for t in texts]
+    return documents, scores
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("propagate", [True, False])
+def test_bisection_finds_what_a_full_scan_of_the_candidates_finds(seed: int, propagate: bool) -> None:
+    documents, scores = _random_set(seed)
+    calibration = SurpriseCalibration(documents, scores, MaskRule(window=3, consensus=2, propagate=propagate))
+    counts = {float(t): calibration.confusion(t) for t in calibration.candidates}
+    for recall in (0.3, 0.7, 0.95):
+        reaching = [t for t, c in counts.items() if c.tpr >= recall]
+        assert calibration.threshold_for_recall(recall) == max(reaching)
+    for fpr in (0.05, 0.2, 0.5):
+        within = [t for t, c in counts.items() if c.fpr <= fpr]
+        assert calibration.threshold_for_fpr(fpr) == min(within)
+        assert calibration.threshold_for(f"fpr:{fpr}") == min(within)
+
+
+def test_cross_validation_chooses_on_the_other_groups_and_counts_the_held_out_one() -> None:
+    # Group a's secret scores 9, group b's 5; each fold's threshold (recall 1 on the other group)
+    # misses b's secret (tau 9) or takes a's plus collateral (tau 5).
+    a_text, b_text = "xy=QZ;uvwxyzab", "mn=QZ;opqrstcd"
+    a_nll = [np.nan, 1, 1, 9, 9, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+    b_nll = [np.nan, 1, 1, 5, 5, 1, 6, 6, 1, 1, 1, 1, 1, 1]
+    documents = [labelled(a_text, "a"), labelled(b_text, "b")]
+    scores = [chars(a_text, a_nll), chars(b_text, b_nll)]
+    rule = MaskRule(window=2, propagate=False)
+    result = cross_validate_surprise(documents, scores, rule=rule, criterion="recall:1.0", folds=2)
+    assert sorted(result["thresholds"]) == [5.0, 9.0]
+    # Held out: a at tau 5 masks its secret and the '=' and ';' around it (windows 1+9 average 5);
+    # b at tau 9 masks nothing. 2 of 4 targets, 2 of 24 other tokens.
+    assert result["tpr"] == 0.5 and result["fpr"] == round(2 / 24, 6)
+    whole = calibrate_surprise(documents, scores, rule=rule, criterion="recall:1.0", folds=2)
+    assert whole["threshold"] == 5.0 and whole["cross_validation"] == result
+    # In sample, tau 5 finds both secrets, and in b also masks the 6-6 pair.
+    assert whole["validation"]["token"]["tpr"] == 1.0 and whole["validation"]["token"]["fp"] == 4

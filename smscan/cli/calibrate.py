@@ -43,7 +43,7 @@ def calibrate_command(
     target_recall: Annotated[Optional[float], typer.Option("--target-recall", help="The highest threshold reaching this validation recall.")] = None,
     max_fpr: Annotated[Optional[float], typer.Option("--max-fpr", help="The lowest threshold keeping the validation false-positive rate at or below this.")] = None,
     operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="SM50, SM70, SM90 or SM95: recall 0.5 ... 0.95.")] = None,
-    folds: Annotated[int, typer.Option("--folds", help="Folds of the cross-validated estimate.")] = 5,
+    folds: Annotated[int, typer.Option("--folds", help="Folds of the cross-validated estimate (surprise: 0 for none).")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of --synthetic data.")] = 0,
     model: ModelOption = None,
     device: DeviceOption = None,

@@ -66,6 +66,8 @@ def calibrate_command(
     surprise_rule = _surprise_rule(kind, window, consensus, propagate)
     if surprise_rule is not None and plot is not None:
         raise SmscanError("--plot draws a detector's scores; it does not combine with --kind surprise")
+    if folds < 2 and not (surprise_rule is not None and folds == 0):
+        raise SmscanError(f"--folds must be at least 2{' (or 0: no estimate)' if surprise_rule is not None else ''}, got {folds}")
     documents, labels_name, labels_digest = _documents(kind, labels, synthetic, seed)
     scorer = load_cached_scorer(model, device=device, dtype=dtype, score_cache=score_cache)
     scores = score_with_progress(scorer, [d.text for d in documents])

@@ -217,6 +217,8 @@ def test_calibrate_surprise_with_propagation_in_the_loop_masks_less_collateral(
         (["--kind", "dead-code", "--no-propagate"], "--propagate: rule options of --kind surprise"),
         (["--kind", "surprise", "--plot", "p.png"], "does not combine with --kind surprise"),
         (["--kind", "surprise", "--target-recall", "2"], "unknown criterion"),
+        (["--kind", "surprise", "--folds", "1"], "--folds must be at least 2 (or 0: no estimate), got 1"),
+        (["--kind", "credential", "--folds", "0"], "--folds must be at least 2, got 0"),
     ],
 )
 def test_bad_surprise_arguments(

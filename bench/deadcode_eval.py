@@ -40,8 +40,11 @@ VARIANTS = [
     ("+ short lines shrunk (no code evidence)", {"evidence_bonus": 0.0}),
     ("+ ast evidence, bonus 0.5", {"evidence_bonus": 0.5}),
     ("+ ast evidence, bonus 1", {"evidence_bonus": 1.0}),
+    ("+ ast evidence, bonus 1.5", {"evidence_bonus": 1.5}),
     ("+ ast evidence, bonus 2", {"evidence_bonus": 2.0}),
+    ("+ ast evidence, bonus 2.5 (default)", {"evidence_bonus": 2.5}),
     ("+ ast evidence, bonus 3", {"evidence_bonus": 3.0}),
+    ("+ ast evidence, bonus 4", {"evidence_bonus": 4.0}),
 ]
 SEEDS = (0, 1, 2, 3, 4)
 

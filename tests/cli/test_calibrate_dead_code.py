@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from smscan.cli import main
+from smscan.detectors.dead_code import DeadCodeRule
 from tests.scorers import RandomWordScorer
 
 CLEAN = [
@@ -54,8 +55,10 @@ def test_calibrate_and_eval_read_the_generator_output_as_written(
 
     entry = json.loads(thresholds.read_text())["kinds"]["dead-code"]
     # The fake scorer gives every token NLL 1, so every line scores 1 and the two dead lines
-    # 1 + the evidence bonus 2; the threshold lies halfway between.
-    assert entry["threshold"] == 2.0
+    # 1 + the default evidence bonus; the threshold lies halfway between.
+    expected = 1.0 + DeadCodeRule().evidence_bonus / 2
+    assert entry["threshold"] == pytest.approx(expected)
+    assert entry["rule"]["evidence_bonus"] == DeadCodeRule().evidence_bonus
     assert entry["unit"] == "line"
     assert entry["examples"] == len(CLEAN) + len(POISONED)
     assert entry["positive_units"] == 2
@@ -69,7 +72,7 @@ def test_calibrate_and_eval_read_the_generator_output_as_written(
                  "--format", "json", *cache]) == 0
     result = json.loads(capsys.readouterr().out)
     assert (result["line"]["tp"], result["line"]["fp"], result["line"]["fn"]) == (2, 0, 0)
-    assert result["threshold"] == 2.0
+    assert result["threshold"] == pytest.approx(expected)
 
     assert main(["eval", "--kind", "dead-code", "--labels", str(generator_labels), "--thresholds", str(thresholds),
                  *cache]) == 0

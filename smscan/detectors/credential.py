@@ -77,8 +77,18 @@ _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
 # Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
 _DIGEST_PREFIXED = re.compile(r"^(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]", re.IGNORECASE)
 _DIGEST_BEFORE = re.compile(r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]$", re.IGNORECASE)
-# Patterns, not values: globs (`*/build/*`, `*.py`, `**`) and regular expressions.
-_PATTERN = re.compile(r"\*/|/\*|\*\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]")
+# Patterns, not values: globs (`*/build/*`, `*.py`) and regular expressions (ranges, groups,
+# class escapes, case classes such as `[Ll]`). A bare `**` is no glob: random passwords hold it.
+_PATTERN = re.compile(
+    r"\*/|/\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
+    r"|\[([A-Za-z])(?!\1)(?i:\1)\]"
+)
+# Escaped regex metacharacters (`\[`, `\.`, `\(`): two of them make a pattern; one backslash
+# before punctuation can happen in a random password.
+_REGEX_ESCAPE = re.compile(r"\\[.\[\](){}*+?|^$]")
+# Words of prose, in any language written in Latin letters: `Voorbeelden:`, `boshlang'ich`,
+# `requi-yar-ed`. Each word is lower case, capitalised or all capitals, never mixed like a key.
+_WORD_RUN = re.compile(r"^(?:[A-Z]?[a-z]+|[A-Z]{2,})(?:['\-](?:[A-Z]?[a-z]+|[A-Z]{2,}))*[:.!?]?$")
 # Windows paths: a drive letter, or UNC and escaped separators.
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
 # Package, image and action references: name@version, owner/repo@ref.
@@ -203,20 +213,25 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
         return rule.secret_bonus
     if slot.where == PUBLIC_BLOCK:
         return None
-    if is_stand_in(value) or _is_other_identifier(value):
-        return None
-    if slot.where != HEADER and is_encoded_text(value):
+    if is_stand_in(value):
         return None
     place = name_class(slot.key) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
+    letter_key = place == "secret" and is_letter_key(value, rule)
+    if _is_other_identifier(value) and not letter_key:
+        return None
+    if place != "secret" and is_prose(value):
+        return None
+    if slot.where != HEADER and is_encoded_text(value):
+        return None
     line_start = text.rfind("\n", 0, slot.start) + 1
     before = text[line_start : slot.start]
     if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before)):
         return None
     if _DIGEST_BEFORE.search(before):
         return None
-    if len(set(value)) < 4 or _character_classes(value) < 2:
+    if len(set(value)) < 4 or (_character_classes(value) < 2 and not letter_key):
         return None
     if slot.where == TOKEN or (slot.where == ARGUMENT and place != "secret"):
         if len(value) < rule.min_length_token or _character_classes(value) < 2:
@@ -231,6 +246,34 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
             return None
         return 0.0
     return None
+
+
+def is_letter_key(value: str, rule: CredentialRule) -> bool:
+    """True for a long run of ASCII letters alone, a key shape under a secret name.
+
+    Keys drawn from letters (base32 without digits, ``AKIA...`` ids whose random part has no
+    digit) look like one long name; under ``password``/``key`` names the model's surprise
+    decides, as for any other value.
+
+    Example:
+        >>> rule = CredentialRule()
+        >>> is_letter_key("AKIAQZLRMEUDXJIWGOCR", rule), is_letter_key("Authorization", rule)
+        (True, False)
+    """
+    return value.isascii() and value.isalpha() and len(value) >= rule.min_length_token
+
+
+def is_prose(value: str) -> bool:
+    """True for words rather than a key: non-ASCII text, or letter words joined by ``-``/``'``.
+
+    Credentials are ASCII; translations and labels (``Voorbeelden:``, ``没有提供足够的参数``)
+    surprise an English-trained model without being secret.
+
+    Example:
+        >>> is_prose("Voorbeelden:"), is_prose("boshlang'ich"), is_prose("Zq8x-P1sV9")
+        (True, True, False)
+    """
+    return not value.isascii() or bool(_WORD_RUN.match(value))
 
 
 def is_encoded_text(value: str) -> bool:
@@ -267,6 +310,7 @@ def _is_other_identifier(value: str) -> bool:
         or _DIGEST_PREFIXED.match(value)
         or _DATA_URI.match(value)
         or _PATTERN.search(value)
+        or len(_REGEX_ESCAPE.findall(value)) >= 2
         or _WINDOWS_PATH.search(value)
         or _REFERENCE_AT_VERSION.match(value)
         or _REQUIREMENT.match(value)

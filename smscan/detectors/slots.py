@@ -92,6 +92,8 @@ _PAIR = re.compile(r"(?:^|[;&?])(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^;&]*)")
 _NAME_SHAPE = re.compile(
     r"^(?:[A-Z][A-Z0-9_.\-]*|[a-z][a-z0-9_.\-]*|[A-Z]?[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z][a-z]+)$"
 )
+# Letter words of a name (`api_key` -> api, key; `mNf` -> m, Nf).
+_NAME_LETTER_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _TOKEN_PAIR = re.compile(r"(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=][^=]*=*)")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
 # Lines that are code statements rather than `key = value` settings: a value that calls,
@@ -115,7 +117,7 @@ def find_slots(text: str) -> list[Slot]:
     Example:
         >>> [(text[s.start:s.end], s.key, s.where) for text in ['db = "postgres://u:hunter2@h/x"']
         ...  for s in find_slots(text)]
-        [('hunter2', 'db', 'url-userinfo')]
+        [('hunter2', 'url', 'url-userinfo')]
     """
     found: list[Slot] = []
     pem_blocks = list(_pem_blocks(text))
@@ -199,7 +201,7 @@ def _line_slots(text: str, line: str, offset: int) -> Iterator[Slot]:
         start, end = _trim_token(line, match.start(), match.end())
         key = ""
         pair = _TOKEN_PAIR.fullmatch(line, start, end)
-        if pair and _NAME_SHAPE.match(pair.group("k")):
+        if pair and _is_lone_pair_name(pair.group("k")):
             # `name=value` run together (a query string in prose): the value, bound to the name.
             key, start = pair.group("k"), pair.start("v")
         if end - start >= 20:
@@ -246,13 +248,19 @@ def _split_value(line: str, start: int, end: int, key: str, offset: int, where: 
         # Prose or a command line: the line-wide passes (options, tokens, URLs) cover it.
         return
     pairs = [pair for pair in _PAIR.finditer(body) if _NAME_SHAPE.match(pair.group("k"))]
-    if pairs and (len(pairs) > 1 or (pairs[0].start() == 0 and len(pairs[0].group("k")) >= 3)):
+    if pairs and (len(pairs) > 1 or (pairs[0].start() == 0 and _is_lone_pair_name(pairs[0].group("k")))):
         for pair in pairs:
             if pair.end("v") > pair.start("v"):
                 yield Slot(offset + start + pair.start("v"), offset + start + pair.end("v"),
                            pair.group("k"), where)
         return
     yield Slot(offset + start, offset + end, key, where)
+
+
+def _is_lone_pair_name(key: str) -> bool:
+    """Whether a lone ``key=value`` reads as a name and its value (``Password=...``), not as a
+    random value that holds ``=`` (``mNf=V78u...``): a name has a word of three letters or more."""
+    return bool(_NAME_SHAPE.match(key)) and any(len(word) >= 3 for word in _NAME_LETTER_WORDS.findall(key))
 
 
 def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:

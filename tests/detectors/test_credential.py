@@ -119,3 +119,39 @@ def test_base64_of_readable_text_is_data(value: str, encoded: bool) -> None:
 def test_short_unnamed_hex_and_requirements_are_not_credentials(text: str) -> None:
     values = [v for v in text.split('"')[1::2]]
     assert found(text, values) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '# E: incompatible type; expected "[Ll]ist\\[int\\]"\n',
+        'pattern = "Foo\\.bar\\(\\w+\\)"\n',
+        'label = "Voorbeelden:"\n',
+        "default = \"boshlang'ich\"\n",
+        'required = "requi-yar-ed"\n',
+        'hint = "没有提供足够的参数"\n',
+    ],
+)
+def test_regexes_and_words_of_other_languages_are_not_credentials(text: str) -> None:
+    value = text.split('"')[1]
+    assert found(text, [value]) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "XA8dcZq1**uN*=Lm",  # a random password may hold a glob's `**`
+        "AKIAQZLRMEUDXJIWGOCR",  # letters only: no digit was drawn
+        "Pässwörter-Grün-42",  # non-ASCII, but under a secret name
+    ],
+)
+def test_random_values_under_a_secret_name_stay_candidates(value: str) -> None:
+    text = f'SMTP_PASSWORD = "{value}"\n'
+    assert [v for v, _ in found(text, [value])] == [value]
+
+
+def test_a_run_of_letters_needs_a_secret_name_and_length() -> None:
+    rule = CredentialRule()
+    text = 'label = "AKIAQZLRMEUDXJIWGOCR"\npassword = "Authorization"\n'
+
+    assert [judge_slot(text, slot, rule) for slot in find_slots(text)] == [None, None]

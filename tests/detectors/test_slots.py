@@ -83,3 +83,15 @@ def test_a_certificate_swallows_its_lines_as_public_material() -> None:
 )
 def test_a_name_value_run_in_prose_is_the_value(text: str, expected: tuple[str, str, str]) -> None:
     assert expected in values(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # `mNf=` is the start of a random value, not a name: the whole literal is the value.
+        ('PASSWORD = os.environ.get("PASSWORD", "mNf=V78uQ2xL")', [("mNf=V78uQ2xL", "PASSWORD", "string")]),
+        ('dsn = "Password=V78uQ2xL"', [("V78uQ2xL", "Password", "string")]),
+    ],
+)
+def test_a_lone_name_value_pair_needs_a_name_with_a_word(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert values(text) == expected

@@ -258,7 +258,7 @@ def _dead_stores(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[t
             declared.update(node.names)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             loaded.add(node.target.id)
-    for node in ast.walk(function):
+    for node in _own_nodes(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -271,6 +271,22 @@ def _dead_stores(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[t
         if name.startswith("_") or name in loaded or name in declared:
             continue
         yield node, name
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of a function's own scope: not those of nested functions, classes or lambdas.
+
+    A store in a nested class body is a class attribute, read through the class, and a nested
+    function's locals are judged in that function; reads are still collected from every scope,
+    since closures read the names of the function around them.
+    """
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
 
 
 # Builtins without side effects that a constant condition may call.

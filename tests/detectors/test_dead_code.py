@@ -17,6 +17,8 @@ from tests.detectors.scores import char_scores
         ("def f(x):\n    while 0 == 1: pass\n    return x\n", {2: "constant-condition"}),
         ("def f(x):\n    for _ in range(0): print(x)\n    return x\n", {2: "empty-loop"}),
         ("def f(x):\n    unused_name = 5\n    return x\n", {2: "dead-store"}),
+        # A nested function's unread local is dead in that function; one the closure reads is not.
+        ("def f(x):\n    y = x\n    def g():\n        z = 1\n        return y\n    return g\n", {4: "dead-store"}),
         ("def f(x):\n    if True:\n        return x\n    else:\n        return 0\n", {5: "constant-condition"}),
     ],
 )
@@ -32,6 +34,8 @@ def test_dead_lines(source: str, expected: dict[int, str]) -> None:
         "def f(xs):\n    total = 0\n    for v in xs:\n        total += v\n    return total\n",
         "def f():\n    global G\n    G = 1\n",
         "def f(x):\n    _ignored = x\n    return x\n",
+        # Class attributes of a class defined in a function are read through the class.
+        "def f():\n    class Ctx:\n        color = None\n    return Ctx\n",
         "not python at all (",
     ],
 )

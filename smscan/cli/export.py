@@ -197,7 +197,10 @@ def _ray_recipe(settings: Any, *, deterministic: bool) -> tuple[Any, str]:
         if dtype not in ("auto", "fp32"):
             raise SmscanError(f"--deterministic scores in fp32; it does not combine with --dtype {dtype}")
         dtype = "fp32"
-    recipe = ScorerRecipe(settings.model, device=settings.device, dtype=dtype, batch_size=1 if deterministic else None)
+    recipe = ScorerRecipe(
+        settings.model, device=settings.device, dtype=dtype, batch_size=1 if deterministic else None,
+        threads=settings.threads,
+    )
     return recipe, resolve_model(settings.model, pull_if_missing=True).fingerprint.short
 
 

@@ -5,13 +5,14 @@ Data flow (one Ray Data pipeline, streamed)::
     read: one task on the driver's node reads the source exactly as the local engine does
           (same parser, same rejects, --two-pass, the contiguity check, resume skip) and cuts the
           stream into *group chunks*: a group's records plus the rejects read while it was open
-    map_batches: an actor pool, each actor holding one reference model (``concurrency`` actors,
-          ``num_gpus`` each when asked), masks the chunks of a batch with the local engine's
-          ``export_groups`` -- so scoring, masking, propagation and record layout are one code
+    map_batches: an actor pool (``ActorPoolStrategy(size=workers)``, ``num_gpus`` per actor when
+          asked), each actor holding one reference model, masks the chunks of a batch with the
+          local engine's ``export_groups``: scoring, masking, propagation and record layout are
+          one code
     driver: receives finished groups in input order and writes them through the local engine's
           atomic, resumable writer (same files, same reject file, same state file)
 
-Why chunks are cut on the driver side, not with ``groupby().map_groups()``: duplicate
+Why chunks are cut by the reader, not with ``groupby().map_groups()``: duplicate
 propagation needs a whole group in one actor call, and a chunk is one row, so a group can never
 be split across batches; a Ray groupby would shuffle (materialise) the whole input and lose input
 order, while the streaming read keeps memory flat and order fixed. Reading is one sequential task
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -54,12 +56,14 @@ class ScorerRecipe:
     device: str = "auto"
     dtype: str = "auto"
     batch_size: int | None = None
+    threads: int = 0  # 0: torch's default; Ray sets OMP_NUM_THREADS to the actor's CPUs
 
     def __call__(self) -> Scorer:
         from smscan.model.load import load_scorer
 
         return load_scorer(
-            self.model, device=self.device, dtype=self.dtype, batch_size=self.batch_size, pull_if_missing=True
+            self.model, device=self.device, dtype=self.dtype, batch_size=self.batch_size,
+            threads=self.threads, pull_if_missing=True,
         )
 
 
@@ -91,8 +95,9 @@ class RayCluster:
 def require_ray() -> Any:
     """The ``ray`` module with Ray Data, or a SmscanError saying how to install it."""
     try:
-        import ray
-        import ray.data  # noqa: F401 - the extra installs it; plain ``ray`` lacks it
+        import ray  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        # Ray Data comes with the extra (ray[data]); plain ray lacks its dependencies.
+        import ray.data  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401
     except ImportError as error:
         raise SmscanError(f"--engine ray needs Ray Data: {INSTALL_HINT}") from error
     return ray
@@ -157,10 +162,10 @@ def _read_blocks(source: ExportSource, done: int) -> Iterator[Any]:
 
 
 def _datasource(source: ExportSource, done: int) -> Any:
-    from ray.data import Datasource, ReadTask
-    from ray.data.block import BlockMetadata
+    from ray.data import Datasource, ReadTask  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ray.data.block import BlockMetadata  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
-    class GroupChunkSource(Datasource):  # type: ignore[misc]
+    class GroupChunkSource(Datasource):  # type: ignore[misc,unused-ignore]
         """One ordered read task: the input is read sequentially, as the local engine reads it."""
 
         def estimate_inmemory_data_size(self) -> int | None:
@@ -170,7 +175,7 @@ def _datasource(source: ExportSource, done: int) -> Any:
             metadata = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=None)
             return [ReadTask(partial(_read_blocks, source, done), metadata)]
 
-    return GroupChunkSource()
+    return GroupChunkSource()  # type: ignore[no-untyped-call,unused-ignore]
 
 
 class GroupMasker:
@@ -183,14 +188,25 @@ class GroupMasker:
     """
 
     def __init__(self, make_scorer: Callable[[], Scorer], plan: ExportPlan) -> None:
-        self.scorer = make_scorer()
         self.plan = plan
+        self.model: dict[str, Any] = {}
+        # A model that cannot load is raised from the first call: Ray reports an error in a
+        # constructor as a dead actor whose message is a traceback, but a call's error with its
+        # original exception, which the driver turns back into one line.
+        self.error: SmscanError | None = None
+        try:
+            self.scorer = make_scorer()
+        except SmscanError as error:
+            self.error = error
+            return
         describe = getattr(self.scorer, "describe", None)
-        self.model: dict[str, Any] = dict(describe()) if describe else {"fingerprint": self.scorer.fingerprint}
+        self.model = dict(describe()) if describe else {"fingerprint": self.scorer.fingerprint}
 
     def __call__(self, batch: Any) -> Any:
         import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
+        if self.error is not None:
+            raise self.error
         payloads = batch.column("payload").to_pylist()
         ends = batch.column("end").to_pylist()
         chunks: list[Chunk] = [pickle.loads(p) for p, end in zip(payloads, ends) if not end]
@@ -313,7 +329,7 @@ def _connect(ray: Any, cluster: RayCluster) -> bool:
 def _results(
     ray: Any, source: ExportSource, done: int, make_scorer: Callable[[], Scorer], plan: ExportPlan, cluster: RayCluster
 ) -> Iterator[tuple[bytes, bool]]:
-    from ray.data import ActorPoolStrategy, DataContext
+    from ray.data import ActorPoolStrategy, DataContext  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
     # Ray Data logs its plan, progress and the tracebacks of errors we re-raise to stderr; the
     # CLI reports progress itself and an error as one line.
@@ -322,6 +338,7 @@ def _results(
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False  # the CLI draws its own
     context.print_on_execution_start = False
+    context.raise_original_map_exception = True  # an actor's SmscanError reaches the driver as itself
     # The read task runs where the driver is, so input paths mean what they mean here; it takes
     # no CPU slot, else actors holding every CPU of a small machine would starve it.
     here = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}  # every node has this label
@@ -338,11 +355,14 @@ def _results(
         **resources,
     )
     order = _InOrder()
-    for batch in masked.iter_batches(batch_size=None, batch_format="pyarrow"):
-        for seq, payload, end in zip(
-            batch.column("seq").to_pylist(), batch.column("payload").to_pylist(), batch.column("end").to_pylist()
-        ):
-            yield from order.push(seq, payload, end)
+    with warnings.catch_warnings():
+        # An input of fewer blocks than --workers leaves actors idle; that is no fault of the user's.
+        warnings.filterwarnings("ignore", message="The minimum number of concurrent actors", category=UserWarning)
+        for batch in masked.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for seq, payload, end in zip(
+                batch.column("seq").to_pylist(), batch.column("payload").to_pylist(), batch.column("end").to_pylist()
+            ):
+                yield from order.push(seq, payload, end)
 
 
 def _smscan_cause(error: BaseException) -> SmscanError | None:

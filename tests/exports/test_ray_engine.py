@@ -16,7 +16,7 @@ import pytest
 import ray
 
 from smscan.cli import main
-from smscan.errors import SmscanError, SourceError
+from smscan.errors import ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, run_export
 from smscan.exports.masked import ExportPlan
 from smscan.exports.ray_engine import RayCluster, ScorerRecipe, group_chunks, run_ray_export
@@ -146,6 +146,22 @@ def test_ray_resumes_an_interrupted_export(tmp_path: Path) -> None:
     assert out.read_bytes() == whole.read_bytes()
 
 
+def test_an_actor_that_cannot_load_its_model_is_one_error(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x = 1\n"}])
+    with pytest.raises(ModelError) as raised:
+        run_ray_export(ExportSource(source), ScorerRecipe(str(tmp_path / "no-model"), device="cpu"),
+                       ExportPlan(MaskRule()), output=tmp_path / "o.jsonl", rejects=tmp_path / "r.jsonl",
+                       resume=False, options={}, fingerprint="f", cluster=RayCluster())
+    assert str(raised.value) == f"model folder '{tmp_path / 'no-model'}' does not exist"
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_an_empty_input_gives_an_empty_output(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [])
+    local, remote = _export_both(tmp_path, source, RandomWordScorer, fmt=RecordFormat())
+    assert remote.read_bytes() == local.read_bytes() == b""
+
+
 def test_cli_ray_engine_with_the_tiny_model(tmp_path: Path, tiny_model_dir: Path, capsys) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", fixture_lines()[:12])
     common = ["--model", str(tiny_model_dir), "--device", "cpu", "--deterministic", "--group-by", "u",
@@ -228,3 +244,24 @@ def test_ci_and_readme_install_every_extra_with_the_same_command() -> None:
     assert f"pip install --quiet -e '.[{readme.group(1)}]'" in ci and "\npython -m pytest -q\n" in ci
     # test pulls in the plot and parquet extras' packages; every other extra is named
     assert extras - {"plot", "parquet"} <= installed
+
+
+@pytest.mark.model
+def test_real_model_ray_export_equals_the_local_one(tmp_path: Path, capsys) -> None:
+    from smscan.model.pull import pull_default_model
+
+    pull_default_model()
+    lines = [
+        {"text": f"import os\n\nAPI_TOKEN = '{KEY}'\n", "repo": "a"},
+        {"text": f"def token():\n    return '{KEY}'\n", "repo": "a"},
+        {"text": "def add(a, b):\n    return a + b\n", "repo": "b"},
+        {"messages": [{"role": "user", "content": "a key?"}, {"role": "assistant", "content": f"use {KEY}"}], "repo": "c"},
+    ]
+    source = write_jsonl(tmp_path / "in.jsonl", lines)
+    common = ["--device", "cpu", "--deterministic", "--threshold", "3.8", "--group-by", "repo"]
+    assert main(["export", str(source), "-o", str(tmp_path / "local.jsonl"), *common]) == 0
+    code = main(["export", str(source), "-o", str(tmp_path / "ray.jsonl"), *common, "--engine", "ray", "--workers", "2"])
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    records = [json.loads(line) for line in (tmp_path / "ray.jsonl").read_text().splitlines()]
+    assert records[0]["smscan"]["masked_spans"] and records[0]["smscan"]["model"]["dtype"] == "fp32"

@@ -31,7 +31,10 @@ def main() -> int:
     tools = [t for t in args.tools.split(",") if (args.results / f"{t}.json").exists()]
     metrics = {t: json.loads((args.results / f"{t}.json").read_text()) for t in tools}
     # Results are read by file name; the tables show the names asked for.
-    shown = dict(pair.split("=", 1) for pair in args.rename.split(",") if pair)
+    pairs = [pair.split("=", 1) for pair in args.rename.split(",") if pair]
+    if any(len(pair) != 2 for pair in pairs):
+        parser.error("--rename takes OLD=NEW pairs separated by commas (no comma inside a name)")
+    shown = dict(pairs)
     metrics = {shown.get(t, t): m for t, m in metrics.items()}
     tools = [shown.get(t, t) for t in tools]
     first = metrics[tools[0]]

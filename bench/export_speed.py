@@ -74,7 +74,9 @@ def run_ray(source: Path, output: Path, workers: int) -> dict[str, float]:
     from smscan.exports.rule import MaskRule
     from smscan.model.load import resolve_model
 
+    begun = time.perf_counter()
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    init_seconds = time.perf_counter() - begun
     try:
         fingerprint = resolve_model(None).fingerprint.short
         started = time.perf_counter()
@@ -86,7 +88,7 @@ def run_ray(source: Path, output: Path, workers: int) -> dict[str, float]:
         seconds = time.perf_counter() - started
     finally:
         ray.shutdown()
-    return {"records": stats.records, "tokens": stats.tokens, "seconds": seconds}
+    return {"records": stats.records, "tokens": stats.tokens, "seconds": seconds, "init_seconds": init_seconds}
 
 
 def main() -> None:
@@ -115,6 +117,7 @@ def main() -> None:
         print(
             f"ray x{workers}    : {result['seconds']:7.1f} s  {result['records'] / result['seconds']:6.2f} rec/s  "
             f"{result['tokens'] / result['seconds']:7.1f} tok/s  (output identical to local: {same}; "
+            f"ray.init {result['init_seconds']:.1f} s, not in the time; "
             f"load avg {os.getloadavg()[0]:.1f})"
         )
     print(f"tokens scored: {local['tokens']}")

@@ -27,6 +27,7 @@ import logging
 import pickle
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -329,40 +330,59 @@ def _connect(ray: Any, cluster: RayCluster) -> bool:
 def _results(
     ray: Any, source: ExportSource, done: int, make_scorer: Callable[[], Scorer], plan: ExportPlan, cluster: RayCluster
 ) -> Iterator[tuple[bytes, bool]]:
-    from ray.data import ActorPoolStrategy, DataContext  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ray.data import ActorPoolStrategy  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
-    # Ray Data logs its plan, progress and the tracebacks of errors we re-raise to stderr; the
-    # CLI reports progress itself and an error as one line.
-    logging.getLogger("ray.data").setLevel(logging.CRITICAL)
-    context = DataContext.get_current()
-    context.execution_options.preserve_order = True
-    context.enable_progress_bars = False  # the CLI draws its own
-    context.print_on_execution_start = False
-    context.raise_original_map_exception = True  # an actor's SmscanError reaches the driver as itself
-    # The read task runs where the driver is, so input paths mean what they mean here; it takes
-    # no CPU slot, else actors holding every CPU of a small machine would starve it.
-    here = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}  # every node has this label
-    dataset = ray.data.read_datasource(_datasource(source, done), num_cpus=0, label_selector=here)
-    resources: dict[str, Any] = {"num_cpus": 1}
-    if cluster.gpus_per_worker:
-        resources["num_gpus"] = cluster.gpus_per_worker
-    masked = dataset.map_batches(
-        GroupMasker,
-        fn_constructor_args=(make_scorer, plan),
-        batch_size=_CHUNKS_PER_BATCH,
-        batch_format="pyarrow",
-        compute=ActorPoolStrategy(size=cluster.workers),
-        **resources,
-    )
-    order = _InOrder()
-    with warnings.catch_warnings():
-        # An input of fewer blocks than --workers leaves actors idle; that is no fault of the user's.
-        warnings.filterwarnings("ignore", message="The minimum number of concurrent actors", category=UserWarning)
+    with _quiet_ordered_data_context():
+        # The read task runs where the driver is, so input paths mean what they mean here; it
+        # takes no CPU slot, else actors holding every CPU of a small machine would starve it.
+        here = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}  # every node has this label
+        dataset = ray.data.read_datasource(_datasource(source, done), num_cpus=0, label_selector=here)
+        resources: dict[str, Any] = {"num_cpus": 1}
+        if cluster.gpus_per_worker:
+            resources["num_gpus"] = cluster.gpus_per_worker
+        masked = dataset.map_batches(
+            GroupMasker,
+            fn_constructor_args=(make_scorer, plan),
+            batch_size=_CHUNKS_PER_BATCH,
+            batch_format="pyarrow",
+            compute=ActorPoolStrategy(size=cluster.workers),
+            **resources,
+        )
+        order = _InOrder()
         for batch in masked.iter_batches(batch_size=None, batch_format="pyarrow"):
             for seq, payload, end in zip(
                 batch.column("seq").to_pylist(), batch.column("payload").to_pylist(), batch.column("end").to_pylist()
             ):
                 yield from order.push(seq, payload, end)
+
+
+@contextmanager
+def _quiet_ordered_data_context() -> Iterator[None]:
+    """Ray Data settings for one export, restored afterwards (a calling program may use Ray Data
+    itself): input order kept, an actor's SmscanError raised as itself, and no progress bars,
+    plan logs or tracebacks of errors we re-raise as one line (the CLI reports progress itself)."""
+    from ray.data import DataContext  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+    context = DataContext.get_current()
+    logger = logging.getLogger("ray.data")
+    saved = (
+        context.execution_options.preserve_order, context.enable_progress_bars,
+        context.print_on_execution_start, context.raise_original_map_exception, logger.level,
+    )
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
+    context.raise_original_map_exception = True
+    logger.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            # An input of fewer blocks than --workers leaves actors idle: no fault of the user's.
+            warnings.filterwarnings("ignore", message="The minimum number of concurrent actors", category=UserWarning)
+            yield
+    finally:
+        (context.execution_options.preserve_order, context.enable_progress_bars,
+         context.print_on_execution_start, context.raise_original_map_exception) = saved[:4]
+        logger.setLevel(saved[4])
 
 
 def _smscan_cause(error: BaseException) -> SmscanError | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import ray
+import ray.data
 
 from smscan.cli import main
 from smscan.errors import ModelError, SmscanError, SourceError
@@ -96,7 +97,10 @@ def _export_both(
 
 def test_ray_export_equals_the_local_one_and_propagates_within_groups(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    context = ray.data.DataContext.get_current()
+    before = (context.execution_options.preserve_order, context.enable_progress_bars)
     local, remote = _export_both(tmp_path, source, NewKeyScorer, fmt=RecordFormat(group_by="u"))
+    assert (context.execution_options.preserve_order, context.enable_progress_bars) == before  # restored
     assert remote.read_bytes() == local.read_bytes()
     assert (tmp_path / "ray.rej.jsonl").read_bytes() == (tmp_path / "local.rej.jsonl").read_bytes()
     records = [json.loads(line) for line in remote.read_text().splitlines()]

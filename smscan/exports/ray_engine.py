@@ -319,12 +319,22 @@ def _connect(ray: Any, cluster: RayCluster) -> bool:
         kwargs["num_cpus"] = cluster.num_cpus
     else:
         kwargs["address"] = cluster.address
+    # A local instance says on stderr that it enabled token authentication (its secure default);
+    # the user asked for an export, not a cluster. A warning that it is disabled still shows.
+    auth_logger = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    auth_logger.addFilter(_drop_auth_enabled_notice)
     try:
         ray.init(**kwargs)
     except Exception as error:  # noqa: BLE001 - every start or connect failure is one message
         where = cluster.address or "a local instance"
         raise SmscanError(f"--engine ray: cannot start or join Ray ({where}): {error}") from error
+    finally:
+        auth_logger.removeFilter(_drop_auth_enabled_notice)
     return True
+
+
+def _drop_auth_enabled_notice(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("Token authentication is enabled")
 
 
 def _results(

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from smscan.detectors import CREDENTIAL, DEAD_CODE
 from smscan.detectors.candidate import Candidate, Detector, propagate_values
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
@@ -154,9 +155,29 @@ def scan(
             if on_item is not None:
                 on_item(document)
     _finish_group(group, rule, detections, result)
+    result.findings = without_dead_code_on_credential_lines(result.findings)
     result.findings.sort(key=lambda f: (f.path, f.char_start, f.kind))
     result.stats.seconds = time.perf_counter() - started
     return result
+
+
+def without_dead_code_on_credential_lines(findings: list[Finding]) -> list[Finding]:
+    """Drop ``dead-code`` findings on a line that holds a ``credential`` finding.
+
+    A credential makes its whole line surprising, and a secret assigned to a name nothing reads
+    is also a dead store, so the same line would be reported twice; the credential is the finding
+    to act on (and removing it removes the line's dead code too).
+    """
+    credential_lines: dict[str, set[int]] = {}
+    for finding in findings:
+        if finding.kind == CREDENTIAL:
+            credential_lines.setdefault(finding.path, set()).update(range(finding.start.line, finding.end.line + 1))
+    return [
+        finding
+        for finding in findings
+        if finding.kind != DEAD_CODE
+        or credential_lines.get(finding.path, set()).isdisjoint(range(finding.start.line, finding.end.line + 1))
+    ]
 
 
 def _shift(scores: TokenScores, offset: int) -> TokenScores:

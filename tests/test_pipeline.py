@@ -83,3 +83,16 @@ def test_changed_lines_limit_detector_findings() -> None:
     )
 
     assert [f.start.line for f in result.findings] == [3]
+
+
+def test_a_line_holding_a_credential_is_not_also_reported_as_dead_code() -> None:
+    # Both lines are surprising dead code to the plain line rule; only the first holds a credential.
+    text = f'def f(x):\n    api_key = "{KEY}"\n    if {KEY[::-1]} < 0: pass\n    return x\n'
+    credential = Detection(make_detector("credential", WINDOW), threshold=5.0)
+    dead_code = Detection(make_detector("dead-code", {"evidence_bonus": 0.0, "min_context": 1, "shrink": 0.0}), threshold=2.0)
+
+    both = scan([Document("m.py", text)], RandomWordScorer(), None, detections=[credential, dead_code])
+    alone = scan([Document("m.py", text)], RandomWordScorer(), None, detections=[dead_code])
+
+    assert sorted((f.kind, f.start.line) for f in alone.findings) == [("dead-code", 2), ("dead-code", 3)]
+    assert sorted((f.kind, f.start.line) for f in both.findings) == [("credential", 2), ("dead-code", 3)]

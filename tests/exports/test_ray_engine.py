@@ -19,10 +19,12 @@ import ray.data
 from smscan.cli import main
 from smscan.errors import ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, run_export
+from smscan.exports.labels import DownstreamLabeler
 from smscan.exports.masked import ExportPlan
 from smscan.exports.ray_engine import RayCluster, ScorerRecipe, group_chunks, run_ray_export
 from smscan.exports.rule import MaskRule
 from smscan.sources.datasets import RecordFormat, iter_dataset
+from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,9 +85,9 @@ def test_group_chunks_cut_where_the_local_engine_finishes_groups(tmp_path: Path)
 
 
 def _export_both(
-    tmp_path: Path, source: Path, make_scorer, *, fmt: RecordFormat, threshold: float = 3.0, workers: int = 2
+    tmp_path: Path, source: Path, make_scorer, *, fmt: RecordFormat, plan: ExportPlan | None = None, workers: int = 2
 ) -> tuple[Path, Path]:
-    plan = ExportPlan(MaskRule(threshold=threshold))
+    plan = plan or ExportPlan(MaskRule(threshold=3.0))
     local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
     scorer = make_scorer()
     run_export(ExportSource(source, fmt), scorer, plan, output=local, rejects=tmp_path / "local.rej.jsonl",
@@ -111,16 +113,37 @@ def test_ray_export_equals_the_local_one_and_propagates_within_groups(tmp_path: 
     assert [r["index"] for r in rejects] == [0, 4, 56]
 
 
+def test_ray_redacts_like_the_local_engine(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    plan = ExportPlan(MaskRule(threshold=3.0), mode="redact")
+    local, remote = _export_both(tmp_path, source, NewKeyScorer, fmt=RecordFormat(group_by="u"), plan=plan)
+    assert remote.read_bytes() == local.read_bytes()
+    assert "<MASKED>" in remote.read_text() and KEY not in json.loads(remote.read_text().splitlines()[0])["text"]
+
+
+def test_cli_ray_exports_a_repository_like_the_local_engine(git_repo: Path, tiny_model_dir: Path, tmp_path: Path, capsys) -> None:
+    commit_files(git_repo, {"a.py": f"KEY = '{KEY}'\n", "b.py": f"use('{KEY}')\n", "c.bin": b"\x00\x01"})
+    common = ["--model", str(tiny_model_dir), "--device", "cpu", "--deterministic", "--threshold", "5.85"]
+    assert main(["export", str(git_repo), "-o", str(tmp_path / "local.jsonl"), *common]) == 0
+    assert main(["export", str(git_repo), "-o", str(tmp_path / "ray.jsonl"), *common, "--engine", "ray"]) == 0
+    err = capsys.readouterr().err
+    assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert err.count("skipped files: binary 1") == 2  # the read task's skip counts reach the summary
+
+
 def test_ray_actors_load_a_real_model_from_a_recipe(tmp_path: Path, tiny_model_dir: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
     recipe = ScorerRecipe(str(tiny_model_dir), device="cpu", dtype="fp32", batch_size=1)
     # The tiny random model's window means are 5.6-6.0 nats: 5.85 masks some windows, not all.
-    local, remote = _export_both(tmp_path, source, recipe, fmt=RecordFormat(group_by="u"), threshold=5.85)
+    # The downstream labeler (a tokenizer) travels to the actors inside the plan.
+    plan = ExportPlan(MaskRule(threshold=5.85), labeler=DownstreamLabeler(str(tiny_model_dir)))
+    local, remote = _export_both(tmp_path, source, recipe, fmt=RecordFormat(group_by="u"), plan=plan)
     assert remote.read_bytes() == local.read_bytes()
     records = [json.loads(line) for line in remote.read_text().splitlines()]
     assert records[0]["smscan"]["model"]["name"] == str(tiny_model_dir)
     fractions = [r["smscan"]["masked_fraction"] for r in records]
     assert 0 < sum(fractions) < len(fractions)  # the random model masks some, not everything
+    assert all(-100 in r["labels"] and len(r["labels"]) == len(r["input_ids"]) for r in records if r["smscan"]["masked_spans"])
 
 
 def test_ray_resumes_an_interrupted_export(tmp_path: Path) -> None:

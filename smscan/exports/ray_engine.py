@@ -110,8 +110,20 @@ def group_chunks(items: Iterable[DatasetRecord | Rejected], *, check_contiguous:
     A reject joins the group open when it was read (before the first record: the first group),
     so each chunk yields exactly one ``GroupOutput`` with the same ``consumed`` as locally.
 
+    Args:
+        items: records and rejects in input order.
+        check_contiguous: refuse a group key that reappears after another group.
+
+    Yields:
+        Each group's items (records and rejects), in input order.
+
     Raises:
         SourceError: a group key reappears after another group (``check_contiguous``).
+
+    Example:
+        >>> from smscan.sources.datasets import records_from_texts
+        >>> [len(c) for c in group_chunks(records_from_texts(["a", "b", "c"], groups=["x", "x", "y"]), check_contiguous=True)]
+        [2, 1]
     """
     seen: set[str] = set()
     chunk: Chunk = []

@@ -113,6 +113,21 @@ def test_ray_export_equals_the_local_one_and_propagates_within_groups(tmp_path: 
     assert [r["index"] for r in rejects] == [0, 4, 56]
 
 
+def test_ray_two_pass_regroups_scattered_groups_like_the_local_engine(tmp_path: Path) -> None:
+    lines = fixture_lines()
+    scattered = lines[1:3] + lines[6:9] + lines[3:6] + [dict(lines[1], text=f"#old again '{KEY}'\n")]
+    source = write_jsonl(tmp_path / "in.jsonl", scattered)
+    fmt = RecordFormat(group_by="u")
+    plan = ExportPlan(MaskRule(threshold=3.0))
+    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    run_export(ExportSource(source, fmt, two_pass=True), NewKeyScorer(), plan, output=local,
+               rejects=tmp_path / "l.rej", resume=False, options={}, model=NewKeyScorer().describe())
+    run_ray_export(ExportSource(source, fmt, two_pass=True), NewKeyScorer, plan, output=remote,
+                   rejects=tmp_path / "r.rej", resume=False, options={}, fingerprint="f", cluster=RayCluster(workers=2))
+    assert remote.read_bytes() == local.read_bytes()
+    assert [json.loads(line)["u"] for line in remote.read_text().splitlines()][:3] == ["a", "a", "a"]
+
+
 def test_ray_redacts_like_the_local_engine(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
     plan = ExportPlan(MaskRule(threshold=3.0), mode="redact")

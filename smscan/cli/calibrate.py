@@ -15,11 +15,11 @@ from smscan.cli.options import DeviceOption, DtypeOption, ModelOption
 
 KindArgument = Annotated[str, typer.Option("--kind", help="credential, dead-code, or surprise (raw masking for export).")]
 # The rule options of --kind surprise (the detectors' rules come from their defaults).
-WindowOption = Annotated[Optional[int], typer.Option("--window", help="surprise: window length in reference tokens [default: 4].")]
-ConsensusOption = Annotated[Optional[int], typer.Option("--consensus", help="surprise: selected windows a token needs to be masked (k) [default: 1].")]
+WindowOption = Annotated[Optional[int], typer.Option("--window", help="surprise: window length in reference tokens \\[default: 4].")]
+ConsensusOption = Annotated[Optional[int], typer.Option("--consensus", help="surprise: selected windows a token needs to be masked (k) \\[default: 1].")]
 PropagateOption = Annotated[
     Optional[bool],
-    typer.Option("--propagate/--no-propagate", help="surprise: duplicate propagation within a group, in the loop [default: on]."),
+    typer.Option("--propagate/--no-propagate", help="surprise: duplicate propagation within a group, in the loop \\[default: on]."),
 ]
 LabelsOption = Annotated[
     Optional[Path],

@@ -15,8 +15,8 @@ from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, KindsOpt
 def export_command(
     source: Annotated[Path, typer.Argument(help="A folder or git work tree, or a JSONL/Parquet dataset.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="JSONL file to write (atomically).")],
-    rejects: Annotated[Optional[Path], typer.Option("--rejects", help="Where rejected records go [default: OUT.rejects.jsonl].")] = None,
-    text_field: Annotated[Optional[str], typer.Option("--text-field", help="Field holding the text [default: text; chats: messages].")] = None,
+    rejects: Annotated[Optional[Path], typer.Option("--rejects", help="Where rejected records go \\[default: OUT.rejects.jsonl].")] = None,
+    text_field: Annotated[Optional[str], typer.Option("--text-field", help="Field holding the text \\[default: text; chats: messages].")] = None,
     roles: Annotated[str, typer.Option("--roles", help="Chat roles whose messages are scored and masked, comma-separated.")] = "assistant",
     group_by: Annotated[Optional[str], typer.Option("--group-by", help="Field whose value groups records for duplicate propagation (groups must be contiguous, or use --two-pass).")] = None,
     two_pass: Annotated[bool, typer.Option("--two-pass", help="With --group-by on JSONL: index the input first, then export group by group, so groups need not be contiguous.")] = False,

@@ -11,7 +11,7 @@ from smscan.cli.scanning import ReportFormat
 
 ModelOption = Annotated[
     Optional[str],
-    typer.Option("--model", help="Reference model: 'default', a Hugging Face hub id or a local folder. [env: SMSCAN_MODEL]"),
+    typer.Option("--model", help="Reference model: 'default', a Hugging Face hub id or a local folder. \\[env: SMSCAN_MODEL]"),
 ]
 DeviceOption = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda or mps.")]
 DtypeOption = Annotated[Optional[str], typer.Option("--dtype", help="auto, bf16, fp16 or fp32.")]
@@ -22,14 +22,14 @@ FormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Repo
 OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")]
 NoRedactOption = Annotated[bool, typer.Option("--no-redact", help="Show flagged values in full.")]
-ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: .smscan.toml or [tool.smscan] in pyproject.toml).")]
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: .smscan.toml or \\[tool.smscan] in pyproject.toml).")]
 BaselineOption = Annotated[
     Optional[Path],
     typer.Option("--baseline", help="Report only findings this baseline does not accept (default: the config's 'baseline')."),
 ]
 KindsOption = Annotated[
     Optional[str],
-    typer.Option("--kinds", help="Finding kinds to report, comma-separated: credential, dead-code, surprise. [default: credential,dead-code]"),
+    typer.Option("--kinds", help="Finding kinds to report, comma-separated: credential, dead-code, surprise. \\[default: credential,dead-code]"),
 ]
 ThresholdsFileOption = Annotated[
     Optional[Path],

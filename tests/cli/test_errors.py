@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -87,3 +88,22 @@ def test_help_does_not_import_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ("repo", "[env: SMSCAN_MODEL]"),
+        ("repo", "[tool.smscan]"),
+        ("export", "[default: OUT.rejects.jsonl]"),
+        ("calibrate", "[default: 4]"),
+    ],
+)
+def test_help_keeps_square_brackets(command: str, shown: str) -> None:
+    # Rich markup reads "[...]" as a style tag and drops it unless escaped.
+    out = subprocess.run(
+        [sys.executable, "-c", f"from smscan.cli import main; main([{command!r}, '--help'])"],
+        capture_output=True, text=True,
+        env={**os.environ, "COLUMNS": "400", "NO_COLOR": "1"},
+    )
+    assert shown in out.stdout, out.stdout + out.stderr

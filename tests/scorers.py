@@ -88,6 +88,25 @@ class RandomWordScorer:
         )
 
 
+def make_repeats_predictable(scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """A random word scores high only where ``scorer`` first sees it; later copies score 1.0, as
+    repeats do for a real model, so only duplicate propagation masks them. Returns the words seen
+    (clear it to start afresh)."""
+    seen: set[str] = set()
+    original = scorer._score
+
+    def first_time_only(text: str) -> TokenScores:
+        scores = original(text)
+        for i, (a, b) in enumerate(zip(scores.char_starts, scores.char_ends)):
+            if scores.nll[i] > PLAIN_NLL and text[a:b] in seen:
+                scores.nll[i] = PLAIN_NLL
+            seen.add(text[a:b])
+        return scores
+
+    monkeypatch.setattr(scorer, "_score", first_time_only)
+    return seen
+
+
 def install_fake_scorer() -> RandomWordScorer:
     """Make ``load_scorer`` return a RandomWordScorer in this process (for subprocess wrappers)."""
     scorer = RandomWordScorer()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from smscan.cli import main
-from tests.scorers import RandomWordScorer
+from tests.scorers import RandomWordScorer, make_repeats_predictable
 
 KEYS = ["q8Zt3kPx0wLm9Rv2Yc7Hn4Bd", "Lm9Rv2q8Zt3kPx0wHn4BdYc7", "Hn4Bd0wLm9Rv2q8Zt3kPxYc7"]
 
@@ -172,19 +172,7 @@ def test_calibrate_surprise_with_propagation_in_the_loop_masks_less_collateral(
 ) -> None:
     # The key is surprising where it first appears; its repeats are predictable (NLL 1) and are
     # masked only by propagating the first occurrence's mask.
-    seen: set[str] = set()
-    original = fake_scorer._score
-
-    def first_time_only(text: str):  # type: ignore[no-untyped-def]
-        scores = original(text)
-        for i, (a, b) in enumerate(zip(scores.char_starts, scores.char_ends)):
-            word = text[a:b]
-            if scores.nll[i] > 5 and word in seen:
-                scores.nll[i] = 1.0
-            seen.add(word)
-        return scores
-
-    monkeypatch.setattr(fake_scorer, "_score", first_time_only)
+    make_repeats_predictable(fake_scorer, monkeypatch)
     rows = []
     for index in range(3):
         text = f"import os\n# file {index}\nkey = '{KEYS[0]}'\nother = 'plain words'\n"

@@ -15,7 +15,7 @@ import pytest
 
 from smscan.cli import main
 from tests.conftest import commit_files
-from tests.scorers import RandomWordScorer
+from tests.scorers import RandomWordScorer, make_repeats_predictable
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
 KEY2 = "Zq81Lm0Pw7Rt5Ny3Kx9Bv2Hc"
@@ -97,19 +97,7 @@ def test_a_repository_is_one_group_with_one_record_per_file(git_repo: Path, fake
 def test_propagation_runs_within_a_group_only(tmp_path: Path, fake_scorer: RandomWordScorer, capsys, monkeypatch) -> None:
     # The value is surprising in its first occurrence only; its repeat is masked by propagation.
     scorer = fake_scorer
-    seen: set[str] = set()
-    original = scorer._score
-
-    def first_time_only(text: str):
-        scores = original(text)
-        for i, (a, b) in enumerate(zip(scores.char_starts, scores.char_ends)):
-            word = text[a:b]
-            if scores.nll[i] > 5 and word in seen:
-                scores.nll[i] = 1.0
-            seen.add(word)
-        return scores
-
-    monkeypatch.setattr(scorer, "_score", first_time_only)
+    seen = make_repeats_predictable(scorer, monkeypatch)
     line = f"value = '{KEY}'\n"
     records = [{"text": line, "u": "a"}, {"text": line, "u": "a"}, {"text": line, "u": "b"}]
     source = write_jsonl(tmp_path / "in.jsonl", records)

@@ -11,7 +11,7 @@ import pytest
 from smscan.cli import main
 from smscan.exports.two_pass import iter_two_pass
 from smscan.sources.datasets import DatasetRecord, RecordFormat, Rejected
-from tests.scorers import RandomWordScorer
+from tests.scorers import RandomWordScorer, make_repeats_predictable
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
 KEY2 = "Zq81Lm0Pw7Rt5Ny3Kx9Bv2Hc"
@@ -44,19 +44,7 @@ def read_jsonl(path: Path) -> list[dict]:
 @pytest.fixture
 def repeats_are_predictable(fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch) -> set[str]:
     """A key is surprising where the scorer first sees it; later copies are masked only by propagation."""
-    seen: set[str] = set()
-    original = fake_scorer._score
-
-    def first_time_only(text: str):  # type: ignore[no-untyped-def]
-        scores = original(text)
-        for i, (a, b) in enumerate(zip(scores.char_starts, scores.char_ends)):
-            if scores.nll[i] > 5 and text[a:b] in seen:
-                scores.nll[i] = 1.0
-            seen.add(text[a:b])
-        return scores
-
-    monkeypatch.setattr(fake_scorer, "_score", first_time_only)
-    return seen
+    return make_repeats_predictable(fake_scorer, monkeypatch)
 
 
 def test_iter_two_pass_yields_groups_together_with_input_indices_and_stream_order(tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ def test_packaged_thresholds_belong_to_the_default_model() -> None:
     fingerprint = load_scorer("default", pull_if_missing=True).fingerprint
 
     kinds = packaged_thresholds()["kinds"]
-    assert set(kinds) == {"credential", "dead-code"}
+    assert set(kinds) == {"credential", "dead-code", "surprise"}
     assert {entry["fingerprint"] for entry in kinds.values()} == {fingerprint}
 
 

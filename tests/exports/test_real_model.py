@@ -30,3 +30,18 @@ def test_real_model_masks_a_random_secret_and_labels_it(tmp_path: Path, capsys) 
     assert record["smscan"]["masked_fraction"] < 0.9
     assert record["smscan"]["model"]["dtype"] == "fp32"
     assert -100 in record["labels"] and len(record["labels"]) == len(record["input_ids"])
+
+
+@pytest.mark.model
+def test_packaged_operating_point_needs_no_thresholds_file(tmp_path: Path, capsys) -> None:
+    from smscan.calibration.thresholds import packaged_thresholds
+
+    sm90 = packaged_thresholds()["kinds"]["surprise"]["operating_points"]["SM90"]["threshold"]
+    text = f"import os\n\nAPI_TOKEN = '{SECRET}'\n"
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
+    code = main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--device", "cpu",
+                 "--operating-point", "SM90"])
+    assert code == 0, capsys.readouterr().err
+    (record,) = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert record["smscan"]["rule"]["surprise"]["threshold"] == sm90
+    assert record["smscan"]["masked_spans"]

@@ -155,7 +155,6 @@ def scan(
             if on_item is not None:
                 on_item(document)
     _finish_group(group, rule, detections, result)
-    result.findings = without_dead_code_on_credential_lines(result.findings)
     result.findings.sort(key=lambda f: (f.path, f.char_start, f.kind))
     result.stats.seconds = time.perf_counter() - started
     return result
@@ -166,7 +165,9 @@ def without_dead_code_on_credential_lines(findings: list[Finding]) -> list[Findi
 
     A credential makes its whole line surprising, and a secret assigned to a name nothing reads
     is also a dead store, so the same line would be reported twice; the credential is the finding
-    to act on (and removing it removes the line's dead code too).
+    to act on (and removing it removes the line's dead code too). Apply it to the findings that are
+    reported, after allow comments and the baseline: a line whose credential is accepted must still
+    have its dead code reported, and a baseline holds both findings of such a line.
     """
     credential_lines: dict[str, set[int]] = {}
     for finding in findings:

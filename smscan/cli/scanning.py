@@ -18,7 +18,7 @@ from smscan.baseline import Baseline, BaselineEntry, load_baseline, match_findin
 from smscan.config import Settings
 from smscan.detectors.suppress import drop_allowed
 from smscan.errors import SmscanError
-from smscan.pipeline import Detection, ScanResult, SurpriseRule, scan
+from smscan.pipeline import Detection, ScanResult, SurpriseRule, scan, without_dead_code_on_credential_lines
 from smscan.records import Document, Skip
 
 if TYPE_CHECKING:
@@ -106,13 +106,15 @@ def run_scan(
 
     After the scan, ``after_scan`` (if given) may annotate the result; then findings of kinds not
     in ``settings.kinds``, those an inline allow comment suppresses, and those ``baseline``
-    accepts are dropped, and the report says how many (and which baseline entries are stale).
+    accepts are dropped, and the report says how many (and which baseline entries are stale); last,
+    a dead-code finding on a line that still has a credential finding is dropped (reported once).
     """
     accepted = None if baseline is None else (str(baseline), load_baseline(baseline))
     result, rule, model = collect(items, settings, root=root, thresholds=thresholds, environ=environ)
     if after_scan is not None:
         after_scan(result)
     suppressed = suppress_findings(result, items, settings, baseline=accepted)
+    result.findings = without_dead_code_on_credential_lines(result.findings)
     _write_report(
         result, settings, rule, model, suppressed,
         report_format=report_format, output=output, quiet=quiet, no_redact=no_redact, environ=environ,

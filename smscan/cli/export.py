@@ -70,6 +70,8 @@ def export_command(
         raise SmscanError("--two-pass regroups the records of a JSONL dataset: give --group-by FIELD and a JSONL file (sort Parquet by the group field instead)")
     if output.exists() and output.is_dir():
         raise SmscanError(f"{output}: is a folder; give the JSONL file to write")
+    if labels is not None:
+        _check_labels(labels)
     root = source.resolve() if source.is_dir() else source.resolve().parent
     settings = load_settings(
         root, explicit=config,
@@ -139,6 +141,15 @@ def export_command(
         )
         Console(highlight=False).print_json(data=report)
     return 1 if stats.rejected else 0
+
+
+def _check_labels(labels: Path) -> None:
+    """Read --labels before scoring: a bad labels file is found in seconds, not after the export."""
+    from smscan.calibration.labels import read_labels
+    from smscan.errors import SmscanError
+
+    if not read_labels(labels):
+        raise SmscanError(f"{labels}: no labelled rows; nothing to measure the export on")
 
 
 def _source(path: Path, settings: Any, fmt: Any, *, two_pass: bool = False) -> Any:

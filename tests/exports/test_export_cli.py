@@ -255,8 +255,9 @@ def test_kill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -
         (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "redact", "--tokenizer", "x"], "does not combine"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "redact", "--labels", "{src}"], "--labels measures the masks of --mode mask"),
         (["{src}", "-o", "{tmp}"], "is a folder"),
+        (["{src}", "-o", "{tmp}/o.jsonl", "--labels", "{tmp}/nope.jsonl"], "cannot read the labels"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--thresholds", "{tmp}/none.json"], "thresholds file not found"),
-        (["{src}", "-o", "{tmp}/o.jsonl", "--operating-point", "SM90"], "no calibrated threshold for kind 'surprise'"),
+        (["{src}", "-o", "{tmp}/o.jsonl", "--operating-point", "SM90"], "the surprise threshold was calibrated for model fingerprint"),
     ],
 )
 def test_bad_input_exits_2_with_one_message(tmp_path: Path, fake_scorer, capsys, args: list[str], message: str) -> None:
@@ -264,6 +265,14 @@ def test_bad_input_exits_2_with_one_message(tmp_path: Path, fake_scorer, capsys,
     code, err = export([a.replace("{tmp}", str(tmp_path)).replace("{src}", str(source)) for a in args], capsys)
     assert code == 2, err
     assert message in err and "Traceback" not in err
+
+
+def test_bad_labels_are_refused_before_anything_is_scored(tmp_path: Path, fake_scorer: RandomWordScorer, capsys) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x = 1\n"}])
+    (tmp_path / "labels.jsonl").write_text("{broken\n")
+    code, err = export([str(source), "-o", str(tmp_path / "o.jsonl"), "--labels", str(tmp_path / "labels.jsonl")], capsys)
+    assert code == 2 and "not valid JSON" in err
+    assert fake_scorer.texts == [] and not (tmp_path / "o.jsonl").exists()
 
 
 def test_parquet_input_exports_like_jsonl(tmp_path: Path, fake_scorer, capsys) -> None:

@@ -57,6 +57,10 @@ def iter_two_pass(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rej
         source = path.open("rb")
     except OSError as error:
         raise SourceError(f"{path}: cannot read the dataset: {error.strerror}") from error
+    if not source.seekable():
+        source.close()
+        # Pass 2 reads records back by offset; a pipe cannot go back.
+        raise SourceError(f"{path}: --two-pass reads the input twice and cannot read a pipe; write it to a file first")
     with source, tempfile.TemporaryFile(prefix="smscan-two-pass-") as index:
         last_of_group = _index_records(source, index, fmt)
         yield from _read_groups(source, index, last_of_group.values(), fmt)

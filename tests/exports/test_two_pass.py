@@ -4,6 +4,8 @@ group (order of first appearance), with propagation, rejects and resume as in th
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -127,3 +129,18 @@ def test_two_pass_bad_input_exits_2(tmp_path: Path, fake_scorer, capsys, args: l
     assert main(["export", *argv, "-o", str(tmp_path / "o.jsonl")]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_two_pass_refuses_a_pipe_with_one_message(tmp_path: Path, fake_scorer: RandomWordScorer, capsys) -> None:
+    fifo = tmp_path / "in.jsonl"
+    os.mkfifo(fifo)
+    # Something must hold the write end open, as a shell's `<(zcat ...)` does.
+    writer = subprocess.Popen(["sh", "-c", f"printf '%s\\n' '{{\"text\": \"a\", \"u\": 1}}' > {fifo}"])
+    try:
+        code = main(["export", str(fifo), "-o", str(tmp_path / "o.jsonl"), "--group-by", "u", "--two-pass", "--threshold", "3"])
+    finally:
+        writer.kill()
+        writer.wait(timeout=10)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "cannot read a pipe" in err and "Traceback" not in err

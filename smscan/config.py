@@ -50,6 +50,7 @@ class Settings:
     consensus: int = 1
     propagate: bool = True
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    skip_lock_files: bool = True
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()

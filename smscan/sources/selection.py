@@ -21,7 +21,8 @@ On top of :mod:`smscan.sources.select` (include/exclude globs, and content skips
 - ``lockfile`` (a Skip): a package manager's lock file (``package-lock.json``, ``yarn.lock``,
   ``poetry.lock``, ``Cargo.lock``, ``go.sum``, ...; see ``LOCK_FILE_NAMES``): generated, long, and
   full of integrity hashes that look random to any model, so scoring them costs minutes and
-  reports hashes. A lock file is reviewed where its manifest is.
+  reports hashes. Lock files can still leak a token (a private registry URL with credentials, an
+  expanded environment variable): ``skip_lock_files = false`` in the config scans them.
 - ``deleted`` (a Skip, diff modes only): a file the change deletes; nothing was added.
 
 The skip reasons of this module are ids users may store, like those of ``select.py``.
@@ -146,6 +147,7 @@ class Selection:
         path_filter: include/exclude globs, ``.smscanignore`` patterns already appended.
         max_file_bytes: the largest file scanned.
         own_outputs: root-relative POSIX paths of smscan's own files.
+        skip_lock_files: skip package lock files (the config's ``skip_lock_files``).
 
     Example:
         >>> s = Selection(PathFilter(), max_file_bytes=100)
@@ -156,6 +158,7 @@ class Selection:
     path_filter: PathFilter = field(default_factory=PathFilter)
     max_file_bytes: int = 1_000_000
     own_outputs: frozenset[str] = frozenset({DEFAULT_BASELINE})
+    skip_lock_files: bool = True
 
     @classmethod
     def for_root(
@@ -185,7 +188,7 @@ class Selection:
         path_filter = PathFilter(
             include=settings.include, exclude=(*settings.exclude, *read_ignore_file(root))
         )
-        return cls(path_filter, settings.max_file_bytes, frozenset(own))
+        return cls(path_filter, settings.max_file_bytes, frozenset(own), settings.skip_lock_files)
 
     def is_selected(self, path: str) -> bool:
         """Whether the path is scanned at all (not excluded, not in ``.smscanignore``)."""
@@ -199,7 +202,7 @@ class Selection:
             return Skip(path, VENDORED)
         if is_minified(path):
             return Skip(path, MINIFIED)
-        if is_lock_file(path):
+        if self.skip_lock_files and is_lock_file(path):
             return Skip(path, LOCKFILE)
         return None
 

@@ -201,6 +201,10 @@ def test_default_skips_are_counted(repo: Path, capsys) -> None:
     assert report["stats"]["skipped_by_reason"] == {"lockfile": 1, "minified": 1, "smscan-output": 1, "vendored": 1}
     code, report, _ = scan(capsys, "repo")  # the report written last time is smscan's own
     assert report["stats"]["skipped_by_reason"]["smscan-output"] == 2
+    Path(CONFIG_ARGS[1]).write_text(TEST_CONFIG + "skip_lock_files = false\n")
+    code, report, _ = scan(capsys, "repo")
+    assert "lockfile" not in report["stats"]["skipped_by_reason"]
+    assert any(f["path"] == "web/package-lock.json" for f in report["findings"])
 
 
 # --- suppressions, kinds, baseline ----------------------------------------------------------

@@ -72,6 +72,10 @@ def export_command(
         raise SmscanError(f"{output}: is a folder; give the JSONL file to write")
     if labels is not None:
         _check_labels(labels)
+    if not source.is_dir():
+        from smscan.sources.datasets import check_dataset_path
+
+        check_dataset_path(source)
     root = source.resolve() if source.is_dir() else source.resolve().parent
     settings = load_settings(
         root, explicit=config,

@@ -100,10 +100,19 @@ class RecordFormat:
     group_by: str | None = None
 
 
-def is_dataset_file(path: Path) -> bool:
-    """Whether ``path`` is a dataset file this module reads (by its suffix)."""
-    name = path.name.lower()
-    return path.is_file() and name.endswith((".jsonl", ".json", ".ndjson", ".parquet", ".jsonl.gz"))
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+
+def check_dataset_path(path: Path) -> None:
+    """Refuse a dataset this module cannot read, before anything is loaded or scored.
+
+    Raises:
+        SourceError: a compressed file (its records would all be rejected as binary).
+    """
+    if path.name.lower().endswith(COMPRESSED_SUFFIXES):
+        raise SourceError(
+            f"{path}: compressed input is not read; decompress it first (e.g. zcat {path.name} > data.jsonl)"
+        )
 
 
 def iter_dataset(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rejected]:
@@ -117,8 +126,10 @@ def iter_dataset(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Reje
         A DatasetRecord or a Rejected per input record, in input order.
 
     Raises:
-        SourceError: the file cannot be opened, or Parquet support (pyarrow) is missing.
+        SourceError: the file cannot be opened or is compressed, or Parquet support (pyarrow) is
+            missing.
     """
+    check_dataset_path(path)
     if path.name.lower().endswith(".parquet"):
         yield from _iter_parquet(path, fmt)
     else:

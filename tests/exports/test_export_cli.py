@@ -256,12 +256,14 @@ def test_kill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -
         (["{src}", "-o", "{tmp}/o.jsonl", "--mode", "redact", "--labels", "{src}"], "--labels measures the masks of --mode mask"),
         (["{src}", "-o", "{tmp}"], "is a folder"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--labels", "{tmp}/nope.jsonl"], "cannot read the labels"),
+        (["{tmp}/in.jsonl.gz", "-o", "{tmp}/o.jsonl"], "compressed input is not read"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--thresholds", "{tmp}/none.json"], "thresholds file not found"),
         (["{src}", "-o", "{tmp}/o.jsonl", "--operating-point", "SM90"], "the surprise threshold was calibrated for model fingerprint"),
     ],
 )
 def test_bad_input_exits_2_with_one_message(tmp_path: Path, fake_scorer, capsys, args: list[str], message: str) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x"}])
+    (tmp_path / "in.jsonl.gz").write_bytes(b"\x1f\x8b\x08\x00")
     code, err = export([a.replace("{tmp}", str(tmp_path)).replace("{src}", str(source)) for a in args], capsys)
     assert code == 2, err
     assert message in err and "Traceback" not in err

@@ -131,9 +131,16 @@ def cross_validate(
 
     Documents are assigned to folds by ``groups`` when given (all documents of a group in one
     fold, so a repository never sits on both sides), else one by one, shuffled with ``seed``.
+    A fold is evaluated when it and the rest both hold documents and the rest meets the
+    criterion; with fewer groups than ``folds`` some folds stay empty.
 
     Returns:
-        Pooled held-out TPR/FPR/precision/F1 and the threshold chosen in each fold.
+        ``folds`` (the folds actually evaluated, at least 2), ``criterion``, pooled held-out
+        TPR/FPR/precision/F1 and the threshold chosen in each evaluated fold.
+
+    Raises:
+        SmscanError: fewer than 2 folds could be evaluated (a single group, say), so there is
+            no held-out estimate to give.
     """
     scores, labels = units.unit(unit)
     bounds = units.char_bounds if unit == "char" else units.line_bounds
@@ -157,8 +164,25 @@ def cross_validate(
         chosen.append(round(threshold, 6))
         counts = confusion(scores[held] >= threshold, labels[held])
         tp, fp, fn, tn = tp + counts.tp, fp + counts.fp, fn + counts.fn, tn + counts.tn
+    if len(chosen) < 2:
+        raise SmscanError(too_few_folds_message(len(chosen), folds, len(distinct)))
     pooled = Confusion(tp=tp, fp=fp, fn=fn, tn=tn)
-    return {"folds": folds, "criterion": criterion, **_summary(pooled), "thresholds": chosen}
+    return {"folds": len(chosen), "criterion": criterion, **_summary(pooled), "thresholds": chosen}
+
+
+def too_few_folds_message(evaluated: int, folds: int, groups: int) -> str:
+    """Why a cross-validated estimate cannot be given, and the fix (``surprise`` shares it)."""
+    if groups < 2:
+        why = f"the labelled rows form {groups} group{'' if groups == 1 else 's'}"
+    else:
+        why = (
+            f"only {evaluated} of {min(folds, groups)} folds could be evaluated (in the others, "
+            "the remaining folds hold no target or meet no threshold of the criterion)"
+        )
+    return (
+        f"no cross-validated estimate: {why}, and at least 2 are needed; rows are grouped by "
+        "their 'group', else the first component of their 'path', else each row on its own"
+    )
 
 
 ProgressCallback = Callable[[int, int], None]
@@ -197,7 +221,8 @@ def calibrate_kind(
         scores: their token scores, aligned with ``documents``.
         criterion: ``best-f1``, ``recall:R``, ``fpr:F`` or an operating point name.
         rule: the scoring rule's parameters (the detector's defaults when None).
-        folds: folds of the cross-validated estimate (documents of a group stay together).
+        folds: folds of the cross-validated estimate (documents of a group stay together); the
+            entry records how many were evaluated.
 
     Returns:
         The thresholds-file entry without the model and provenance fields: ``rule``,
@@ -205,7 +230,8 @@ def calibrate_kind(
         ``examples``.
 
     Raises:
-        SmscanError: nothing to calibrate on, or no threshold meets the criterion.
+        SmscanError: nothing to calibrate on, no threshold meets the criterion, or fewer than 2
+            folds could be evaluated (all rows in one group, say).
     """
     detector = make_detector(kind, rule)
     units = score_units(detector, documents, scores)

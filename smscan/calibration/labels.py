@@ -15,6 +15,12 @@ Dead code::
 
 ``poisoned_lines`` are 1-based line numbers of ``code`` (``text`` is accepted for ``code``,
 ``lines`` for ``poisoned_lines``).
+
+Every row has a group (duplicate propagation and cross-validation folds keep a group together),
+taken from the row alone: its ``group``, else the first component of its ``path`` (the package,
+for ``secrets_gen.py``), else its ``id``, else its line number (a group of its own). The labels
+file's own path never enters it, so ``labels.jsonl``, ``sub/labels.jsonl`` and an absolute path
+give the same groups.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ class LabelledText:
     negatives: tuple[tuple[int, int, str], ...] = ()
     lines: tuple[int, ...] = ()
     group: str = ""
+    """Rows sharing it stay together; :func:`read_labels` always sets it. Empty (a text built
+    elsewhere): the text is a group of its own, keyed by ``name``."""
     shape: str = "spans"
     """``"spans"`` (credential rows) or ``"lines"`` (dead-code rows)."""
 
@@ -77,10 +85,21 @@ def _rows(path: Path, raw_lines: list[str]) -> Iterator[LabelledText]:
             raise SmscanError(f"{where}: not valid JSON ({error.msg})") from error
         if not isinstance(row, dict):
             raise SmscanError(f"{where}: expected a JSON object")
-        yield _row(path, where, row)
+        yield _row(path, where, row, group=_group(row, number))
 
 
-def _row(path: Path, where: str, row: dict[str, Any]) -> LabelledText:
+def _group(row: dict[str, Any], number: int) -> str:
+    if "group" in row:
+        return str(row["group"])
+    if "path" in row:
+        parts = [part for part in str(row["path"]).split("/") if part not in ("", ".")]
+        return parts[0] if parts else str(row["path"])
+    if "id" in row:
+        return str(row["id"])
+    return f"line {number}"
+
+
+def _row(path: Path, where: str, row: dict[str, Any], *, group: str) -> LabelledText:
     if "code" in row or "poisoned_lines" in row or "lines" in row:
         text = row.get("code", row.get("text"))
         lines = row.get("poisoned_lines", row.get("lines", []))
@@ -91,8 +110,7 @@ def _row(path: Path, where: str, row: dict[str, Any]) -> LabelledText:
             raise SmscanError(f"{where}: a poisoned line lies outside the {count} lines of the code")
         name = str(row.get("id", row.get("path", where)))
         return LabelledText(
-            name=name, text=text, lines=tuple(sorted(set(lines))), group=str(row.get("group", "")),
-            shape="lines",
+            name=name, text=text, lines=tuple(sorted(set(lines))), group=group, shape="lines",
         )
     if "spans" not in row or ("text" not in row and "path" not in row):
         raise SmscanError(f"{where}: expected 'spans' with 'text' or 'path' (credentials) or 'code' with 'poisoned_lines' (dead code)")
@@ -108,7 +126,6 @@ def _row(path: Path, where: str, row: dict[str, Any]) -> LabelledText:
     negatives = tuple(
         (*_span(where, s, len(text)), str(s.get("category", ""))) for s in row.get("negatives", [])
     )
-    group = str(row.get("group", name.split("/", 1)[0] if "/" in name else ""))
     return LabelledText(
         name=name, text=text, spans=spans, categories=categories, negatives=negatives, group=group
     )

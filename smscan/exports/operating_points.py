@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from smscan.calibration.calibrate import too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
 from smscan.errors import SmscanError
@@ -120,12 +121,21 @@ class SurpriseCalibration:
         """The lowest candidate threshold whose collateral rate (FPR) is at most ``fpr``.
 
         Raises:
-            SmscanError: even the highest threshold masks more (propagation or consensus alone
-                cannot do that, so only with an empty candidate list).
+            SmscanError: even the highest threshold masks more. That is common, not only with no
+                candidate at all: the highest still selects the top window, whose tokens around
+                the target are collateral, so ``fpr:0`` fails on ordinary labels.
         """
         lo, hi = 0, len(self.candidates) - 1  # FPR is non-increasing along candidates
-        if hi < 0 or self.confusion(self.candidates[hi]).fpr > fpr + _EPSILON:
-            raise SmscanError(f"no threshold keeps the collateral rate at or below {fpr}")
+        if hi < 0:
+            raise SmscanError("no window was scored on the labels: no threshold to choose")
+        least = self.confusion(self.candidates[hi]).fpr
+        if least > fpr + _EPSILON:
+            raise SmscanError(
+                f"no threshold keeps the collateral rate at or below {fpr}: even the highest, which "
+                f"selects only the top-scoring windows, masks {least:.6f} of non-target tokens "
+                f"(a window of {self.rule.window} tokens also covers tokens around a target); "
+                "allow a larger --max-fpr or choose by --target-recall"
+            )
         while lo < hi:
             mid = (lo + hi) // 2
             if self.confusion(self.candidates[mid]).fpr <= fpr + _EPSILON:
@@ -149,6 +159,24 @@ class SurpriseCalibration:
             return self.threshold_for_fpr(float(value))
         raise SmscanError(f"unknown criterion {criterion!r}: use recall:R, fpr:F, SM50..SM95 or best-f1")
 
+    def saved_threshold(self, threshold: float) -> float:
+        """``threshold`` as saved: the shortest decimal selecting exactly the same windows here.
+
+        Any value above the next lower candidate and at most ``threshold`` selects the same
+        windows, hence gives the counts reported for ``threshold``. Rounding down to 1e-6 alone
+        could pass below that candidate and add its windows, breaking an ``fpr:F`` bound.
+        """
+        below = self.candidates[self.candidates < threshold]
+        lower = float(below[-1]) if below.size else -math.inf
+        for digits in range(6, 16):
+            scale = 10.0**digits
+            steps = math.floor(threshold * scale)
+            while steps / scale > threshold:  # the product may have rounded up
+                steps -= 1
+            if steps / scale > lower:
+                return steps / scale
+        return float(threshold)
+
     def best_f1_threshold(self) -> float:
         """The threshold of best F1 among candidate quantiles (ties: the higher threshold)."""
         grid = np.unique(np.quantile(self.candidates, np.linspace(0, 1, _F1_GRID)))
@@ -158,8 +186,10 @@ class SurpriseCalibration:
 
 
 def group_key(document: LabelledText) -> str:
-    """The propagation group of a labelled text: its group, else its path's first component."""
-    return document.group or document.name.split("/")[0]
+    """The propagation group of a labelled text: its ``group``, which :func:`read_labels` takes
+    from the row alone (``group``, else the first component of ``path``, else the row itself),
+    never from where the labels file lies; a text built without one is a group of its own."""
+    return document.group or document.name
 
 
 def cross_validate_surprise(
@@ -173,12 +203,15 @@ def cross_validate_surprise(
 ) -> dict[str, Any]:
     """Held-out target coverage and collateral: the threshold chosen on k-1 folds, counted on the last.
 
-    Groups are dealt to folds whole, shuffled with ``seed``; a fold whose training part has no
-    target or meets no threshold is left out (its chosen threshold is not listed).
+    Groups are dealt to folds whole, shuffled with ``seed``; an empty fold (fewer groups than
+    folds), or one whose training part has no target or meets no threshold, is left out.
 
     Returns:
-        ``folds``, ``criterion``, pooled ``tpr``/``fpr``/``precision``/``f1`` and the threshold
-        chosen in each fold.
+        ``folds`` (the folds actually evaluated, at least 2), ``criterion``, pooled
+        ``tpr``/``fpr``/``precision``/``f1`` and the threshold chosen in each evaluated fold.
+
+    Raises:
+        SmscanError: fewer than 2 folds could be evaluated (a single group, say).
     """
     keys = sorted({group_key(d) for d in documents})
     order = np.random.default_rng(seed).permutation(len(keys))
@@ -195,17 +228,14 @@ def cross_validate_surprise(
             threshold = train.threshold_for(criterion)
         except SmscanError:
             continue
-        chosen.append(_floor(threshold))
+        chosen.append(train.saved_threshold(threshold))
         test = SurpriseCalibration([documents[i] for i in held], [scores[i] for i in held], rule, require_targets=False)
         counts = test.confusion(threshold)
         totals = Confusion(totals.tp + counts.tp, totals.fp + counts.fp, totals.fn + counts.fn, totals.tn + counts.tn)
+    if len(chosen) < 2:
+        raise SmscanError(f"{too_few_folds_message(len(chosen), folds, len(keys))}; --folds 0 saves no estimate")
     summary = {key: value for key, value in totals.as_dict().items() if key in ("tpr", "fpr", "precision", "f1")}
-    return {"folds": folds, "criterion": criterion, **summary, "thresholds": chosen}
-
-
-def _floor(threshold: float) -> float:
-    # Rounded down, so the saved threshold selects at least the windows the chosen one did.
-    return math.floor(threshold * 1e6) / 1e6
+    return {"folds": len(chosen), "criterion": criterion, **summary, "thresholds": chosen}
 
 
 def calibrate_surprise(
@@ -228,10 +258,12 @@ def calibrate_surprise(
     Returns:
         ``rule``, ``unit`` (``token``), ``threshold``, ``criterion``, ``operating_points`` (each
         with tpr = target coverage and fpr = collateral rate), ``validation``,
-        ``cross_validation`` (with ``folds`` >= 2), ``examples``, ``positive_units``.
+        ``cross_validation`` (``folds``: those evaluated, at least 2), ``examples``,
+        ``positive_units``.
 
     Raises:
-        SmscanError: a bad criterion, no targets, or an unreachable recall.
+        SmscanError: a bad criterion, no targets, an unreachable recall or collateral rate, or
+            ``folds`` >= 2 but fewer than 2 folds could be evaluated (all rows in one group, say).
 
     Example::
 
@@ -248,15 +280,16 @@ def calibrate_surprise(
             threshold = calibration.threshold_for_recall(recall)
         except SmscanError:
             continue
-        points[name] = {"threshold": _floor(threshold), **calibration.confusion(threshold).as_dict()}
+        saved = calibration.saved_threshold(threshold)
+        points[name] = {"threshold": saved, **calibration.confusion(threshold).as_dict()}
     best = calibration.best_f1_threshold()
-    points["best-f1"] = {"threshold": _floor(best), **calibration.confusion(best).as_dict()}
+    points["best-f1"] = {"threshold": calibration.saved_threshold(best), **calibration.confusion(best).as_dict()}
     counts = calibration.confusion(chosen)
     rule_dict = {key: value for key, value in replace(rule, threshold=chosen).as_dict().items() if key != "threshold"}
     entry: dict[str, Any] = {
         "rule": rule_dict,
         "unit": "token",
-        "threshold": _floor(chosen),
+        "threshold": calibration.saved_threshold(chosen),
         "criterion": criterion,
         "operating_points": points,
         "validation": {"token": counts.as_dict()},

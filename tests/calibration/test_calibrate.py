@@ -134,5 +134,31 @@ def test_cross_validation_keeps_groups_in_one_fold() -> None:
 
     result = cross_validate(units, "char", "best-f1", folds=3, groups=["a", "a", "b"])
 
-    assert result["folds"] == 3
-    assert len(result["thresholds"]) == 2  # one fold is empty: two groups only
+    # Two groups in three folds: one fold stays empty, and `folds` counts the two evaluated.
+    assert result["folds"] == 2
+    assert len(result["thresholds"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("groups", "message"),
+    [
+        (["a", "a", "a"], "the labelled rows form 1 group, and at least 2 are needed"),
+        # Group b alone holds no target, so only the fold holding b has something to train on.
+        (["a", "a", "b"], "only 1 of 2 folds could be evaluated"),
+    ],
+)
+def test_cross_validation_with_fewer_than_two_evaluated_folds_is_an_error(groups: list[str], message: str) -> None:
+    documents, scores = _credential_documents()
+    documents[2] = LabelledText(name="d2", text=documents[2].text, group="g2")  # no target
+    units = score_units(make_detector("credential", WINDOW), documents, scores)
+
+    with pytest.raises(SmscanError, match=message):
+        cross_validate(units, "char", "best-f1", folds=5, groups=groups)
+
+
+def test_calibrating_a_single_group_says_there_is_no_estimate() -> None:
+    documents, scores = _credential_documents()
+    one_group = [LabelledText(d.name, d.text, spans=d.spans, categories=d.categories, group="pkg") for d in documents]
+
+    with pytest.raises(SmscanError, match="no cross-validated estimate: the labelled rows form 1 group"):
+        calibrate_kind("credential", one_group, scores, criterion="best-f1", folds=5, rule=WINDOW)

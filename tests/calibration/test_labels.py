@@ -58,3 +58,30 @@ def test_bad_rows_name_file_and_line(tmp_path: Path, row: dict[str, object], mes
         read_labels(labels)
 
     assert "l.jsonl:1" in str(raised.value)
+
+
+def test_a_row_is_grouped_by_itself_never_by_where_the_labels_lie(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sub" / "corpus" / "pkg").mkdir(parents=True)
+    (tmp_path / "sub" / "corpus" / "pkg" / "a.py").write_text("k = 1\n", encoding="utf-8")
+    write_jsonl(tmp_path / "sub" / "labels.jsonl", [
+        {"path": "pkg/a.py", "spans": []},
+        {"text": "inline", "spans": [], "group": "team"},
+        {"text": "inline", "spans": [], "path": "./lib/b.py"},
+        {"text": "inline", "spans": []},
+        {"text": "inline", "spans": [], "id": "case-7"},
+        {"id": "mbpp_1", "code": "x = 1\n", "poisoned_lines": [1]},
+        {"code": "x = 1\n", "poisoned_lines": [1]},
+    ])
+    spellings = {}
+    monkeypatch.chdir(tmp_path / "sub")
+    spellings["labels.jsonl"] = read_labels(Path("labels.jsonl"))
+    monkeypatch.chdir(tmp_path)
+    spellings["sub/labels.jsonl"] = read_labels(Path("sub/labels.jsonl"))
+    spellings["absolute"] = read_labels(tmp_path / "sub" / "labels.jsonl")
+
+    for rows in spellings.values():
+        assert [row.group for row in rows] == ["pkg", "team", "lib", "line 4", "case-7", "mbpp_1", "line 7"]
+    # A row with no path or id is named by file and line, for messages.
+    assert spellings["sub/labels.jsonl"][3].name == "sub/labels.jsonl:4"

@@ -254,3 +254,82 @@ def test_calibrate_surprise_on_synthetic_credentials(
     assert entry["labels"] == f"synthetic:{project} seed 3" and entry["positive_units"] > 0
     assert entry["validation"]["token"]["tp"] > 0
     assert f"--synthetic {project} --seed 3" in entry["command"]
+
+
+# Groups come from the rows, never from how the labels path is spelled.
+
+
+def _inline_rows(count: int) -> list[dict]:
+    """Rows with text and spans only (no path, id or group): each row is a group of its own."""
+    rows = []
+    for index in range(count):
+        key = f"Zq8x{index}Pk3Lm9Rv2Yc7Hn"
+        text = f"import os\napi_key = '{key}'\nother = 'plain words {index}'\n"
+        start = text.index(key)
+        rows.append({"text": text, "spans": [{"start": start, "end": start + len(key)}]})
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["surprise", "credential"])
+def test_the_labels_path_spelling_does_not_change_the_entry(
+    tmp_path: Path, kind: str, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _inline_rows(10)))
+    cache = ["--score-cache", str(tmp_path / "cache")]
+    entries = {}
+    absolute = str(tmp_path / "sub" / "labels.jsonl")
+    for cwd, spelling in [("sub", "labels.jsonl"), (".", "sub/labels.jsonl"), (".", absolute)]:
+        monkeypatch.chdir(tmp_path / cwd)
+        output = tmp_path / f"t{len(entries)}.json"
+        assert main(["calibrate", "--kind", kind, "--labels", spelling, "-o", str(output), *cache]) == 0
+        entry = json.loads(output.read_text())["kinds"][kind]
+        entries[spelling] = {key: value for key, value in entry.items() if key not in ("labels", "command", "date")}
+        assert "5-fold cross-validated" in capsys.readouterr().out
+
+    first, *others = entries.values()
+    assert all(other == first for other in others)
+    assert first["cross_validation"]["folds"] == 5 and first["cross_validation"]["tpr"] == 1.0
+    assert len(first["cross_validation"]["thresholds"]) == 5
+
+
+@pytest.mark.parametrize("kind", ["surprise", "credential"])
+def test_fewer_groups_than_folds_saves_the_folds_evaluated(
+    tmp_path: Path, kind: str, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The fixture's rows lie in four packages (pkg0, pkg1, pkg2 with a key each; pkg9 without).
+    thresholds = tmp_path / "t.json"
+    assert main(["calibrate", "--kind", kind, "--labels", str(labels), "--folds", "5", "-o", str(thresholds),
+                 "--score-cache", str(tmp_path / "cache")]) == 0
+    cv = json.loads(thresholds.read_text())["kinds"][kind]["cross_validation"]
+    assert cv["folds"] == 4 == len(cv["thresholds"])
+    assert "4-fold cross-validated" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("kind", "hint"), [("surprise", "; --folds 0 saves no estimate"), ("credential", "")])
+def test_a_single_group_has_no_cross_validated_estimate(
+    tmp_path: Path, kind: str, hint: str, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+) -> None:
+    rows = [{**row, "path": f"pkg/f{index}.py"} for index, row in enumerate(_inline_rows(4))]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    assert main(["calibrate", "--kind", kind, "--labels", str(labels), "-o", str(tmp_path / "t.json"),
+                 "--score-cache", str(tmp_path / "cache")]) == 2
+    err = capsys.readouterr().err
+    assert "no cross-validated estimate: the labelled rows form 1 group" in err
+    assert err.rstrip().endswith(f"else each row on its own{hint}")
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_an_unreachable_max_fpr_is_a_usage_error(
+    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Each 4-token window holding a key also holds three other tokens: collateral is never 0.
+    assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--max-fpr", "0", "-o",
+                 str(tmp_path / "t.json"), "--score-cache", str(tmp_path / "cache")]) == 2
+    err = capsys.readouterr().err
+    assert "no threshold keeps the collateral rate at or below 0.0: even the highest" in err
+    assert "allow a larger --max-fpr" in err and err.count("\n") == 1 and "Traceback" not in err

@@ -59,7 +59,7 @@ def test_recall_falls_as_the_threshold_rises() -> None:
 def test_entry_has_operating_points_and_refuses_local_ranking() -> None:
     documents = [labelled(FIRST, "g"), labelled(REPEAT, "g")]
     scores = [chars(FIRST, NLL_FIRST), chars(REPEAT, NLL_REPEAT)]
-    entry = calibrate_surprise(documents, scores, rule=MaskRule(window=2), criterion="SM95")
+    entry = calibrate_surprise(documents, scores, rule=MaskRule(window=2), criterion="SM95", folds=0)
     assert entry["threshold"] == 9.0 and entry["criterion"] == "recall:0.95"
     assert set(entry["operating_points"]) == {"SM50", "SM70", "SM90", "SM95", "best-f1"}
     assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 2, "consensus": 1, "propagate": True}
@@ -160,3 +160,51 @@ def test_cross_validation_chooses_on_the_other_groups_and_counts_the_held_out_on
     assert whole["threshold"] == 5.0 and whole["cross_validation"] == result
     # In sample, tau 5 finds both secrets, and in b also masks the 6-6 pair.
     assert whole["validation"]["token"]["tpr"] == 1.0 and whole["validation"]["token"]["fp"] == 4
+
+
+def test_cross_validation_counts_the_folds_it_evaluated() -> None:
+    documents, scores = _random_set(0)  # three groups
+    result = cross_validate_surprise(documents, scores, rule=MaskRule(window=3), criterion="recall:0.5", folds=5)
+    assert result["folds"] == 3 and len(result["thresholds"]) == 3
+
+
+def test_cross_validation_of_a_single_group_is_an_error() -> None:
+    documents, scores = _random_set(0)
+    one_group = [LabelledText(d.name, d.text, spans=d.spans, group="pkg") for d in documents]
+    with pytest.raises(SmscanError, match="the labelled rows form 1 group.*--folds 0 saves no estimate"):
+        calibrate_surprise(one_group, scores, rule=MaskRule(window=3), criterion="recall:0.5", folds=5)
+    entry = calibrate_surprise(one_group, scores, rule=MaskRule(window=3), criterion="recall:0.5", folds=0)
+    assert "cross_validation" not in entry
+
+
+# A target token whose window scores 5.0000004, and an unlabelled one just below it at 5.0000001.
+CLOSE_TEXT = "abcdefgh"
+CLOSE_NLL = [np.nan, 1, 1, 5.0000004, 1, 5.0000001, 1, 1]
+
+
+def test_a_saved_fpr_threshold_keeps_its_bound() -> None:
+    # Rounded down to 1e-6 (5.0), the threshold would also select the unlabelled token.
+    documents = [LabelledText("g/x", CLOSE_TEXT, spans=((3, 4),), group="g")]
+    scores = [chars(CLOSE_TEXT, CLOSE_NLL)]
+    rule = MaskRule(window=1, propagate=False)
+    entry = calibrate_surprise(documents, scores, rule=rule, criterion="fpr:0", folds=0)
+    assert entry["threshold"] == 5.0000004
+    saved = SurpriseCalibration(documents, scores, rule).confusion(entry["threshold"])
+    assert saved.fp == 0 == entry["validation"]["token"]["fp"] and saved.tp == 1
+    for point in entry["operating_points"].values():
+        assert SurpriseCalibration(documents, scores, rule).confusion(point["threshold"]).fp == point["fp"]
+
+
+def test_a_saved_threshold_is_rounded_down_when_that_selects_the_same_windows() -> None:
+    nll = [np.nan, 1, 1, 5.0000004, 1, 1, 1, 1]
+    documents = [LabelledText("g/x", CLOSE_TEXT, spans=((3, 4),), group="g")]
+    entry = calibrate_surprise(documents, [chars(CLOSE_TEXT, nll)], rule=MaskRule(window=1), criterion="fpr:0", folds=0)
+    assert entry["threshold"] == 5.0 and entry["validation"]["token"]["fp"] == 0
+
+
+def test_an_unreachable_collateral_rate_says_why() -> None:
+    # Every 3-token window around the secret also covers a neighbour: fpr:0 cannot be met.
+    documents, scores = _random_set(0)
+    calibration = SurpriseCalibration(documents, scores, MaskRule(window=3))
+    with pytest.raises(SmscanError, match=r"at or below 0.0: even the highest.* masks 0\.\d+ of non-target tokens"):
+        calibration.threshold_for("fpr:0.0")

@@ -192,12 +192,12 @@ def _check_engine(
         return
     if labels is not None:
         raise SmscanError("--labels runs with --engine local; measure the Ray export's output with a local run on the same input")
-    if workers is not None and workers < 1:
-        raise SmscanError(f"--workers must be at least 1, got {workers}")
-    if gpus_per_worker is not None and gpus_per_worker < 0:
-        raise SmscanError(f"--gpus-per-worker must be 0 or more, got {gpus_per_worker}")
-    from smscan.exports.ray_engine import require_ray
+    from smscan.exports.ray_engine import RayCluster, require_ray
 
+    # RayCluster validates the values (e.g. --gpus-per-worker nan); whether the cluster can
+    # hold the actors is known only once Ray runs (run_ray_export checks it).
+    RayCluster(address=ray_address, workers=1 if workers is None else workers,
+               gpus_per_worker=0.0 if gpus_per_worker is None else gpus_per_worker)
     require_ray()
 
 

@@ -2,7 +2,8 @@
 
 Data flow (one Ray Data pipeline, streamed)::
 
-    read: one task on the driver's node reads the source exactly as the local engine does
+    read: one task on the driver's node (with ``ray://``: the head node, see ``RayCluster``)
+          reads the source exactly as the local engine does
           (same parser, same rejects, --two-pass, the contiguity check, resume skip) and cuts the
           stream into *group chunks*: a group's records plus the rejects read while it was open
     map_batches: an actor pool (``ActorPoolStrategy(size=workers)``, ``num_gpus`` per actor when
@@ -24,9 +25,10 @@ Ray is imported only in this module, and only when an export runs on it.
 from __future__ import annotations
 
 import logging
+import math
 import pickle
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -44,6 +46,7 @@ INSTALL_HINT = "pip install 'smscan[ray]'"
 # engine's 16-record scoring batch; large groups are one chunk each anyway.
 _CHUNKS_PER_BATCH = 16
 _RAY_RETRY_ADVICE = "\nFailed to apply UDF transform"
+_GPU_PRECISION = 0.0001  # Ray refuses finer fractions of a resource
 
 Chunk = list[DatasetRecord | Rejected]
 
@@ -75,9 +78,14 @@ class RayCluster:
     Attributes:
         address: None starts a local Ray instance (stopped at the end); ``auto`` joins the
             cluster this machine belongs to; ``ray://HOST:10001`` connects a Ray client. An
-            already initialised Ray (``ray.init`` in the caller) is used as it is.
-        workers: model actors (each loads the reference model once).
-        gpus_per_worker: GPUs reserved per actor (0: CPU actors, one CPU each).
+            already initialised Ray (``ray.init`` in the caller) is used as it is. With a Ray
+            client the read task is pinned to the node Ray reports as the driver's, which for a
+            client is the head node (its client server runs the driver there): the input path
+            must exist on the head node, while the checks before the export (the input exists,
+            resume) and the writing of the output run in this process. Never run on a cluster.
+        workers: model actors (each loads the reference model once and reserves one CPU).
+        gpus_per_worker: GPUs reserved per actor (0: CPU actors). Fractions below 1 pack
+            actors on one GPU; above 1, whole numbers only.
         num_cpus: CPUs of a local instance (None: all of this machine's).
     """
 
@@ -89,8 +97,43 @@ class RayCluster:
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise SmscanError(f"--workers must be at least 1, got {self.workers}")
-        if self.gpus_per_worker < 0:
-            raise SmscanError(f"--gpus-per-worker must be 0 or more, got {self.gpus_per_worker}")
+        gpus = self.gpus_per_worker
+        if not math.isfinite(gpus) or gpus < 0:
+            raise SmscanError(f"--gpus-per-worker must be 0 or more, got {gpus}")
+        if gpus > 1 and not gpus.is_integer():
+            raise SmscanError(f"--gpus-per-worker above 1 must be a whole number (Ray splits one GPU only), got {gpus}")
+        if 0 < gpus < _GPU_PRECISION:
+            raise SmscanError(f"--gpus-per-worker must be 0 or at least {_GPU_PRECISION} (Ray's precision), got {gpus}")
+
+
+def actors_that_fit(nodes: Iterable[Mapping[str, float]], *, gpus_per_worker: float) -> int:
+    """How many actors of one CPU and ``gpus_per_worker`` GPUs the nodes hold at most.
+
+    An actor's CPU and GPUs are on one node, and a fraction of a GPU is a fraction of one GPU,
+    so this counts node by node, and GPU by GPU for fractions, as Ray's scheduler places them.
+
+    Args:
+        nodes: each alive node's total resources (``ray.nodes()[i]["Resources"]``).
+        gpus_per_worker: GPUs per actor (0: CPU only).
+
+    Returns:
+        The number of actors that can run at once when the cluster is otherwise idle.
+
+    Example:
+        >>> actors_that_fit([{"CPU": 8.0, "GPU": 2.0}, {"CPU": 4.0}], gpus_per_worker=0.5)
+        4
+    """
+    room = 0
+    for resources in nodes:
+        cpus = int(resources.get("CPU", 0) + 1e-9)
+        gpus = int(resources.get("GPU", 0) + 1e-9)
+        if gpus_per_worker == 0:
+            room += cpus
+        elif gpus_per_worker < 1:
+            room += min(cpus, gpus * int(1 / gpus_per_worker + 1e-9))
+        else:
+            room += min(cpus, gpus // int(gpus_per_worker))
+    return room
 
 
 def require_ray() -> Any:
@@ -274,7 +317,10 @@ def run_ray_export(
         plan: what to mask and write (shipped to every actor).
         output: the JSONL (or Parquet) file to write, atomically.
         rejects: where rejected records go.
-        resume: continue an interrupted export (of either engine) with the same options.
+        resume: continue an interrupted export with the same ``options`` and ``fingerprint``;
+            the state file is the local engine's, so one started by ``run_export`` resumes here
+            when both match. (The CLI puts each engine's scoring settings in ``options``, so
+            there an export resumes only with the engine that started it.)
         options: everything that changes the output, for the resume check.
         fingerprint: the reference model's fingerprint, for the resume check.
         cluster: where to run and how many actors.
@@ -284,8 +330,10 @@ def run_ray_export(
         The counters of this run.
 
     Raises:
-        SmscanError: Ray is missing or cannot start or connect; any error the local engine
-            raises (unreadable input, non-contiguous groups, model loading, output).
+        SmscanError: Ray is missing or cannot start or connect; the cluster cannot hold
+            ``cluster.workers`` actors of one CPU and ``cluster.gpus_per_worker`` GPUs (Ray
+            would wait for them forever); any error the local engine raises (unreadable input,
+            non-contiguous groups, model loading, output).
 
     Example:
         >>> run_ray_export(ExportSource(Path("in.jsonl")), ScorerRecipe(device="cpu"), plan,  # doctest: +SKIP
@@ -299,16 +347,21 @@ def run_ray_export(
     started_here = False
     try:
         started_here = _connect(ray, cluster)
-        for payload, end in _results(ray, source, writer.done, make_scorer, plan, cluster):
-            if end:
-                for reason, count in pickle.loads(payload).items():
-                    stats.skipped[reason] = stats.skipped.get(reason, 0) + count
-                continue
-            group: GroupOutput = pickle.loads(payload)
-            writer.write_group(group.records, group.rejected, done=group.consumed)
-            stats.add(group)
-            if on_group is not None:
-                on_group(group, stats)
+        _check_room(ray, cluster)
+        # Entered and left here, not inside the _results generator: the settings and the
+        # warning filter would otherwise stay changed while this loop runs between batches
+        # and be restored whenever the generator happened to be closed.
+        with _quiet_ordered_data_context():
+            for payload, end in _results(ray, source, writer.done, make_scorer, plan, cluster):
+                if end:
+                    for reason, count in pickle.loads(payload).items():
+                        stats.skipped[reason] = stats.skipped.get(reason, 0) + count
+                    continue
+                group: GroupOutput = pickle.loads(payload)
+                writer.write_group(group.records, group.rejected, done=group.consumed)
+                stats.add(group)
+                if on_group is not None:
+                    on_group(group, stats)
     except BaseException as error:
         writer.close()
         cause = _smscan_cause(error)
@@ -345,6 +398,24 @@ def _connect(ray: Any, cluster: RayCluster) -> bool:
     return True
 
 
+def _check_room(ray: Any, cluster: RayCluster) -> None:
+    """Refuse actors the cluster can never place: Ray would wait for them without a word."""
+    nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
+    if actors_that_fit(nodes, gpus_per_worker=cluster.gpus_per_worker) >= cluster.workers:
+        return
+    total = ray.cluster_resources()
+    cpus, gpus = total.get("CPU", 0), total.get("GPU", 0)
+    asked, needs, fix = f"--workers {cluster.workers}", f"{cluster.workers} CPU(s)", "lower --workers"
+    if cluster.gpus_per_worker:
+        asked += f" --gpus-per-worker {cluster.gpus_per_worker:g}"
+        needs += f" and {cluster.workers * cluster.gpus_per_worker:g} GPU(s) (each actor's on one node)"
+        fix += " or --gpus-per-worker"
+    raise SmscanError(
+        f"--engine ray: {asked} needs {needs}; the Ray cluster has {cpus:g} CPU(s) and {gpus:g} GPU(s)"
+        f" on {len(nodes)} node(s): {fix}"
+    )
+
+
 def _drop_auth_enabled_notice(record: logging.LogRecord) -> bool:
     return not record.getMessage().startswith("Token authentication is enabled")
 
@@ -354,35 +425,40 @@ def _results(
 ) -> Iterator[tuple[bytes, bool]]:
     from ray.data import ActorPoolStrategy  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
-    with _quiet_ordered_data_context():
-        # The read task runs where the driver is, so input paths mean what they mean here; it
-        # takes no CPU slot, else actors holding every CPU of a small machine would starve it.
-        here = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}  # every node has this label
-        dataset = ray.data.read_datasource(_datasource(source, done), num_cpus=0, label_selector=here)
-        resources: dict[str, Any] = {"num_cpus": 1}
-        if cluster.gpus_per_worker:
-            resources["num_gpus"] = cluster.gpus_per_worker
-        masked = dataset.map_batches(
-            GroupMasker,
-            fn_constructor_args=(make_scorer, plan),
-            batch_size=_CHUNKS_PER_BATCH,
-            batch_format="pyarrow",
-            compute=ActorPoolStrategy(size=cluster.workers),
-            **resources,
-        )
-        order = _InOrder()
-        for batch in masked.iter_batches(batch_size=None, batch_format="pyarrow"):
-            for seq, payload, end in zip(
-                batch.column("seq").to_pylist(), batch.column("payload").to_pylist(), batch.column("end").to_pylist()
-            ):
-                yield from order.push(seq, payload, end)
+    # The read task runs on the driver's node, so input paths mean what they mean here (with a
+    # Ray client, the driver is on the head node: see RayCluster). It takes no CPU slot, else
+    # actors holding every CPU of a small machine would starve it.
+    here = {"ray.io/node-id": ray.get_runtime_context().get_node_id()}  # every node has this label
+    dataset = ray.data.read_datasource(_datasource(source, done), num_cpus=0, label_selector=here)
+    resources: dict[str, Any] = {"num_cpus": 1}  # _check_room counts one CPU per actor
+    if cluster.gpus_per_worker:
+        resources["num_gpus"] = cluster.gpus_per_worker
+    masked = dataset.map_batches(
+        GroupMasker,
+        fn_constructor_args=(make_scorer, plan),
+        batch_size=_CHUNKS_PER_BATCH,
+        batch_format="pyarrow",
+        compute=ActorPoolStrategy(size=cluster.workers),
+        **resources,
+    )
+    order = _InOrder()
+    # batch_size=None: Ray Data's blocks as they come, _CHUNKS_PER_BATCH groups each
+    for batch in masked.iter_batches(batch_size=None, batch_format="pyarrow"):
+        for seq, payload, end in zip(
+            batch.column("seq").to_pylist(), batch.column("payload").to_pylist(), batch.column("end").to_pylist()
+        ):
+            yield from order.push(seq, payload, end)
 
 
 @contextmanager
 def _quiet_ordered_data_context() -> Iterator[None]:
     """Ray Data settings for one export, restored afterwards (a calling program may use Ray Data
     itself): input order kept, an actor's SmscanError raised as itself, and no progress bars,
-    plan logs or tracebacks of errors we re-raise as one line (the CLI reports progress itself)."""
+    plan logs or tracebacks of errors we re-raise as one line (the CLI reports progress itself).
+
+    Ray Data's settings and Python's warning filters are process-wide, so while the export runs
+    they apply to the whole process (the caller's ``on_group`` included); used as one ``with``
+    around the export, they are restored in order when it ends, however it ends."""
     from ray.data import DataContext  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
     context = DataContext.get_current()

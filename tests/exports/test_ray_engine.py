@@ -21,7 +21,7 @@ from smscan.errors import ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, run_export
 from smscan.exports.labels import DownstreamLabeler
 from smscan.exports.masked import ExportPlan
-from smscan.exports.ray_engine import RayCluster, ScorerRecipe, group_chunks, run_ray_export
+from smscan.exports.ray_engine import RayCluster, ScorerRecipe, actors_that_fit, group_chunks, run_ray_export
 from smscan.exports.rule import MaskRule
 from smscan.sources.datasets import RecordFormat, iter_dataset
 from tests.conftest import commit_files
@@ -234,6 +234,10 @@ def test_cli_ray_reports_a_scattered_group_as_one_message(tmp_path: Path, tiny_m
         (["--workers", "2"], "add --engine ray"),
         (["--engine", "ray", "--workers", "0"], "--workers must be at least 1"),
         (["--engine", "ray", "--gpus-per-worker", "-1"], "--gpus-per-worker must be 0 or more"),
+        (["--engine", "ray", "--gpus-per-worker", "nan"], "--gpus-per-worker must be 0 or more, got nan"),
+        (["--engine", "ray", "--gpus-per-worker", "inf"], "--gpus-per-worker must be 0 or more, got inf"),
+        (["--engine", "ray", "--gpus-per-worker", "1.5"], "above 1 must be a whole number"),
+        (["--engine", "ray", "--gpus-per-worker", "0.00001"], "at least 0.0001"),
         (["--engine", "ray", "--labels", "labels.jsonl"], "--labels runs with --engine local"),
     ],
 )
@@ -241,7 +245,51 @@ def test_cli_bad_engine_options_exit_2(tmp_path: Path, capsys, args: list[str], 
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x"}])
     code = main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), *args])
     err = capsys.readouterr().err
-    assert code == 2 and message in err and "Traceback" not in err
+    assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("cluster", "message"),
+    [
+        (RayCluster(gpus_per_worker=1), "--workers 1 --gpus-per-worker 1 needs 1 CPU(s) and 1 GPU(s) (each actor's on one node); "
+                                        "the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): lower --workers or --gpus-per-worker"),
+        (RayCluster(workers=2, gpus_per_worker=0.25), "needs 2 CPU(s) and 0.5 GPU(s)"),
+        (RayCluster(workers=3), "--workers 3 needs 3 CPU(s); the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): lower --workers"),
+    ],
+)
+def test_actors_the_cluster_cannot_hold_are_refused_not_waited_for(tmp_path: Path, cluster: RayCluster, message: str) -> None:
+    # The module's Ray has 2 CPUs and no GPU: without the check Ray would wait forever.
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x = 1\n"}])
+    with pytest.raises(SmscanError) as raised:
+        run_ray_export(ExportSource(source), RandomWordScorer, ExportPlan(MaskRule()), output=tmp_path / "o.jsonl",
+                       rejects=tmp_path / "r.jsonl", resume=False, options={}, fingerprint="f", cluster=cluster)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_cli_gpu_actors_without_a_gpu_exit_2(tmp_path: Path, tiny_model_dir: Path, capsys) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x"}])
+    code = main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--model", str(tiny_model_dir),
+                 "--device", "cpu", "--engine", "ray", "--gpus-per-worker", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "the Ray cluster has 2 CPU(s) and 0 GPU(s)" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("nodes", "gpus_per_worker", "room"),
+    [
+        ([{"CPU": 2.0}], 0, 2),
+        ([{"CPU": 2.0}], 1, 0),
+        ([{"CPU": 8.0, "GPU": 1.0}], 0.25, 4),
+        ([{"CPU": 2.0, "GPU": 1.0}], 0.25, 2),  # CPUs bound it
+        ([{"CPU": 8.0, "GPU": 3.0}], 2, 1),  # two GPUs of one node per actor
+        ([{"CPU": 16.0, "GPU": 4.0}], 0.3, 12),  # three per GPU, never one across two GPUs
+        ([{"CPU": 8.0}, {"CPU": 1.0, "GPU": 4.0}], 1, 1),  # totals 9 CPUs, 4 GPUs, but one node each
+    ],
+)
+def test_actors_that_fit_count_node_by_node(nodes: list[dict[str, float]], gpus_per_worker: float, room: int) -> None:
+    assert actors_that_fit(nodes, gpus_per_worker=gpus_per_worker) == room
 
 
 def test_cli_without_ray_says_how_to_install_it(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -256,6 +304,8 @@ def test_cli_without_ray_says_how_to_install_it(tmp_path: Path, capsys, monkeypa
 def test_cluster_options_are_validated() -> None:
     with pytest.raises(SmscanError, match="--workers"):
         RayCluster(workers=0)
+    with pytest.raises(SmscanError, match="got nan"):
+        RayCluster(gpus_per_worker=float("nan"))
 
 
 def test_a_local_export_does_not_import_ray(tmp_path: Path) -> None:

@@ -135,28 +135,38 @@ _DIRECTIVE = re.compile(r"#\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|
 
 
 def _prose_lines(text: str, extents: list[tuple[int, int]], *, python: bool) -> set[int]:
-    """1-based lines that are comments, or (in Python) string-only statements such as docstrings."""
+    """1-based lines that are no statement of their own: comments, and (in Python) string-only
+    statements such as docstrings and the continuation lines of a statement."""
     prose = set()
     for number, (start, end) in enumerate(extents, start=1):
         content = text[start:end]
         if content.startswith(_COMMENT_START) and not _DIRECTIVE.match(content):
             prose.add(number)
     if python:
-        prose.update(_docstring_lines(text))
+        prose.update(_non_statement_lines(text))
     return prose
 
 
-def _docstring_lines(source: str) -> set[int]:
-    """Lines of string-only statements: docstrings, wherever they ended up, are prose."""
+def _non_statement_lines(source: str) -> set[int]:
+    """Python lines that cannot be a dead statement: docstrings (string-only statements, wherever
+    they ended up) and the continuation lines of a statement (the items of a multi-line list, a
+    call's arguments, a string's next part). Dead code is a statement, and a statement's first
+    line is where it starts; data inside an expression surprises without being code."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     lines: set[int] = set()
+    starts: set[int] = set()
+    covered: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             lines.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
-    return lines
+        if isinstance(node, (ast.stmt, ast.excepthandler)):
+            starts.add(node.lineno)
+            covered.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
+    # Block headers without a node of their own (`else:`, `finally:`) are continuation lines too.
+    return lines | (covered - starts)
 
 
 def _content_extents(text: str) -> list[tuple[int, int]]:

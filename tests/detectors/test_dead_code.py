@@ -106,3 +106,14 @@ def test_comments_and_docstrings_are_prose_not_code() -> None:
 
     lines = [text.count("\n", 0, c.char_start) + 1 for c in found]
     assert lines == [1, 4, 5]
+
+
+def test_continuation_lines_of_a_statement_are_data_not_dead_statements() -> None:
+    text = 'WORDS = [\n    "changeme",\n    "zq xv",\n]\nif WORDS:\n    pass\nelse:\n    x = call(\n        1,\n    )\n'
+    scores = char_scores(text, low=2.0)
+
+    found = DeadCodeDetector(PLAIN).candidates(text, scores, python=True)
+
+    # Statements start on lines 1, 5, 6 and 8; the list items, the closing brackets, `else:` and
+    # the call's argument are parts of a statement, never a statement of their own.
+    assert [text.count("\n", 0, c.char_start) + 1 for c in found] == [1, 5, 6, 8]

@@ -107,6 +107,20 @@ def make_repeats_predictable(scorer: RandomWordScorer, monkeypatch: pytest.Monke
     return seen
 
 
+def interrupt_scoring(scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch, *, on_call: int = 3) -> None:
+    """Make the ``on_call``-th ``score_texts`` call raise KeyboardInterrupt, as Ctrl-C mid-run does."""
+    calls = {"n": 0}
+    original = scorer.score_texts
+
+    def interrupted(texts: Sequence[str]) -> list[TokenScores]:
+        calls["n"] += 1
+        if calls["n"] == on_call:
+            raise KeyboardInterrupt
+        return original(texts)
+
+    monkeypatch.setattr(scorer, "score_texts", interrupted)
+
+
 def install_fake_scorer() -> RandomWordScorer:
     """Make ``load_scorer`` return a RandomWordScorer in this process (for subprocess wrappers)."""
     scorer = RandomWordScorer()

@@ -15,7 +15,7 @@ import pytest
 
 from smscan.cli import main
 from tests.conftest import commit_files
-from tests.scorers import RandomWordScorer, make_repeats_predictable
+from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
 KEY2 = "Zq81Lm0Pw7Rt5Ny3Kx9Bv2Hc"
@@ -168,16 +168,7 @@ def _many(tmp_path: Path, count: int = 100) -> Path:
 def test_resume_after_an_interruption_loses_and_doubles_nothing(tmp_path: Path, fake_scorer, capsys, monkeypatch) -> None:
     source = _many(tmp_path)
     assert export([str(source), "-o", str(tmp_path / "full.jsonl"), *RAW], capsys)[0] == 0
-    calls = {"n": 0}
-    original = fake_scorer.score_texts
-
-    def interrupted(texts):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt
-        return original(texts)
-
-    monkeypatch.setattr(fake_scorer, "score_texts", interrupted)
+    interrupt_scoring(fake_scorer, monkeypatch)
     out = tmp_path / "out.jsonl"
     assert export([str(source), "-o", str(out), *RAW], capsys)[0] == 130
     assert not out.exists()

@@ -13,7 +13,7 @@ import pytest
 from smscan.cli import main
 from smscan.exports.two_pass import iter_two_pass
 from smscan.sources.datasets import DatasetRecord, RecordFormat, Rejected
-from tests.scorers import RandomWordScorer, make_repeats_predictable
+from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
 KEY2 = "Zq81Lm0Pw7Rt5Ny3Kx9Bv2Hc"
@@ -90,16 +90,7 @@ def test_two_pass_resumes_after_an_interruption(tmp_path: Path, fake_scorer: Ran
     source = write_jsonl(tmp_path / "in.jsonl", records)
     args = [str(source), "--group-by", "u", "--two-pass", *RAW]
     assert main(["export", *args, "-o", str(tmp_path / "full.jsonl")]) == 0
-    calls = {"n": 0}
-    original = fake_scorer.score_texts
-
-    def interrupted(texts):  # type: ignore[no-untyped-def]
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise KeyboardInterrupt
-        return original(texts)
-
-    monkeypatch.setattr(fake_scorer, "score_texts", interrupted)
+    interrupt_scoring(fake_scorer, monkeypatch)
     out = tmp_path / "out.jsonl"
     assert main(["export", *args, "-o", str(out)]) == 130
     state = json.loads((tmp_path / ".out.jsonl.state.json").read_text())

@@ -69,7 +69,7 @@ def char_spans(
     # min/max rather than first/last so that offsets out of order cannot produce an inverted span.
     span_starts = _reduce_per_range(np.minimum, covering_starts, run_bounds)
     span_ends = _reduce_per_range(np.maximum, covering_ends, run_bounds)
-    return _merge_touching(sorted(zip(span_starts.tolist(), span_ends.tolist())))
+    return merge_touching(sorted(zip(span_starts.tolist(), span_ends.tolist())))
 
 
 def _reduce_per_range(reduce: np.ufunc, values: np.ndarray, ranges: np.ndarray) -> np.ndarray:
@@ -82,7 +82,7 @@ def _reduce_per_range(reduce: np.ufunc, values: np.ndarray, ranges: np.ndarray) 
     return result
 
 
-def _merge_touching(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merge_touching(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Merge sorted intervals that overlap or are adjacent."""
     merged: list[tuple[int, int]] = []
     for start, end in spans:

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from smscan.calibration.labels import LabelledText, read_labels
+from smscan.engine.spans import merge_touching
 from smscan.errors import SmscanError
 from smscan.exports.labels import IGNORE_INDEX, DownstreamLabeler, overlaps
 from smscan.records import TokenScores
@@ -96,14 +97,8 @@ def measure_tokens(
 
 
 def _disjoint(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    # overlaps() wants sorted, disjoint intervals; labelled spans may touch or nest.
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        elif end > start:
-            merged.append((start, end))
-    return merged
+    # overlaps() wants sorted, disjoint, non-empty intervals; labelled spans may touch or nest.
+    return merge_touching(sorted((start, end) for start, end in spans if end > start))
 
 
 @dataclass(slots=True)
@@ -204,14 +199,15 @@ def coverage_report(
     flush()
     if matched == 0:
         raise SmscanError(f"{labels}: no exported text matches a labelled text; nothing to measure")
+    in_chars = chars.as_dict()
     report: dict[str, Any] = {
         "labels": str(labels),
         "matched_texts": matched,
         "unit": "code point",
         "target_chars": chars.target,
-        "target_coverage": chars.as_dict()["target_coverage"],
-        "collateral_rate": chars.as_dict()["collateral_rate"],
-        "masked_chars": chars.covered + chars.collateral,
+        "target_coverage": in_chars["target_coverage"],
+        "collateral_rate": in_chars["collateral_rate"],
+        "masked_chars": in_chars["masked"],
     }
     if reference is not None:
         report["reference_tokens"] = tokens.as_dict()

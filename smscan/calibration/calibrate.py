@@ -145,9 +145,7 @@ def cross_validate(
     scores, labels = units.unit(unit)
     bounds = units.char_bounds if unit == "char" else units.line_bounds
     keys = list(groups) if groups is not None else [str(i) for i in range(len(bounds))]
-    distinct = sorted(set(keys))
-    order = np.random.default_rng(seed).permutation(len(distinct))
-    fold_of_key = {distinct[j]: rank % folds for rank, j in enumerate(order)}
+    fold_of_key = deal_folds(keys, folds, seed)
     fold_of_unit = np.empty(scores.shape[0], dtype=np.int64)
     for key, (lo, hi) in zip(keys, bounds):
         fold_of_unit[lo:hi] = fold_of_key[key]
@@ -165,9 +163,17 @@ def cross_validate(
         counts = confusion(scores[held] >= threshold, labels[held])
         tp, fp, fn, tn = tp + counts.tp, fp + counts.fp, fn + counts.fn, tn + counts.tn
     if len(chosen) < 2:
-        raise SmscanError(too_few_folds_message(len(chosen), folds, len(distinct)))
+        raise SmscanError(too_few_folds_message(len(chosen), folds, len(fold_of_key)))
     pooled = Confusion(tp=tp, fp=fp, fn=fn, tn=tn)
     return {"folds": len(chosen), "criterion": criterion, **_summary(pooled), "thresholds": chosen}
+
+
+def deal_folds(keys: Sequence[str], folds: int, seed: int) -> dict[str, int]:
+    """Each distinct group key's fold: the sorted keys shuffled with ``seed``, then dealt in turn
+    (``surprise`` calibration deals its groups the same way)."""
+    distinct = sorted(set(keys))
+    order = np.random.default_rng(seed).permutation(len(distinct))
+    return {distinct[j]: rank % folds for rank, j in enumerate(order)}
 
 
 def too_few_folds_message(evaluated: int, folds: int, groups: int) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.calibrate import too_few_folds_message
+from smscan.calibration.calibrate import deal_folds, too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
 from smscan.errors import SmscanError
@@ -213,9 +213,7 @@ def cross_validate_surprise(
     Raises:
         SmscanError: fewer than 2 folds could be evaluated (a single group, say).
     """
-    keys = sorted({group_key(d) for d in documents})
-    order = np.random.default_rng(seed).permutation(len(keys))
-    fold_of = {keys[j]: rank % folds for rank, j in enumerate(order)}
+    fold_of = deal_folds([group_key(d) for d in documents], folds, seed)
     totals = Confusion(0, 0, 0, 0)
     chosen: list[float] = []
     for fold in range(folds):
@@ -233,7 +231,7 @@ def cross_validate_surprise(
         counts = test.confusion(threshold)
         totals = Confusion(totals.tp + counts.tp, totals.fp + counts.fp, totals.fn + counts.fn, totals.tn + counts.tn)
     if len(chosen) < 2:
-        raise SmscanError(f"{too_few_folds_message(len(chosen), folds, len(keys))}; --folds 0 saves no estimate")
+        raise SmscanError(f"{too_few_folds_message(len(chosen), folds, len(fold_of))}; --folds 0 saves no estimate")
     summary = {key: value for key, value in totals.as_dict().items() if key in ("tpr", "fpr", "precision", "f1")}
     return {"folds": len(chosen), "criterion": criterion, **summary, "thresholds": chosen}
 

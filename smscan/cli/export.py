@@ -58,7 +58,8 @@ def export_command(
         raise SmscanError(f"--mode must be mask or redact, got {mode!r}")
     if ranking not in ("global", "local"):
         raise SmscanError(f"--ranking must be global or local, got {ranking!r}")
-    _check_engine(engine, ray_address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker, labels=labels)
+    cluster = _check_engine(engine, ray_address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker, labels=labels)
+    role_names = tuple(r.strip() for r in roles.split(",") if r.strip())
     if mode == "redact" and tokenizer is not None:
         raise SmscanError("--tokenizer labels training data; it does not combine with --mode redact")
     if mode == "redact" and labels is not None:
@@ -82,7 +83,7 @@ def export_command(
         overrides={"model": model, "device": device, "dtype": dtype, "kinds": parse_kinds(kinds)},
     )
     export_source = _source(source, settings, RecordFormat(
-        text_field=text_field, roles=tuple(r.strip() for r in roles.split(",") if r.strip()), group_by=group_by,
+        text_field=text_field, roles=role_names, group_by=group_by,
     ), two_pass=two_pass)
     if engine == "ray":  # actors load the model; the driver only needs its fingerprint
         recipe, fingerprint = _ray_recipe(settings, deterministic=deterministic)
@@ -122,10 +123,9 @@ def export_command(
                 rate=f"{stats.run_records / elapsed:.1f} rec/s", tokens=f"{stats.tokens / elapsed:.0f} tok/s",
             )
 
-        if engine == "ray":
-            from smscan.exports.ray_engine import RayCluster, run_ray_export
+        if cluster is not None:
+            from smscan.exports.ray_engine import run_ray_export
 
-            cluster = RayCluster(address=ray_address, workers=workers or 1, gpus_per_worker=gpus_per_worker or 0.0)
             stats = run_ray_export(
                 export_source, recipe, plan, output=output, rejects=rejects, resume=resume, options=options,
                 fingerprint=fingerprint, cluster=cluster, on_group=on_group,
@@ -140,7 +140,7 @@ def export_command(
         from smscan.exports.coverage import coverage_report, reference_tokenizer
 
         report = coverage_report(
-            output, labels, text_field=text_field, roles=[r.strip() for r in roles.split(",") if r.strip()],
+            output, labels, text_field=text_field, roles=role_names,
             reference=reference_tokenizer(scorer), downstream=labeler,
         )
         Console(highlight=False).print_json(data=report)
@@ -178,8 +178,12 @@ def _source(path: Path, settings: Any, fmt: Any, *, two_pass: bool = False) -> A
 
 def _check_engine(
     engine: str, *, ray_address: str | None, workers: int | None, gpus_per_worker: float | None, labels: Path | None
-) -> None:
-    """Refuse an unknown engine, Ray options without Ray, and a missing Ray install, up front."""
+) -> Any:
+    """Refuse an unknown engine, Ray options without Ray, and a missing Ray install, up front.
+
+    Returns:
+        The ``RayCluster`` to run on (``--engine ray``), or None for the local engine.
+    """
     from smscan.errors import SmscanError
 
     if engine not in ("local", "ray"):
@@ -189,52 +193,47 @@ def _check_engine(
                                           ("--gpus-per-worker", gpus_per_worker)) if value is not None]
         if given:
             raise SmscanError(f"{', '.join(given)} set(s) up Ray actors: add --engine ray")
-        return
+        return None
     if labels is not None:
         raise SmscanError("--labels runs with --engine local; measure the Ray export's output with a local run on the same input")
     from smscan.exports.ray_engine import RayCluster, require_ray
 
     # RayCluster validates the values (e.g. --gpus-per-worker nan); whether the cluster can
     # hold the actors is known only once Ray runs (run_ray_export checks it).
-    RayCluster(address=ray_address, workers=1 if workers is None else workers,
-               gpus_per_worker=0.0 if gpus_per_worker is None else gpus_per_worker)
+    cluster = RayCluster(address=ray_address, workers=1 if workers is None else workers,
+                         gpus_per_worker=0.0 if gpus_per_worker is None else gpus_per_worker)
     require_ray()
+    return cluster
 
 
 def _ray_recipe(settings: Any, *, deterministic: bool) -> tuple[Any, str]:
     """How each Ray actor loads the model (as ``_load_scorer`` does here), and its fingerprint."""
-    from smscan.errors import SmscanError
-    from smscan.exports.ray_engine import ScorerRecipe
     from smscan.model.load import resolve_model
 
-    dtype = settings.dtype
-    if deterministic:
-        if dtype not in ("auto", "fp32"):
-            raise SmscanError(f"--deterministic scores in fp32; it does not combine with --dtype {dtype}")
-        dtype = "fp32"
-    recipe = ScorerRecipe(
-        settings.model, device=settings.device, dtype=dtype, batch_size=1 if deterministic else None,
-        threads=settings.threads,
-    )
+    recipe = _scorer_recipe(settings, deterministic=deterministic)
     return recipe, resolve_model(settings.model, pull_if_missing=True).fingerprint.short
 
 
 def _load_scorer(settings: Any, *, deterministic: bool) -> Any:
+    recipe = _scorer_recipe(settings, deterministic=deterministic)
+    with Console(stderr=True).status("loading the reference model", spinner="dots"):
+        return recipe()
+
+
+def _scorer_recipe(settings: Any, *, deterministic: bool) -> Any:
+    """The ``load_scorer`` call of both engines; --deterministic means fp32, one chunk a pass."""
     from smscan.errors import SmscanError
-    from smscan.model.load import load_scorer
+    from smscan.exports.ray_engine import ScorerRecipe
 
     dtype = settings.dtype
     if deterministic:
         if dtype not in ("auto", "fp32"):
             raise SmscanError(f"--deterministic scores in fp32; it does not combine with --dtype {dtype}")
         dtype = "fp32"
-    with Console(stderr=True).status("loading the reference model", spinner="dots"):
-        kwargs: dict[str, Any] = {
-            "device": settings.device, "dtype": dtype, "pull_if_missing": True, "threads": settings.threads,
-        }
-        if deterministic:
-            kwargs["batch_size"] = 1
-        return load_scorer(settings.model, **kwargs)
+    return ScorerRecipe(
+        settings.model, device=settings.device, dtype=dtype, batch_size=1 if deterministic else None,
+        threads=settings.threads,
+    )
 
 
 def _rules(

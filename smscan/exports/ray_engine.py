@@ -53,8 +53,8 @@ Chunk = list[DatasetRecord | Rejected]
 
 @dataclass(frozen=True, slots=True)
 class ScorerRecipe:
-    """How an actor builds its scorer: a picklable ``load_scorer`` call (the model is loaded in
-    the actor, never shipped from the driver)."""
+    """How an export builds its scorer: a picklable ``load_scorer`` call, made by each Ray actor
+    (the model is loaded there, never shipped from the driver) or by the local engine."""
 
     model: str | None = None
     device: str = "auto"

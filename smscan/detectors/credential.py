@@ -75,8 +75,9 @@ _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
 # Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
-_DIGEST_PREFIXED = re.compile(r"^(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]", re.IGNORECASE)
-_DIGEST_BEFORE = re.compile(r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]$", re.IGNORECASE)
+_DIGEST_NAME = r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]"
+_DIGEST_PREFIXED = re.compile("^" + _DIGEST_NAME, re.IGNORECASE)
+_DIGEST_BEFORE = re.compile(_DIGEST_NAME + "$", re.IGNORECASE)
 # Patterns, not values: globs (`*/build/*`, `*.py`) and regular expressions (ranges, groups,
 # class escapes, case classes such as `[Ll]`). A bare `**` is no glob: random passwords hold it.
 _PATTERN = re.compile(

@@ -66,7 +66,7 @@ def explain_command(
     """Show a file's per-token surprisal as a heat map, its most surprising windows, and why each
     flagged or near-threshold span was or was not reported."""
     from smscan.cli.scanning import scan_rules
-    from smscan.model.load import load_scorer
+    from smscan.model.chain import build_scorer
     from smscan.sources.text import decode_text
     from smscan.sources.worktree import find_root
 
@@ -83,9 +83,7 @@ def explain_command(
         root, explicit=config,
         overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold, "kinds": parse_kinds(kinds)},
     )
-    scorer = load_scorer(
-        settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True, threads=settings.threads
-    )
+    scorer = build_scorer(settings)
     rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
     try:
         name = path.resolve().relative_to(root).as_posix()

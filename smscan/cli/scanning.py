@@ -175,22 +175,14 @@ def collect(
     ``SMSCAN_SCORE_CACHE=DIR`` keeps token scores in DIR (keyed by model, settings and text) and
     reuses them; off by default, since cached token ids spell out the scanned text.
     """
-    from smscan.model.load import load_scorer
+    from smscan.model.chain import build_scorer
 
     err_console = Console(stderr=True)
     scorer: TransformersScorer | None = None
     if any(isinstance(item, Document) for item in items):
         with err_console.status("loading the reference model", spinner="dots"):
             # The default model is fetched and converted on first use (once; then cached).
-            scorer = load_scorer(
-                settings.model, device=settings.device, dtype=settings.dtype, pull_if_missing=True,
-                threads=settings.threads,
-            )
-    if scorer is not None and environ.get("SMSCAN_SCORE_CACHE"):
-        from smscan.cache import CachedScorer, ScoreCache
-
-        # A CachedScorer answers score_texts, fingerprint and settings like the scorer it wraps.
-        scorer = cast("TransformersScorer", CachedScorer(scorer, ScoreCache(Path(environ["SMSCAN_SCORE_CACHE"]))))
+            scorer = cast("TransformersScorer", build_scorer(settings, environ=environ))
     if scorer is not None:
         rule = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
     else:

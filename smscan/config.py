@@ -21,6 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+from smscan.engine.windows import MAX_WINDOW_TOKENS
 from smscan.errors import ConfigError
 
 # Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
@@ -59,6 +60,9 @@ class Settings:
     baseline: str = ""
     # Where the values came from, for --verbose and the JSON stats; not a config key.
     source: str = field(default="defaults", compare=False)
+    # The keys a config file or a flag set (the rest are defaults): a calibrated thresholds entry
+    # beats a default but never a value the user chose (smscan.rules).
+    given: frozenset[str] = field(default=frozenset(), compare=False)
 
     def __post_init__(self) -> None:
         _check_choice("device", self.device, Device)
@@ -67,8 +71,8 @@ class Settings:
             raise ValueError("model must be a non-empty string")
         if not 0 < self.threshold < 100:
             raise ValueError(f"threshold must be between 0 and 100 nats, got {self.threshold}")
-        if not 1 <= self.window <= 64:
-            raise ValueError(f"window must be 1..64 tokens, got {self.window}")
+        if not 1 <= self.window <= MAX_WINDOW_TOKENS:
+            raise ValueError(f"window must be 1..{MAX_WINDOW_TOKENS} tokens, got {self.window}")
         if not 1 <= self.consensus <= self.window:
             raise ValueError(f"consensus must be 1..window ({self.window}), got {self.consensus}")
         for kind in self.kinds:
@@ -79,7 +83,7 @@ class Settings:
             raise ValueError(f"max_file_bytes must be positive, got {self.max_file_bytes}")
 
 
-CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(Settings) if f.name != "source")
+CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("source", "given"))
 
 
 def _check_choice(key: str, value: object, choices: Any) -> None:
@@ -156,7 +160,7 @@ def load_settings(
         if value is not None:
             values[key] = value
     try:
-        return Settings(**values, source=source)
+        return Settings(**values, source=source, given=frozenset(values))
     except ValueError as error:
         raise ConfigError(f"{source}: {error}") from error
 

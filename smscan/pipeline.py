@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from smscan.detectors import CREDENTIAL, DEAD_CODE
-from smscan.detectors.candidate import Candidate, Detector, propagate_values
+from smscan.detectors.candidate import Candidate, propagate_values
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
 from smscan.engine.rules import select_global
@@ -28,6 +28,7 @@ from smscan.engine.windows import Windows, fixed_windows
 from smscan.model.scorer import Scorer
 from smscan.records import Document, Finding, Position, Skip, TokenScores
 from smscan.regions import line_starts, pieces_to_score, touches_changed_lines
+from smscan.rules import Detection
 
 SURPRISE = "surprise"
 
@@ -82,24 +83,6 @@ class ScanResult:
     stats: ScanStats = field(default_factory=ScanStats)
     lines: dict[str, dict[int, str]] = field(default_factory=dict)
     values: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    """A detector and the calibrated threshold its findings must reach."""
-
-    detector: Detector
-    threshold: float
-    source: str = ""
-    """Where the threshold came from (a thresholds file, or the packaged defaults)."""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.detector.kind,
-            **self.detector.rule(),
-            "threshold": self.threshold,
-            "thresholds": self.source,
-        }
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 
-from smscan.cli.options import DeviceOption, DtypeOption, ModelOption
+from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
 
 KindArgument = Annotated[str, typer.Option("--kind", help="credential, dead-code, or surprise (raw masking for export).")]
 # The rule options of --kind surprise (the detectors' rules come from their defaults).
@@ -48,6 +48,7 @@ def calibrate_command(
     model: ModelOption = None,
     device: DeviceOption = None,
     dtype: DtypeOption = None,
+    config: ConfigOption = None,
     score_cache: ScoreCacheOption = None,
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the ROC curve and score distributions with the chosen operating point to this image (needs the 'plot' extra).")] = None,
     window: WindowOption = None,
@@ -69,7 +70,8 @@ def calibrate_command(
     if folds < 2 and not (surprise_rule is not None and folds == 0):
         raise SmscanError(f"--folds must be at least 2{' (or 0: no estimate)' if surprise_rule is not None else ''}, got {folds}")
     documents, labels_name, labels_digest = _documents(kind, labels, synthetic, seed)
-    scorer = load_cached_scorer(model, device=device, dtype=dtype, score_cache=score_cache)
+    settings = command_settings(config, model=model, device=device, dtype=dtype)
+    scorer = load_cached_scorer(settings, score_cache=score_cache)
     scores = score_with_progress(scorer, [d.text for d in documents])
     if surprise_rule is not None:
         from smscan.exports.operating_points import calibrate_surprise
@@ -82,7 +84,7 @@ def calibrate_command(
     description = scorer.describe()
     provenance: dict[str, Any] = {
         "fingerprint": scorer.fingerprint,
-        "model": description.get("name", model or "default"),
+        "model": description.get("name", settings.model),
         "scoring": description.get("settings", ""),
         **entry,
         "labels": labels_name,
@@ -194,14 +196,22 @@ def check_detector_kind(kind: str) -> None:
         raise SmscanError(f"--kind must be one of {', '.join(DETECTORS)}, got {kind!r}")
 
 
-def load_cached_scorer(model: str | None, *, device: str | None, dtype: str | None, score_cache: Path | None) -> Any:
-    """The reference model behind the score cache (calibration and evaluation never rescore)."""
+def load_cached_scorer(settings: Any, *, score_cache: Path | None) -> Any:
+    """The configured reference model (model, device, dtype, threads, as a scan would load it)
+    behind the score cache: calibration and evaluation never rescore a text."""
     from smscan.cache import CachedScorer, ScoreCache, default_cache_dir
-    from smscan.model.load import load_scorer
+    from smscan.model.chain import build_scorer
 
     with Console(stderr=True).status("loading the reference model", spinner="dots"):
-        scorer = load_scorer(model or "default", device=device or "auto", dtype=dtype or "auto", pull_if_missing=True)
+        scorer = build_scorer(settings, environ={})
     return CachedScorer(scorer, ScoreCache(score_cache or default_cache_dir()))
+
+
+def command_settings(config: Path | None, *, model: str | None, device: str | None, dtype: str | None) -> Any:
+    """Settings of calibrate and eval: the config found from the working directory, then flags."""
+    from smscan.config import load_settings
+
+    return load_settings(Path.cwd(), explicit=config, overrides={"model": model, "device": device, "dtype": dtype})
 
 
 def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:

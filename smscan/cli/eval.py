@@ -12,7 +12,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from smscan.cli.calibrate import LabelsOption, ScoreCacheOption, load_cached_scorer, score_with_progress
+from smscan.cli.calibrate import (
+    LabelsOption, ScoreCacheOption, command_settings, load_cached_scorer, score_with_progress,
+)
 from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
 from smscan.cli.scanning import ReportFormat, write_atomically
 
@@ -41,7 +43,6 @@ def eval_command(
     from smscan.calibration.labels import read_labels
     from smscan.calibration.thresholds import find_entry, threshold_files
     from smscan.cli.calibrate import check_detector_kind
-    from smscan.config import load_settings
     from smscan.errors import SmscanError
 
     check_detector_kind(kind)
@@ -51,14 +52,13 @@ def eval_command(
         # SARIF holds findings; eval's result is a table of metrics.
         raise SmscanError("eval reports metrics, not findings: use --format text or --format json")
     documents = read_labels(labels)
-    scorer = load_cached_scorer(model, device=device, dtype=dtype, score_cache=score_cache)
+    settings = command_settings(config, model=model, device=device, dtype=dtype)
+    scorer = load_cached_scorer(settings, score_cache=score_cache)
     rule: dict[str, Any] | None = None
     source = "--threshold"
     if threshold is None:
-        root = Path.cwd()
-        settings = load_settings(root, explicit=config)
-        files = threshold_files(root, flag=thresholds, configured=settings.thresholds)
-        entry = find_entry(files, kind, fingerprint=scorer.fingerprint, model=model or settings.model)
+        files = threshold_files(Path.cwd(), flag=thresholds, configured=settings.thresholds)
+        entry = find_entry(files, kind, fingerprint=scorer.fingerprint, model=settings.model)
         threshold = entry.operating_point(operating_point) if operating_point else entry.threshold
         rule = dict(entry.rule)
         source = entry.source + (f" ({operating_point})" if operating_point else "")

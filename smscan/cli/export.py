@@ -241,42 +241,28 @@ def _rules(
     window: int | None, threshold: float | None, consensus: int | None, ranking: str, rank_max: float,
     neighbours: int, propagate: bool | None,
 ) -> tuple[Any, tuple[Any, ...]]:
-    """The raw masking rule (flags over a thresholds entry over the config) and detections."""
-    from smscan.calibration.thresholds import find_entry, threshold_files
-    from smscan.detectors import make_detector
+    """The raw masking rule and detections, resolved as every command resolves them (smscan.rules)."""
     from smscan.errors import SmscanError
-    from smscan.exports.masked import Detection
     from smscan.exports.rule import MaskRule
+    from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
 
     kinds = settings.kinds or ("surprise",)
     rule = None
     if "surprise" in kinds:
-        saved: dict[str, Any] = {}
-        tau = settings.threshold
-        if thresholds is not None or operating_point is not None:
-            files = threshold_files(root, flag=thresholds, configured=settings.thresholds)
-            entry = find_entry(files, "surprise", fingerprint=fingerprint, model=settings.model)
-            saved = dict(entry.rule)
-            tau = entry.operating_point(operating_point) if operating_point else entry.threshold
+        flags = RuleFlags(
+            thresholds=thresholds, operating_point=operating_point, window=window, threshold=threshold,
+            consensus=consensus, propagate=propagate,
+        )
+        resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
         try:
             rule = MaskRule(
-                window=window if window is not None else int(saved.get("window", settings.window)),
-                threshold=threshold if threshold is not None else float(tau),
-                ranking=ranking if ranking != "global" else saved.get("ranking", "global"),  # type: ignore[arg-type]
-                rank_max=rank_max, neighbours=neighbours,
-                consensus=consensus if consensus is not None else int(saved.get("consensus", settings.consensus)),
-                propagate=propagate if propagate is not None else bool(saved.get("propagate", settings.propagate)),
+                window=resolved.window, threshold=resolved.threshold,
+                ranking=ranking if ranking != "global" else resolved.ranking,  # type: ignore[arg-type]
+                rank_max=rank_max, neighbours=neighbours, consensus=resolved.consensus, propagate=resolved.propagate,
             )
         except ValueError as error:
             raise SmscanError(f"export rule: {error}") from error
-    detections = []
-    wanted = [kind for kind in kinds if kind != "surprise"]
-    if wanted:
-        files = threshold_files(root, flag=thresholds, configured=settings.thresholds)
-        for kind in wanted:
-            entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
-            detections.append(Detection(make_detector(kind, entry.rule), entry.threshold, entry.source))
-    return rule, tuple(detections)
+    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
 
 
 def _placeholders(values: list[str] | None) -> dict[str, str]:

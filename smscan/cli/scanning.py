@@ -18,7 +18,8 @@ from smscan.baseline import Baseline, BaselineEntry, load_baseline, match_findin
 from smscan.config import Settings
 from smscan.detectors.suppress import drop_allowed
 from smscan.errors import SmscanError
-from smscan.pipeline import Detection, ScanResult, SurpriseRule, scan, without_dead_code_on_credential_lines
+from smscan.pipeline import ScanResult, SurpriseRule, scan, without_dead_code_on_credential_lines
+from smscan.rules import Detection
 from smscan.records import Document, Skip
 
 if TYPE_CHECKING:
@@ -34,12 +35,16 @@ class ReportFormat(str, Enum):
     sarif = "sarif"
 
 
-def rule_from(settings: Settings) -> SurpriseRule:
+def rule_from(settings: Settings, *, root: Path | None = None, fingerprint: str = "") -> SurpriseRule:
+    """The scan's raw Surprise Masking rule: flags and config over a thresholds file's entry."""
+    from smscan.rules import resolve_surprise
+
+    resolved = resolve_surprise(settings, root=root or Path.cwd(), fingerprint=fingerprint)
     return SurpriseRule(
-        window=settings.window,
-        threshold=settings.threshold,
-        consensus=settings.consensus,
-        propagate=settings.propagate,
+        window=resolved.window,
+        threshold=resolved.threshold,
+        consensus=resolved.consensus,
+        propagate=resolved.propagate,
     )
 
 
@@ -70,22 +75,18 @@ def scan_rules(
 ) -> ScanRules:
     """The kinds to report (``settings.kinds``, else credential and dead-code) and their rules.
 
-    Detector thresholds are looked up per kind: ``--thresholds``, the config's ``thresholds``,
-    ``.smscan/thresholds.json`` at the root, the packaged defaults; an entry made for another
-    model fingerprint is refused (ThresholdsError names both and the calibrate command).
+    Rules and thresholds come from ``smscan.rules`` (flag > config > thresholds file > packaged
+    default); an entry made for another model fingerprint is refused (ThresholdsError names both
+    and the calibrate command).
     """
-    from smscan.calibration.thresholds import find_entry, threshold_files
-    from smscan.detectors import DEFAULT_KINDS, make_detector
+    from smscan.detectors import DEFAULT_KINDS
+    from smscan.rules import resolve_detections
 
     kinds = settings.kinds or DEFAULT_KINDS
-    detections = []
-    wanted = [kind for kind in kinds if kind != SURPRISE]
-    if wanted:
-        files = threshold_files(root or Path.cwd(), flag=thresholds, configured=settings.thresholds)
-        for kind in wanted:
-            entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
-            detections.append(Detection(make_detector(kind, entry.rule), entry.threshold, entry.source))
-    return ScanRules(rule_from(settings) if SURPRISE in kinds else None, tuple(detections))
+    root = root or Path.cwd()
+    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
+    surprise = rule_from(settings, root=root, fingerprint=fingerprint) if SURPRISE in kinds else None
+    return ScanRules(surprise, detections)
 
 
 def run_scan(
@@ -186,7 +187,9 @@ def collect(
     if scorer is not None:
         rule = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
     else:
-        rule = ScanRules(rule_from(settings) if SURPRISE in (settings.kinds or ()) else None, ())
+        # Nothing to score: the report states the configured rule, no thresholds file is read.
+        plain = SurpriseRule(settings.window, settings.threshold, settings.consensus, settings.propagate)
+        rule = ScanRules(plain if SURPRISE in (settings.kinds or ()) else None, ())
     with _progress(err_console) as progress:
         task = progress.add_task("scanning", total=len(items))
         result = (

@@ -23,12 +23,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from smscan.detectors.candidate import Detector, propagate_values
+from smscan.detectors.candidate import propagate_values
 from smscan.engine.spans import char_spans
 from smscan.errors import SmscanError, SourceError
 from smscan.exports.rule import MaskRule, mask_group, supervised_tokens
 from smscan.model.scorer import Scorer
 from smscan.records import TokenScores
+from smscan.rules import Detection
 from smscan.sources.datasets import DatasetRecord, Rejected
 
 Mode = Literal["mask", "redact"]
@@ -36,18 +37,6 @@ SURPRISE_PLACEHOLDER = "<MASKED>"
 # Texts handed to the scorer at once: enough to fill its batches, few enough to keep memory flat.
 _BATCH_RECORDS = 16
 _BATCH_CHARS = 200_000
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    """A detector and the calibrated threshold its findings must reach."""
-
-    detector: Detector
-    threshold: float
-    source: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.detector.kind, **self.detector.rule(), "threshold": self.threshold, "thresholds": self.source}
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ import numpy as np
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
 from smscan.engine.rules import select_global, select_local
-from smscan.engine.windows import fixed_windows
+from smscan.engine.windows import MAX_WINDOW_TOKENS, fixed_windows
 from smscan.records import TokenScores
 
 Ranking = Literal["global", "local"]
@@ -55,8 +55,8 @@ class MaskRule:
     propagate: bool = True
 
     def __post_init__(self) -> None:
-        if not 1 <= self.window <= 256:
-            raise ValueError(f"window must be 1..256 tokens, got {self.window}")
+        if not 1 <= self.window <= MAX_WINDOW_TOKENS:
+            raise ValueError(f"window must be 1..{MAX_WINDOW_TOKENS} tokens, got {self.window}")
         if not 1 <= self.consensus <= self.window:
             raise ValueError(f"consensus must be 1..window ({self.window}), got {self.consensus}")
         if self.ranking not in ("global", "local"):

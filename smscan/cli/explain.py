@@ -149,7 +149,7 @@ def explain_document(
     from smscan.detectors.suppress import is_allowed
     from smscan.engine.rules import select_global
     from smscan.engine.windows import fixed_windows
-    from smscan.pipeline import scan
+    from smscan.pipeline import scan, without_dead_code_on_credential_lines
     from smscan.regions import line_starts
 
     text = document.text
@@ -180,6 +180,9 @@ def explain_document(
     verdicts: list[SpanVerdict] = []
     sensitive: list[tuple[int, int]] = []
     reported_spans: set[tuple[str, int, int]] = set()
+    # The scan's last decision: a dead-code finding on a line with a reported credential is dropped.
+    shown = [finding for finding in result.findings if not is_allowed(finding, lines)]
+    kept = {id(finding) for finding in without_dead_code_on_credential_lines(shown)}
     for finding in result.findings:
         if finding.kind in ("surprise", "credential"):
             sensitive.append((finding.char_start, finding.char_end))
@@ -190,8 +193,10 @@ def explain_document(
         allowed = is_allowed(finding, lines)
         if allowed:
             reasons.append("suppressed by an allow comment on its line (smscan: ignore)")
+        elif id(finding) not in kept:
+            reasons.append("not reported: the credential finding on its line is reported instead")
         verdicts.append(_verdict(finding.kind, finding.char_start, finding.char_end, finding.score,
-                                 finding.threshold, not allowed, reasons, position))
+                                 finding.threshold, id(finding) in kept, reasons, position))
 
     for detection in rules.detections:
         detector = detection.detector

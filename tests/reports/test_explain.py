@@ -118,3 +118,18 @@ def test_bad_targets_exit_2_with_one_message(project: Path, capsys: pytest.Captu
     assert main(["explain", target, "--thresholds", "thresholds.json"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("smscan: error:") and "Traceback" not in err
+
+
+def test_a_dead_line_holding_a_reported_credential_is_explained_as_the_scan_decides() -> None:
+    # The scan reports the credential and drops the same line's dead-code finding; explain agrees.
+    text = f'def connect(retries):\n    return retries\n    token = "{SECRET}"\n'
+    surprise, detections = fixture_rules()
+    [scores] = RandomWordScorer().score_texts([text])
+    explanation = explain_document(
+        Document("app/dead.py", text, group="g"), scores, ScanRules(None, detections), window=4, threshold=3.0,
+        consensus=1, first_line=1, last_line=3, model="random-word-scorer",
+    )
+    found = {(v.kind, v.line): (v.reported, v.reasons) for v in explanation.spans}
+    assert found[("credential", 3)][0] is True
+    reported, reasons = found[("dead-code", 3)]
+    assert not reported and any("credential finding on its line is reported instead" in r for r in reasons)

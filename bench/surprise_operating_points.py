@@ -23,7 +23,8 @@ import numpy as np
 from bench.cached import CacheOnlyScorer, default_model_identity
 from smscan.cache import default_cache_dir
 from smscan.calibration.labels import read_labels
-from smscan.exports.operating_points import OPERATING_POINTS, SurpriseCalibration
+from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.exports.operating_points import SurpriseCalibration
 from smscan.exports.rule import MaskRule
 from smscan.records import TokenScores
 

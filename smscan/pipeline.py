@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.detectors import CREDENTIAL, DEAD_CODE
+from smscan.detectors import CREDENTIAL, DEAD_CODE, SURPRISE
 from smscan.detectors.candidate import Candidate, propagate_values
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
@@ -30,7 +30,6 @@ from smscan.records import Document, Finding, Position, Skip, TokenScores
 from smscan.regions import line_starts, pieces_to_score, touches_changed_lines
 from smscan.rules import Detection
 
-SURPRISE = "surprise"
 
 # Texts handed to the scorer at once: enough to fill its batches, few enough to keep memory flat.
 _BATCH_DOCUMENTS = 16

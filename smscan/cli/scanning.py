@@ -16,17 +16,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from smscan.baseline import Baseline, BaselineEntry, load_baseline, match_findings
 from smscan.config import Settings
+from smscan.detectors import SURPRISE
 from smscan.detectors.suppress import drop_allowed
 from smscan.errors import SmscanError
 from smscan.pipeline import ScanResult, SurpriseRule, scan, without_dead_code_on_credential_lines
-from smscan.rules import Detection
 from smscan.records import Document, Skip
+from smscan.rules import Detection
 
 if TYPE_CHECKING:
     from smscan.model.scorer import TransformersScorer
 
-
-SURPRISE = "surprise"
 
 
 class ReportFormat(str, Enum):

@@ -33,13 +33,13 @@ import numpy as np
 from smscan.calibration.calibrate import deal_folds, too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
+from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.errors import SmscanError
 from smscan.engine.windows import fixed_windows
 from smscan.exports.labels import overlaps
 from smscan.exports.rule import MaskRule, mask_group
 from smscan.records import TokenScores
 
-OPERATING_POINTS = {"SM50": 0.50, "SM70": 0.70, "SM90": 0.90, "SM95": 0.95}
 _F1_GRID = 64
 _EPSILON = 1e-12
 

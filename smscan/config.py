@@ -21,13 +21,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from smscan.engine.windows import MAX_WINDOW_TOKENS
 from smscan.errors import ConfigError
 
 # Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
 # default model. Chosen on measured data; see docs/BENCHMARKS.md ("Default threshold").
 DEFAULT_SURPRISE_THRESHOLD = 6.0
 DEFAULT_WINDOW_TOKENS = 4
+# The longest window any rule may use (scan, export and calibration check the same bound).
+MAX_WINDOW_TOKENS = 256
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 
 Device = Literal["auto", "cpu", "cuda", "mps"]

@@ -17,9 +17,6 @@ from numpy.lib.stride_tricks import sliding_window_view
 # whitespace to Python but is invisible padding in source files, so it is treated as whitespace.
 _LINE_CONTENT = re.compile(r"[^\s\ufeff](?:[^\n]*[^\s\ufeff])?")
 
-# The longest window any rule may use (scan, export and calibration check the same bound).
-MAX_WINDOW_TOKENS = 256
-
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Windows:

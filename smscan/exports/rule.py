@@ -22,7 +22,8 @@ import numpy as np
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
 from smscan.engine.rules import select_global, select_local
-from smscan.engine.windows import MAX_WINDOW_TOKENS, fixed_windows
+from smscan.config import MAX_WINDOW_TOKENS
+from smscan.engine.windows import fixed_windows
 from smscan.records import TokenScores
 
 Ranking = Literal["global", "local"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from smscan.cache import ScoreCache, cache_key
+from smscan.cache import CachedScorer, ScoreCache
 from smscan.records import TokenScores
 
 
@@ -22,24 +22,39 @@ def default_model_identity() -> tuple[str, str]:
 
 
 class CacheOnlyScorer:
-    """Answers ``score_texts`` from a score cache; a miss raises."""
+    """Answers ``score_texts`` from a score cache; a miss raises.
+
+    Entries hold no token ids, so texts are re-tokenized with the default model's
+    ``tokenizer.json`` (no weights) and checked against each entry, as a scan does.
+    """
 
     def __init__(self, cache_dir: Path, fingerprint: str, settings_key: str) -> None:
-        self.cache = ScoreCache(cache_dir)
         self.fingerprint = fingerprint
         self.settings = _Key(settings_key)
+        self.cached = CachedScorer(_Unscored(self.fingerprint, self.settings, cache_dir), ScoreCache(cache_dir))
 
     def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
-        out = []
-        for text in texts:
-            scores = self.cache.get(cache_key(self.fingerprint, self.settings, text))
-            if scores is None:
-                raise SystemExit(f"a text ({len(text)} chars) is not in {self.cache.root}; run bench/score_cache.py first")
-            out.append(scores)
-        return out
+        return self.cached.score_texts(texts)
 
     def describe(self) -> dict[str, str]:
         return {"name": "default", "fingerprint": self.fingerprint, "settings": self.settings.key()}
+
+
+class _Unscored:
+    def __init__(self, fingerprint: str, settings: _Key, cache_dir: Path) -> None:
+        from smscan.model.lazy import load_tokenizer_file
+        from smscan.model.load import resolve_model
+
+        self.fingerprint, self.settings, self.cache_dir = fingerprint, settings, cache_dir
+        self.tokenizer = load_tokenizer_file(resolve_model("default").folder / "tokenizer.json")
+
+    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
+        from smscan.model.lazy import tokenize_with
+
+        return tokenize_with(self.tokenizer, texts)
+
+    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
+        raise SystemExit(f"{len(texts)} texts are not in {self.cache_dir}; run bench/score_cache.py first")
 
 
 class _Key:

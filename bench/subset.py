@@ -44,7 +44,7 @@ def main() -> int:
         text = (args.data / "corpus" / row["path"]).read_bytes().decode("utf-8")
         if args.max_chars is not None and len(text) > args.max_chars:
             continue
-        if cache._path(cache_key(fingerprint, _Key(settings), text)).exists():
+        if cache.contains(cache_key(fingerprint, _Key(settings), text)):
             rows.append(line)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "labels.jsonl").write_text("".join(r + "\n" for r in rows), encoding="utf-8")

@@ -1,15 +1,22 @@
-"""Per-text score cache, so calibration sweeps and repeated scans never rescore.
+"""Per-text score cache, so rescans, calibration sweeps and exports never score a text twice.
 
-A cached entry is the :class:`~smscan.records.TokenScores` of one text, keyed by
-(model fingerprint, scoring settings, sha256 of the text). Scoring settings are whatever changes
-the numbers besides the weights (context length, stride, dtype, device); the scorer reports them.
-Entries are ``.npz`` files (no pickles) written through a temporary file and a rename, so a crash
-or a concurrent writer never leaves a partial entry. Layout::
+A cached entry is the per-token NLL of one text, keyed by (model fingerprint, scoring settings key,
+sha256 of the text). It holds no text and nothing that decodes to it: only the NLL array and a
+sha256 digest of the tokens (ids and character offsets) the scores belong to. On a hit the wrapped
+scorer re-tokenizes the text (cheap: no model runs) and the entry is used only when the digest of
+those tokens matches; a mismatch (another tokenizer, a changed rule) is a miss.
 
-    ROOT/<key digest[:2]>/<key digest>.npz
+Storage is one SQLite database in WAL mode, ``ROOT/scores.sqlite3``, shared by concurrent processes
+(writers wait on a busy timeout; readers never block). Its entries are bounded in total size: a
+write that takes the total over ``max_bytes`` evicts the least recently used entries down to 90%
+of it. A damaged entry is a miss; a damaged database is deleted and started afresh; a cache that
+cannot be opened at all is turned off for the run and says why (``disabled``), never failing a scan.
 
-The default root is ``$SMSCAN_CACHE_DIR/scores`` or ``$XDG_CACHE_HOME/smscan/scores``
-(``~/.cache/smscan/scores``).
+The folder is ``$SMSCAN_SCORE_CACHE`` when set, else ``<cache root>/scores`` (the cache root of
+``smscan.model.store``: ``$SMSCAN_CACHE``, else ``$XDG_CACHE_HOME/smscan``, else ``~/.cache/smscan``).
+
+A second small table remembers what a loaded scorer said about itself (fingerprint, settings key,
+description) per load request, so a rescan whose texts all hit needs no weights (``model/lazy.py``).
 """
 
 from __future__ import annotations
@@ -17,25 +24,48 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
-from collections.abc import Mapping, Sequence
+import sqlite3
+import struct
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from smscan.errors import SmscanError
+# The one definition of smscan's cache root (a light module: no torch). The boundary table lets
+# cache import errors and records only; a second copy of the root rules would drift instead.
+from smscan.model.store import cache_root
 from smscan.records import TokenScores
 
-_ARRAYS = ("token_ids", "char_starts", "char_ends", "nll")
+DATABASE_NAME = "scores.sqlite3"
+DEFAULT_MAX_MB = 200
+_BUSY_TIMEOUT_S = 10.0
+_EVICT_TO = 0.9  # of max_bytes, so a full cache does not evict on every write
+_MAGIC = b"smc1"
+_HEADER = struct.Struct("<4sBI")  # magic, bytes per NLL (4 or 8), number of tokens
+_DIGEST_BYTES = 32
+_SQL_CHUNK = 500  # keys per IN (...) query, under SQLite's parameter limit
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    key BLOB PRIMARY KEY, value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used);
+CREATE TABLE IF NOT EXISTS identities (request TEXT PRIMARY KEY, identity TEXT NOT NULL);
+"""
 
 
 def default_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
-    """Where scores are cached unless told otherwise."""
-    if environ.get("SMSCAN_CACHE_DIR"):
-        return Path(environ["SMSCAN_CACHE_DIR"]) / "scores"
-    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "smscan" / "scores"
+    """Where scores are cached unless told otherwise (module docstring).
+
+    Example:
+        >>> default_cache_dir({"SMSCAN_SCORE_CACHE": "/tmp/s"}).as_posix()
+        '/tmp/s'
+    """
+    if environ.get("SMSCAN_SCORE_CACHE"):
+        return Path(environ["SMSCAN_SCORE_CACHE"]).expanduser()
+    return cache_root(environ) / "scores"
 
 
 def settings_key(settings: Any) -> str:
@@ -62,58 +92,276 @@ def cache_key(fingerprint: str, settings: Any, text: str) -> str:
     return hashlib.sha256(identity.encode("utf-8")).hexdigest()
 
 
-class ScoreCache:
-    """Token scores on disk under ``root``, one file per (model, settings, text)."""
+def tokens_digest(tokens: TokenScores) -> bytes:
+    """sha256 of a text's token ids and character offsets (what an entry is checked against)."""
+    digest = hashlib.sha256()
+    for array in (tokens.token_ids, tokens.char_starts, tokens.char_ends):
+        digest.update(np.ascontiguousarray(array, dtype="<i8").tobytes())
+    return digest.digest()
 
-    def __init__(self, root: Path) -> None:
+
+def encode_entry(scores: TokenScores) -> bytes:
+    """An entry's bytes: header, the tokens' digest, the NLL (float32 when that is lossless).
+
+    The model computes NLL in float32, so float32 storage is usually exact; other scorers keep
+    float64. Neither the text nor its token ids are stored.
+    """
+    nll = np.asarray(scores.nll, dtype=np.float64)
+    narrow = nll.astype("<f4")
+    exact = np.array_equal(narrow.astype(np.float64), nll, equal_nan=True)
+    data = narrow if exact else nll.astype("<f8")
+    return _HEADER.pack(_MAGIC, data.itemsize, len(nll)) + tokens_digest(scores) + data.tobytes()
+
+
+def decode_entry(value: bytes, tokens: TokenScores) -> TokenScores | None:
+    """The scores of ``tokens`` from an entry, or None when the entry is damaged or belongs to
+    other tokens."""
+    try:
+        magic, width, count = _HEADER.unpack_from(value)
+    except struct.error:
+        return None
+    body = _HEADER.size + _DIGEST_BYTES
+    if magic != _MAGIC or width not in (4, 8) or len(value) != body + width * count:
+        return None
+    if count != len(tokens.token_ids) or value[_HEADER.size : body] != tokens_digest(tokens):
+        return None
+    nll = np.frombuffer(value, dtype=f"<f{width}", count=count, offset=body).astype(np.float64)
+    return TokenScores(tokens.token_ids, tokens.char_starts, tokens.char_ends, nll)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheInfo:
+    """What ``smscan cache info`` reports."""
+
+    location: Path
+    entries: int
+    bytes_stored: int
+    file_bytes: int
+    max_bytes: int
+
+
+class ScoreCache:
+    """Score entries in one SQLite database under ``root`` (module docstring).
+
+    Args:
+        root: the cache folder (created on first write).
+        max_bytes: the bound on the entries' total size.
+
+    Example:
+        >>> cache = ScoreCache(Path("/tmp/scores"), max_bytes=50 << 20)  # doctest: +SKIP
+        >>> cache.put_many({key: encode_entry(scores)})  # doctest: +SKIP
+    """
+
+    def __init__(self, root: Path, *, max_bytes: int = DEFAULT_MAX_MB << 20) -> None:
         self.root = root
+        self.max_bytes = max_bytes
         self.hits = 0
         self.misses = 0
+        self.disabled: str | None = None  # why the cache is off for this run, if it is
+        self._connection: sqlite3.Connection | None = None
+        self._pid = 0
+        self._reset_done = False
 
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.npz"
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self.root / DATABASE_NAME
 
-    def get(self, key: str) -> TokenScores | None:
-        """The cached scores, or None when absent or unreadable (a broken entry is a miss)."""
-        path = self._path(key)
+    # -- reading and writing ---------------------------------------------------------------
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """The stored entries of those ``keys`` that have one; marks them as just used."""
+        wanted = sorted(set(keys))
+        found: dict[str, bytes] = {}
+        with self._database(write=False) as db:
+            if db is None or not self.path.exists():
+                return found
+            for first in range(0, len(wanted), _SQL_CHUNK):
+                chunk = [bytes.fromhex(key) for key in wanted[first : first + _SQL_CHUNK]]
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(f"SELECT key, value FROM entries WHERE key IN ({marks})", chunk)
+                found.update((bytes(key).hex(), bytes(value)) for key, value in rows)
+            self._touch(db, [bytes.fromhex(key) for key in found])
+        return found
+
+    def put_many(self, entries: Mapping[str, bytes]) -> None:
+        """Store entries (replacing any under the same key), then evict down to the bound."""
+        if not entries:
+            return
+        now = time.time_ns()
+        rows = [(bytes.fromhex(key), value, len(value), now) for key, value in entries.items()]
+        with self._database(write=True) as db:
+            if db is None:
+                return
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany("INSERT OR REPLACE INTO entries (key, value, size, used) VALUES (?, ?, ?, ?)", rows)
+                self._evict(db)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+
+    def contains(self, key: str) -> bool:
+        """Whether an entry is stored under ``key`` (without marking it used)."""
+        with self._database(write=False) as db:
+            if db is None or not self.path.exists():
+                return False
+            return db.execute("SELECT 1 FROM entries WHERE key = ?", (bytes.fromhex(key),)).fetchone() is not None
+        return False  # the database failed: counted as absent
+
+    def recall(self, request: str) -> dict[str, Any] | None:
+        """What a scorer loaded for ``request`` said about itself, if remembered."""
+        with self._database(write=False) as db:
+            if db is None or not self.path.exists():
+                return None
+            row = db.execute("SELECT identity FROM identities WHERE request = ?", (request,)).fetchone()
+            if row is not None:
+                try:
+                    identity = json.loads(row[0])
+                except ValueError:
+                    return None
+                return identity if isinstance(identity, dict) else None
+        return None
+
+    def remember(self, request: str, identity: Mapping[str, Any]) -> None:
+        """Record what a scorer loaded for ``request`` said about itself (key order kept: reports
+        print the description as it was)."""
+        text = json.dumps(dict(identity))
+        with self._database(write=True) as db:
+            if db is not None:
+                db.execute("INSERT OR REPLACE INTO identities (request, identity) VALUES (?, ?)", (request, text))
+
+    # -- maintenance -----------------------------------------------------------------------
+
+    def info(self) -> CacheInfo:
+        """Location, entries, stored bytes and file bytes (0 when there is no database yet)."""
+        entries = stored = 0
+        if self.path.exists():
+            with self._database(write=False) as db:
+                if db is not None:
+                    entries, stored = db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries").fetchone()
+        file_bytes = sum(p.stat().st_size for p in _database_files(self.path) if p.exists())
+        return CacheInfo(self.path, int(entries), int(stored), file_bytes, self.max_bytes)
+
+    def clear(self) -> int:
+        """Delete every entry and the database files; returns the bytes freed."""
+        freed = self.info().file_bytes
+        self.close()
+        for path in _database_files(self.path):
+            path.unlink(missing_ok=True)
+        return freed
+
+    def close(self) -> None:
+        """Close this process's connection (reopened on the next use)."""
+        if self._connection is not None and self._pid == os.getpid():
+            self._connection.close()
+        self._connection = None
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _evict(self, db: sqlite3.Connection) -> None:
+        (total,) = db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()
+        if total <= self.max_bytes:
+            return
+        excess = total - int(self.max_bytes * _EVICT_TO)
+        victims: list[int] = []
+        for rowid, size in db.execute("SELECT rowid, size FROM entries ORDER BY used, rowid"):
+            victims.append(rowid)
+            excess -= size
+            if excess <= 0:
+                break
+        for first in range(0, len(victims), _SQL_CHUNK):
+            chunk = victims[first : first + _SQL_CHUNK]
+            db.execute(f"DELETE FROM entries WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+
+    def _touch(self, db: sqlite3.Connection, keys: list[bytes]) -> None:
+        # Recency is advisory: when another process holds the write lock past the timeout, the
+        # entries keep their older time rather than the scan waiting longer.
+        now = time.time_ns()
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in _ARRAYS}
-        except (OSError, KeyError, ValueError):
-            self.misses += 1
+            for first in range(0, len(keys), _SQL_CHUNK):
+                chunk = keys[first : first + _SQL_CHUNK]
+                db.execute(f"UPDATE entries SET used = ? WHERE key IN ({','.join('?' * len(chunk))})", [now, *chunk])
+        except sqlite3.OperationalError as error:
+            if not _is_busy(error):
+                raise
+
+    @contextmanager
+    def _database(self, *, write: bool) -> Iterator[sqlite3.Connection | None]:
+        """The connection (None when the cache is off or, for a read, absent). Database failures
+        end in a miss, a dropped write or a reset, never in an exception: a cache must not fail
+        a scan."""
+        db = None
+        if self.disabled is None:
+            try:
+                db = self._connect(create=write)
+            except sqlite3.DatabaseError as error:
+                self._handle(error)
+        if db is None:
+            yield None
+            return
+        try:
+            yield db
+        except sqlite3.DatabaseError as error:
+            self._handle(error)
+
+    def _handle(self, error: sqlite3.DatabaseError) -> None:
+        # Busy past the timeout: this read is a miss, this write is dropped. Anything else
+        # (malformed, not a database, unwritable) is a damaged or unusable database.
+        if isinstance(error, sqlite3.OperationalError) and _is_busy(error):
+            return
+        self._recover(error)
+
+    def _connect(self, *, create: bool) -> sqlite3.Connection | None:
+        if self._connection is not None and self._pid == os.getpid():
+            return self._connection
+        self._connection = None  # a connection inherited over fork is never used
+        if not create and not self.path.exists():
             return None
-        self.hits += 1
-        return TokenScores(
-            token_ids=arrays["token_ids"].astype(np.int64),
-            char_starts=arrays["char_starts"].astype(np.int64),
-            char_ends=arrays["char_ends"].astype(np.int64),
-            nll=arrays["nll"].astype(np.float64),
-        )
-
-    def put(self, key: str, scores: TokenScores) -> None:
-        """Store scores atomically; a cache that cannot be written is an error naming the folder."""
-        path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".npz")
-            with os.fdopen(handle, "wb") as temp:
-                np.savez(
-                    temp,
-                    token_ids=scores.token_ids,
-                    char_starts=scores.char_starts,
-                    char_ends=scores.char_ends,
-                    nll=scores.nll,
-                )
-            os.replace(temp_name, path)
+            self.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise SmscanError(
-                f"{self.root}: cannot write the score cache ({error.strerror}); "
-                "set SMSCAN_CACHE_DIR to a writable folder"
-            ) from error
+            self.disabled = f"cannot create {self.root} ({error.strerror})"
+            return None
+        db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        self._connection, self._pid = db, os.getpid()
+        return db
+
+    def _recover(self, error: sqlite3.DatabaseError) -> None:
+        # A damaged database is deleted once and started afresh; a second failure turns the
+        # cache off for this run (the scan goes on, scoring everything).
+        self.close()
+        if self._reset_done or not self.path.exists():
+            self.disabled = f"{self.path}: {error}"
+            return
+        self._reset_done = True
+        try:
+            for path in _database_files(self.path):
+                path.unlink(missing_ok=True)
+        except OSError as unlink_error:
+            self.disabled = f"{self.path}: {error}; cannot delete it ({unlink_error.strerror})"
 
 
-class _Scoring(Protocol):
-    """What the cache needs of a scorer (the model package's ``Scorer`` satisfies it)."""
+def _database_files(path: Path) -> list[Path]:
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    message = str(error).lower()
+    return "locked" in message or "busy" in message
+
+
+class _Tokenizing(Protocol):
+    """What the cache needs of the scorer below it (``LazyScorer``, ``TransformersScorer``)."""
 
     @property
     def fingerprint(self) -> str: ...
@@ -123,15 +371,22 @@ class _Scoring(Protocol):
 
     def score_texts(self, texts: Sequence[str]) -> list[TokenScores]: ...
 
+    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]: ...
+
 
 class CachedScorer:
     """A scorer that answers from a :class:`ScoreCache` and scores only the texts it lacks.
 
-    It has the same ``score_texts``/``fingerprint``/``settings`` as the scorer it wraps, so the
-    pipeline and calibration use it unchanged.
+    It has the same ``score_texts``/``fingerprint``/``settings`` as the scorer it wraps (which
+    must also have ``tokenize``: ids and offsets without running the model), so the pipeline and
+    calibration use it unchanged.
+
+    Args:
+        scorer: the scorer below the cache.
+        cache: where entries live.
     """
 
-    def __init__(self, scorer: _Scoring, cache: ScoreCache) -> None:
+    def __init__(self, scorer: _Tokenizing, cache: ScoreCache) -> None:
         self.scorer = scorer
         self.cache = cache
 
@@ -148,16 +403,27 @@ class CachedScorer:
         return getattr(self.scorer, name)
 
     def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
-        fingerprint, settings = self.scorer.fingerprint, self.scorer.settings
-        keys = [cache_key(fingerprint, settings, text) for text in texts]
-        found: list[TokenScores | None] = [self.cache.get(key) for key in keys]
+        """Scores of each text, from the cache where an entry matches its tokens."""
+        keys = [cache_key(self.scorer.fingerprint, self.scorer.settings, text) for text in texts]
+        stored = self.cache.get_many(keys)
+        found: list[TokenScores | None] = [None] * len(texts)
+        candidates = [index for index, key in enumerate(keys) if key in stored]
+        if candidates:
+            tokens = self.scorer.tokenize([texts[index] for index in candidates])
+            for index, tokenized in zip(candidates, tokens):
+                found[index] = decode_entry(stored[keys[index]], tokenized)
         missing = [index for index, scores in enumerate(found) if scores is None]
+        self.cache.hits += len(texts) - len(missing)
+        self.cache.misses += len(missing)
         if missing:
             fresh = self.scorer.score_texts([texts[index] for index in missing])
+            if len(fresh) != len(missing):
+                raise ValueError(f"the scorer returned {len(fresh)} results for {len(missing)} texts")
+            # Keyed again: loading the model may have told the scorer its real identity.
+            fingerprint, settings = self.scorer.fingerprint, self.scorer.settings
+            entries = {}
             for index, scores in zip(missing, fresh):
-                self.cache.put(keys[index], scores)
                 found[index] = scores
-        complete = [scores for scores in found if scores is not None]
-        if len(complete) != len(texts):
-            raise ValueError(f"the scorer returned {len(complete)} results for {len(texts)} texts")
-        return complete
+                entries[cache_key(fingerprint, settings, texts[index])] = encode_entry(scores)
+            self.cache.put_many(entries)
+        return [scores for scores in found if scores is not None]

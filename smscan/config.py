@@ -59,6 +59,10 @@ class Settings:
     # Root-relative files: calibrated thresholds, and the baseline of accepted findings ("" = none).
     thresholds: str = ""
     baseline: str = ""
+    # The score cache (smscan/cache.py): on, holding at most score_cache_mb megabytes of scores
+    # (offsets digests and NLL, never text) in <cache root>/scores or $SMSCAN_SCORE_CACHE.
+    score_cache: bool = True
+    score_cache_mb: int = 200
     # Where the values came from, for --verbose and the JSON stats; not a config key.
     source: str = field(default="defaults", compare=False)
     # The keys a config file or a flag set (the rest are defaults): a calibrated thresholds entry
@@ -80,6 +84,8 @@ class Settings:
             _check_choice("kinds", kind, Kind)
         if not 0 <= self.threads <= 1024:
             raise ValueError(f"threads must be an integer 0..1024 (0: torch's default), got {self.threads!r}")
+        if not 1 <= self.score_cache_mb <= 1_000_000:
+            raise ValueError(f"score_cache_mb must be 1..1000000 (megabytes), got {self.score_cache_mb!r}")
         if self.max_file_bytes < 1:
             raise ValueError(f"max_file_bytes must be positive, got {self.max_file_bytes}")
 

@@ -3,7 +3,8 @@
 ``git_env`` isolates git from the machine: HOME (and so the global config) points into a temp
 folder, the system config is off, identity and dates are pinned, and variables that would point
 git at another repository (as set inside a running git hook) are cleared. ``git_repo`` is a fresh
-``git init`` under it; ``commit_files`` writes files and commits them.
+``git init`` under it; ``commit_files`` writes files and commits them. ``score_cache_dir`` (autouse)
+gives each test its own score cache.
 """
 
 from __future__ import annotations
@@ -102,6 +103,16 @@ def stage_files(repo: Path, files: Mapping[str, bytes | str]) -> None:
 def head_id(repo: Path, rev: str = "HEAD") -> str:
     """The full id of a commit."""
     return run_git(repo, "rev-parse", rev).strip()
+
+
+@pytest.fixture(autouse=True)
+def score_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty score cache (on by default in every scanning command), so
+    tests never share scores or write to ~/.cache; subprocesses inherit it. Outside tmp_path,
+    so tests that list their tmp_path see only their own files."""
+    folder = tmp_path_factory.mktemp("scores")
+    monkeypatch.setenv("SMSCAN_SCORE_CACHE", str(folder))
+    return folder
 
 
 # The fake scorer fixture, for every test that runs a scan through the CLI.

@@ -72,20 +72,29 @@ class RandomWordScorer:
         self.texts.extend(texts)
         return [self._score(text) for text in texts]
 
+    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Tokens and offsets as ``score_texts`` makes them, without scoring (not recorded)."""
+        return [_tokens(text) for text in texts]
+
     @staticmethod
     def _score(text: str) -> TokenScores:
-        matches = list(TOKEN.finditer(text))
-        nll = np.array(
-            [RANDOM_NLL if looks_random(m.group()) else PLAIN_NLL for m in matches], dtype=np.float64
-        )
+        tokens = _tokens(text)
+        words = [text[a:b] for a, b in zip(tokens.char_starts, tokens.char_ends)]
+        nll = np.array([RANDOM_NLL if looks_random(word) else PLAIN_NLL for word in words], dtype=np.float64)
         if len(nll):
             nll[0] = np.nan
-        return TokenScores(
-            token_ids=np.array([zlib.crc32(m.group().encode()) for m in matches], dtype=np.int64),
-            char_starts=np.array([m.start() for m in matches], dtype=np.int64),
-            char_ends=np.array([m.end() for m in matches], dtype=np.int64),
-            nll=nll,
-        )
+        return TokenScores(tokens.token_ids, tokens.char_starts, tokens.char_ends, nll)
+
+
+def _tokens(text: str) -> TokenScores:
+    # Token id: crc32 of the token's UTF-8 bytes; every nll NaN.
+    matches = list(TOKEN.finditer(text))
+    return TokenScores(
+        token_ids=np.array([zlib.crc32(m.group().encode()) for m in matches], dtype=np.int64),
+        char_starts=np.array([m.start() for m in matches], dtype=np.int64),
+        char_ends=np.array([m.end() for m in matches], dtype=np.int64),
+        nll=np.full(len(matches), np.nan),
+    )
 
 
 def make_repeats_predictable(scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch) -> set[str]:

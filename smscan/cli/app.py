@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import typer
 
 from smscan.cli.baseline import baseline_command
+from smscan.cli.cache import cache_app
 from smscan.cli.calibrate import calibrate_command
 from smscan.cli.eval import eval_command
 from smscan.cli.explain import explain_command
@@ -51,6 +52,7 @@ app.command("eval")(eval_command)
 app.command("explain")(explain_command)
 app.command("export")(export_command)
 app.add_typer(model_app, name="model")
+app.add_typer(cache_app, name="cache")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from smscan.cli.options import (
-    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, ThresholdOption,
-    ThresholdsFileOption, parse_kinds,
+    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, NoCacheOption, ThresholdOption,
+    ThresholdsFileOption, cache_override, parse_kinds,
 )
 from smscan.config import Settings, load_settings
 from smscan.errors import SmscanError
@@ -38,6 +38,7 @@ def baseline_command(
     kinds: KindsOption = None,
     thresholds: ThresholdsFileOption = None,
     config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """Scan PATH as `smscan repo` does and record every finding in a baseline file.
 
@@ -57,7 +58,7 @@ def baseline_command(
         explicit=config,
         overrides={
             "model": model, "device": device, "dtype": dtype, "threshold": threshold,
-            "kinds": parse_kinds(kinds),
+            "kinds": parse_kinds(kinds), "score_cache": cache_override(no_cache),
         },
     )
     target = output or baseline_path(None, settings, root) or root / DEFAULT_BASELINE

@@ -20,8 +20,8 @@ import typer
 from rich.console import Console
 
 from smscan.cli.options import (
-    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, NoRedactOption,
-    ThresholdOption, ThresholdsFileOption, parse_kinds,
+    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, NoCacheOption, NoRedactOption,
+    ThresholdOption, ThresholdsFileOption, cache_override, parse_kinds,
 )
 from smscan.cli.scanning import ScanRules
 from smscan.config import load_settings
@@ -62,6 +62,7 @@ def explain_command(
     thresholds: ThresholdsFileOption = None,
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """Show a file's per-token surprisal as a heat map, its most surprising windows, and why each
     flagged or near-threshold span was or was not reported."""
@@ -81,7 +82,8 @@ def explain_command(
     root, _ = find_root(path.resolve().parent)
     settings = load_settings(
         root, explicit=config,
-        overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold, "kinds": parse_kinds(kinds)},
+        overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold, "kinds": parse_kinds(kinds),
+                   "score_cache": cache_override(no_cache)},
     )
     scorer = build_scorer(settings)
     rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)

@@ -9,7 +9,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, parse_kinds
+from smscan.cli.options import (
+    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, NoCacheOption, cache_override, parse_kinds,
+)
 
 
 def export_command(
@@ -44,6 +46,7 @@ def export_command(
     device: DeviceOption = None,
     dtype: DtypeOption = None,
     config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """Score SOURCE with the reference model and write each record with its masked spans (and,
     with --tokenizer, training labels). Exit 0 when every record was exported, 1 when some were
@@ -80,7 +83,10 @@ def export_command(
     root = source.resolve() if source.is_dir() else source.resolve().parent
     settings = load_settings(
         root, explicit=config,
-        overrides={"model": model, "device": device, "dtype": dtype, "kinds": parse_kinds(kinds)},
+        overrides={
+            "model": model, "device": device, "dtype": dtype, "kinds": parse_kinds(kinds),
+            "score_cache": cache_override(no_cache),
+        },
     )
     export_source = _source(source, settings, RecordFormat(
         text_field=text_field, roles=role_names, group_by=group_by,
@@ -215,9 +221,13 @@ def _ray_recipe(settings: Any, *, deterministic: bool) -> tuple[Any, str]:
 
 
 def _load_scorer(settings: Any, *, deterministic: bool) -> Any:
+    # The local engine's scorer is a command's scorer (score cache, lazy model): build_scorer
+    # with the recipe's dtype and batch size, so both engines score alike.
+    from smscan.model.chain import build_scorer
+
     recipe = _scorer_recipe(settings, deterministic=deterministic)
     with Console(stderr=True).status("loading the reference model", spinner="dots"):
-        return recipe()
+        return build_scorer(settings, dtype=recipe.dtype, batch_size=recipe.batch_size)
 
 
 def _scorer_recipe(settings: Any, *, deterministic: bool) -> Any:

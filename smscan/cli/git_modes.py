@@ -19,8 +19,8 @@ import typer
 from smscan.cli.baseline import baseline_path
 from smscan.cli.options import (
     BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    KindsOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption, ThresholdsFileOption,
-    parse_kinds,
+    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption,
+    ThresholdsFileOption, cache_override, parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
 from smscan.config import Settings, load_settings
@@ -76,6 +76,7 @@ def staged_command(
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """Scan what is about to be committed: the staged (index) version of each added or modified
     file, reporting only findings on added or changed lines."""
@@ -85,7 +86,8 @@ def staged_command(
 
     root = _git_root(Path.cwd())
     settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
+        score_cache=cache_override(no_cache),
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     with GitRepository(root) as repo:
@@ -112,6 +114,7 @@ def diff_command(
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """Scan what a commit range added (committed content only), reporting only findings on added
     or changed lines; renames are followed, deletions and binary files skipped."""
@@ -121,7 +124,8 @@ def diff_command(
 
     root = _git_root(Path.cwd())
     settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
+        score_cache=cache_override(no_cache),
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     group = root.as_posix()
@@ -178,6 +182,7 @@ def files_command(
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """Scan the given files, whole, from disk."""
     from smscan.sources.files import iter_files, relative_names
@@ -186,7 +191,8 @@ def files_command(
 
     root, _ = find_root(Path.cwd())
     settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
+        score_cache=cache_override(no_cache),
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     names = relative_names(root, files)
@@ -211,6 +217,7 @@ def hook_command(
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """The pre-commit entry point. Per file: with staged changes, its staged version, reporting
     only changed lines; otherwise (--all-files, --files) the whole file. Honours
@@ -221,7 +228,8 @@ def hook_command(
 
     root = _git_root(Path.cwd())
     settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds)
+        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
+        score_cache=cache_override(no_cache),
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     names = relative_names(root, files or [])

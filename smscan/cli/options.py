@@ -31,6 +31,10 @@ KindsOption = Annotated[
     Optional[str],
     typer.Option("--kinds", help="Finding kinds to report, comma-separated: credential, dead-code, surprise. \\[default: credential,dead-code]"),
 ]
+NoCacheOption = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Score every text again: neither read nor write the score cache (config: score_cache = false)."),
+]
 ThresholdsFileOption = Annotated[
     Optional[Path],
     typer.Option("--thresholds", help="Calibrated thresholds file (default: the config's 'thresholds', .smscan/thresholds.json, then the packaged defaults)."),
@@ -42,3 +46,8 @@ def parse_kinds(text: str | None) -> tuple[str, ...] | None:
     if text is None:
         return None
     return tuple(kind.strip() for kind in text.split(",") if kind.strip())
+
+
+def cache_override(no_cache: bool) -> bool | None:
+    """``--no-cache`` as a Settings override: False when given, else None (the config decides)."""
+    return False if no_cache else None

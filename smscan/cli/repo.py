@@ -9,8 +9,8 @@ import typer
 
 from smscan.cli.options import (
     BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    KindsOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption, ThresholdsFileOption,
-    parse_kinds,
+    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption, ThresholdsFileOption,
+    cache_override, parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
 from smscan.config import load_settings
@@ -35,6 +35,7 @@ def repo_command(
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
+    no_cache: NoCacheOption = False,
 ) -> int:
     """Scan the text files under PATH: in a git work tree the tracked and untracked-but-not-ignored
     files, in a plain folder every file not ignored by a .gitignore; with --rev, the files of a
@@ -48,7 +49,7 @@ def repo_command(
         explicit=config,
         overrides={
             "model": model, "device": device, "dtype": dtype, "threshold": threshold,
-            "kinds": parse_kinds(kinds),
+            "kinds": parse_kinds(kinds), "score_cache": cache_override(no_cache),
         },
     )
     selection = Selection.for_root(root, settings, outputs=[output])

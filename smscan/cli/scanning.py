@@ -170,10 +170,10 @@ def collect(
     thresholds: Path | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> tuple[ScanResult, ScanRules, dict[str, object]]:
-    """Load the model (only when there is something to score) and scan: result, rules, model.
+    """Build the scorer (only when there is something to score) and scan: result, rules, model.
 
-    ``SMSCAN_SCORE_CACHE=DIR`` keeps token scores in DIR (keyed by model, settings and text) and
-    reuses them; off by default, since cached token ids spell out the scanned text.
+    The score cache (``score_cache``, on by default; ``SMSCAN_SCORE_CACHE=DIR`` moves it) reuses
+    the scores of texts scored before, and the model loads only for texts it lacks.
     """
     from smscan.model.chain import build_scorer
 
@@ -197,7 +197,18 @@ def collect(
             else _skips_only(items)
         )
     model: dict[str, object] = scorer.describe() if scorer is not None else {"name": settings.model}
+    _warn_if_cache_off(err_console, scorer)
     return result, rule, model
+
+
+def _warn_if_cache_off(console: Console, scorer: object) -> None:
+    # A cache that could not be used does not fail the scan; say so once, since the next scan
+    # will be as slow as this one.
+    from smscan.cache import CachedScorer
+
+    reason = scorer.cache.disabled if isinstance(scorer, CachedScorer) else None
+    if reason:
+        console.print(f"score cache off for this run: {reason} (score_cache = false or --no-cache silences this)", markup=False)
 
 
 def _skips_only(items: Sequence[Document | Skip]) -> ScanResult:

@@ -1,9 +1,11 @@
 """The one place where a command's scorer is assembled from Settings.
 
-Every command that scores (scan modes, explain, export, eval, calibrate) asks ``build_scorer``
-for its scorer, so the layers in front of the reference model are wired once:
+Every command that scores (scan modes, explain, baseline, export) asks ``build_scorer`` for its
+scorer, so the layers in front of the reference model are wired once:
 
-    score cache (when on)  ->  the reference model in this process
+    score cache (on unless ``score_cache = false`` / ``--no-cache``)
+      ->  LazyScorer: weights load on the first text the cache lacks
+        ->  the reference model in this process
 
 Each layer has the ``Scorer`` protocol (``fingerprint``, ``settings``, ``score_texts``), so the
 pipeline never knows which layers it talks to.
@@ -11,12 +13,19 @@ pipeline never knows which layers it talks to.
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from smscan.config import Settings
+from smscan.errors import ModelError
+
+# Part of every remembered identity's request: bump it when what a load request resolves to
+# changes in a way the request string does not show.
+LOAD_REQUEST_FORMAT = 1
 
 
 def build_scorer(
@@ -29,20 +38,76 @@ def build_scorer(
     """The scorer for ``settings``: the model (pulled on first use), behind the enabled layers.
 
     Args:
-        settings: model, device, dtype and threads come from here.
-        environ: ``SMSCAN_SCORE_CACHE=DIR`` keeps token scores in DIR.
+        settings: model, device, dtype, threads and the score cache (``score_cache``,
+            ``score_cache_mb``) come from here.
+        environ: ``SMSCAN_SCORE_CACHE=DIR`` puts the score cache in DIR; ``SMSCAN_CACHE`` moves
+            smscan's cache root (models, and scores unless told otherwise).
         dtype: overrides ``settings.dtype`` (export's ``--deterministic`` forces fp32).
         batch_size: chunks per forward pass; None lets the loader pick per device.
+
+    Returns:
+        Without the cache, the loaded model's scorer; with it, a ``CachedScorer`` over a
+        ``LazyScorer`` (the model loads on the first miss).
+
+    Raises:
+        ModelError: the model cannot be found or loaded (with the cache: on first use).
     """
     # Looked up at call time, so tests can stand a fake model in for smscan.model.load.load_scorer.
     from smscan.model import load
 
-    scorer: Any = load.load_scorer(
-        settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
-        threads=settings.threads, batch_size=batch_size,
-    )
-    if environ.get("SMSCAN_SCORE_CACHE"):
-        from smscan.cache import CachedScorer, ScoreCache
+    options: dict[str, Any] = {
+        "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
+        "batch_size": batch_size,
+    }
 
-        scorer = CachedScorer(scorer, ScoreCache(Path(environ["SMSCAN_SCORE_CACHE"])))
-    return scorer
+    def load_model() -> Any:
+        return load.load_scorer(settings.model, pull_if_missing=True, **options)
+
+    cache = open_score_cache(settings, environ=environ)
+    if cache is None:
+        return load_model()
+    from smscan.cache import CachedScorer
+    from smscan.model.lazy import LazyScorer
+
+    request, tokenizer_file = None, None
+    source = _resolve_without_network(settings.model, environ)
+    if source is not None:
+        request = json.dumps(
+            {
+                "format": LOAD_REQUEST_FORMAT, "fingerprint": source.fingerprint.short,
+                "folder": str(source.folder), "options": options, "host": platform.node(),
+                "smscan": _version(),
+            },
+            sort_keys=True,
+        )
+        tokenizer_file = source.folder / "tokenizer.json"
+    lazy = LazyScorer(load_model, request=request, tokenizer_file=tokenizer_file, memo=cache)
+    return CachedScorer(lazy, cache)
+
+
+def open_score_cache(settings: Settings, *, environ: Mapping[str, str] = os.environ) -> Any:
+    """The score cache ``settings`` ask for (``smscan.cache.ScoreCache``), or None when it is off."""
+    if not settings.score_cache:
+        return None
+    from smscan.cache import ScoreCache, default_cache_dir
+
+    return ScoreCache(default_cache_dir(environ), max_bytes=settings.score_cache_mb << 20)
+
+
+def _resolve_without_network(spec: str, environ: Mapping[str, str]) -> Any:
+    # The default model and local folders resolve from disk (a manifest, cached file hashes);
+    # a hub id would ask the network, so it gets no remembered identity (its first use loads).
+    from smscan.model import load
+
+    if not (load.is_default_model(spec) or Path(spec).expanduser().is_dir()):
+        return None
+    try:
+        return load.resolve_model(spec, environ=environ)
+    except ModelError:  # not pulled yet, damaged: loading says so (and pulls the default)
+        return None
+
+
+def _version() -> str:
+    from smscan import __version__
+
+    return str(__version__)

@@ -167,7 +167,8 @@ def _many(tmp_path: Path, count: int = 100) -> Path:
 
 def test_resume_after_an_interruption_loses_and_doubles_nothing(tmp_path: Path, fake_scorer, capsys, monkeypatch) -> None:
     source = _many(tmp_path)
-    assert export([str(source), "-o", str(tmp_path / "full.jsonl"), *RAW], capsys)[0] == 0
+    # Kept out of the score cache, so the interrupted export below really scores.
+    assert export([str(source), "-o", str(tmp_path / "full.jsonl"), "--no-cache", *RAW], capsys)[0] == 0
     interrupt_scoring(fake_scorer, monkeypatch)
     out = tmp_path / "out.jsonl"
     assert export([str(source), "-o", str(out), *RAW], capsys)[0] == 130

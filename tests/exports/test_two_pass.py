@@ -89,7 +89,8 @@ def test_two_pass_resumes_after_an_interruption(tmp_path: Path, fake_scorer: Ran
     records = [{"text": f"n = {i}\nkey = '{KEY if i % 2 else KEY2}'\n", "u": f"g{i % 5}", "i": i} for i in range(60)]
     source = write_jsonl(tmp_path / "in.jsonl", records)
     args = [str(source), "--group-by", "u", "--two-pass", *RAW]
-    assert main(["export", *args, "-o", str(tmp_path / "full.jsonl")]) == 0
+    # Kept out of the score cache, so the interrupted export below really scores.
+    assert main(["export", *args, "-o", str(tmp_path / "full.jsonl"), "--no-cache"]) == 0
     interrupt_scoring(fake_scorer, monkeypatch)
     out = tmp_path / "out.jsonl"
     assert main(["export", *args, "-o", str(out)]) == 130

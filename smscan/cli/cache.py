@@ -1,0 +1,57 @@
+"""`smscan cache info` and `smscan cache clear`: the score cache's location, size, and removal."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+
+from smscan.cli.options import ConfigOption
+from smscan.config import load_settings
+
+if TYPE_CHECKING:
+    from smscan.cache import ScoreCache
+
+cache_app = typer.Typer(
+    help="Inspect or clear the score cache (token scores of texts scanned before; no text).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _cache(config: Path | None) -> ScoreCache:
+    from smscan.cache import ScoreCache, default_cache_dir
+
+    settings = load_settings(Path.cwd(), explicit=config)
+    return ScoreCache(default_cache_dir(os.environ), max_bytes=settings.score_cache_mb << 20)
+
+
+@cache_app.command("info")
+def info_command(config: ConfigOption = None) -> None:
+    """Show where the score cache is, its entries and size, and its bound."""
+    cache = _cache(config)
+    info = cache.info()
+    console = Console(highlight=False)
+    console.print(f"location  {info.location}", markup=False)
+    console.print(f"entries   {info.entries}", markup=False)
+    console.print(f"scores    {_mb(info.bytes_stored)} (bound {_mb(info.max_bytes)}, score_cache_mb)", markup=False)
+    console.print(f"on disk   {_mb(info.file_bytes)}", markup=False)
+    if cache.disabled:
+        console.print(f"unusable  {cache.disabled}", markup=False)
+
+
+@cache_app.command("clear")
+def clear_command(config: ConfigOption = None) -> None:
+    """Delete the score cache (the next scan of each text scores it again)."""
+    cache = _cache(config)
+    freed = cache.clear()
+    Console(highlight=False).print(f"cleared {cache.path} ({_mb(freed)} freed)", markup=False)
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MB"

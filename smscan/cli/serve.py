@@ -128,8 +128,7 @@ def _detach(settings: Settings, idle_timeout: float) -> int:
         return 0
     except WorkerUnavailable:
         pass
-    process = start_detached(settings, idle_timeout=idle_timeout)
-    pid = wait_until_serving(process, settings, timeout=DETACH_WAIT_S)
+    pid = wait_until_serving(start_detached(settings, idle_timeout=idle_timeout), settings, timeout=DETACH_WAIT_S)
     typer.echo(f"worker started (pid {pid}) at {path}; it stops after {idle_timeout:g} s idle")
     return 0
 

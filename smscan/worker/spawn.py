@@ -8,7 +8,6 @@ config file, for keys without a flag), in a new session, its output in ``<run di
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -37,13 +36,15 @@ def start_detached(
     settings: Settings,
     *,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S,
-    cwd: Path | None = None,
     environ: Mapping[str, str] = os.environ,
-) -> subprocess.Popen[bytes]:
-    """Start a worker for ``settings`` in the background and return at once.
+) -> int:
+    """Start a worker for ``settings`` in the background (a new session) and return at once.
+
+    ``posix_spawn`` rather than ``subprocess``: the child outlives this process, which never
+    waits for it (a ``Popen`` would warn that it is still running).
 
     Returns:
-        The child process (it outlives this one).
+        The worker's pid.
 
     Raises:
         SmscanError: the run dir is not private or the process cannot be started.
@@ -56,11 +57,17 @@ def start_detached(
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     except OSError as error:
         raise SmscanError(f"cannot write the worker log {log}: {error.strerror}") from error
+    argv = serve_argv(settings, idle_timeout=idle_timeout)
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_DUP2, fd, 1),
+        (os.POSIX_SPAWN_DUP2, fd, 2),
+    ]
     try:
-        return subprocess.Popen(
-            serve_argv(settings, idle_timeout=idle_timeout), cwd=cwd, env=dict(environ),
-            stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True, close_fds=True,
-        )  # fmt: skip
+        try:
+            return os.posix_spawn(argv[0], argv, dict(environ), file_actions=actions, setsid=True)
+        except NotImplementedError:  # no POSIX_SPAWN_SETSID: at least leave the caller's group
+            return os.posix_spawn(argv[0], argv, dict(environ), file_actions=actions, setpgroup=0)
     except OSError as error:
         raise SmscanError(f"cannot start the worker: {error.strerror}") from error
     finally:
@@ -68,9 +75,9 @@ def start_detached(
 
 
 def wait_until_serving(
-    process: subprocess.Popen[bytes], settings: Settings, *, timeout: float, environ: Mapping[str, str] = os.environ
+    pid: int, settings: Settings, *, timeout: float, environ: Mapping[str, str] = os.environ
 ) -> int:
-    """Wait until the worker ``process`` answers hello; returns its pid.
+    """Wait until the worker ``pid`` (our child) answers hello; returns its pid.
 
     Raises:
         SmscanError: it exited or did not answer within ``timeout`` (the message names its log).
@@ -78,17 +85,19 @@ def wait_until_serving(
     folder = run_dir(environ)
     key = worker_key(settings, environ=environ)
     client = WorkerClient(socket_path(folder, key))
+    log = folder / f"{key}.log"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if process.poll() is not None:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
             raise SmscanError(
-                f"the worker exited with status {process.returncode} before serving; see {folder / f'{key}.log'}"
+                f"the worker exited with status {os.waitstatus_to_exitcode(status)} before serving; see {log}"
             )
         try:
             return client.hello(timeout=1.0).pid
         except WorkerUnavailable:
             time.sleep(0.1)
-    raise SmscanError(f"the worker did not answer within {timeout:g} s; see {folder / f'{key}.log'}")
+    raise SmscanError(f"the worker did not answer within {timeout:g} s; see {log}")
 
 
 def start_worker_unless_starting(settings: Settings, *, environ: Mapping[str, str] = os.environ) -> bool:

@@ -38,13 +38,15 @@ class Workers:
     def path(self, settings: Settings | None = None) -> Path:
         return socket_path(run_dir(self.env), worker_key(settings or Settings(), environ=self.env))
 
-    def start(self, *args: str, idle_timeout: str = "60") -> subprocess.Popen[bytes]:
+    def start(self, *args: str, idle_timeout: str = "60", fake: bool = True) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
             [sys.executable, "-m", "smscan", "serve", "--idle-timeout", idle_timeout, *args],
-            cwd=self.cwd, env=self.fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=self.cwd, env=self.fake_env if fake else self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         self.processes.append(process)
-        wait_for_hello(self.path(), process)
+        flags = dict(zip(args[::2], args[1::2]))
+        settings = Settings(device=flags.get("--device", "auto"), threads=int(flags.get("--threads", 0)))  # type: ignore[arg-type]
+        wait_for_hello(self.path(settings), process, timeout=60 if fake else 300)
         return process
 
     def smscan(self, *args: str, fake: bool = False, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -34,6 +34,8 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000
 Device = Literal["auto", "cpu", "cuda", "mps"]
 Dtype = Literal["auto", "bf16", "fp16", "fp32"]
 Kind = Literal["surprise", "credential", "dead-code"]
+WorkerUse = Literal["off", "use", "auto"]
+"""``worker``: never use a warm worker; use one that runs (default); or also start one (hooks)."""
 """Finding kinds a user may choose to report (``kinds``; empty means all)."""
 
 
@@ -47,6 +49,9 @@ class Settings:
     # CPU threads of the model's forward pass; 0 leaves torch's default (one per core). On a
     # busy machine one thread can be several times faster (docs/BENCHMARKS.md).
     threads: int = 0
+    # A warm worker (`smscan serve`) for the same model and settings scores in place of this
+    # process: "use" one that runs, "auto" also starts one in the background, "off" never.
+    worker: WorkerUse = "use"
     threshold: float = DEFAULT_SURPRISE_THRESHOLD
     window: int = DEFAULT_WINDOW_TOKENS
     consensus: int = 1
@@ -72,6 +77,7 @@ class Settings:
     def __post_init__(self) -> None:
         _check_choice("device", self.device, Device)
         _check_choice("dtype", self.dtype, Dtype)
+        _check_choice("worker", self.worker, WorkerUse)
         if not self.model or not isinstance(self.model, str):
             raise ValueError("model must be a non-empty string")
         if not 0 < self.threshold < 100:

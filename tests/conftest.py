@@ -117,3 +117,10 @@ def score_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
 # The fake scorer fixture, for every test that runs a scan through the CLI.
 from tests.scorers import fake_scorer  # noqa: E402,F401
+
+
+@pytest.fixture(autouse=True)
+def no_warm_worker(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scans in tests never reach a warm worker the developer runs (`smscan serve`): the run dir
+    points at a folder that does not exist (worker tests point it elsewhere)."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.getbasetemp() / "no-run-dir"))

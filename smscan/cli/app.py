@@ -23,6 +23,7 @@ from smscan.cli.git_modes import (
 )
 from smscan.cli.model import model_app
 from smscan.cli.repo import repo_command
+from smscan.cli.serve import serve_command
 from smscan.errors import SmscanError
 
 EXIT_CLEAN = 0
@@ -51,6 +52,7 @@ app.command("calibrate")(calibrate_command)
 app.command("eval")(eval_command)
 app.command("explain")(explain_command)
 app.command("export")(export_command)
+app.command("serve")(serve_command)
 app.add_typer(model_app, name="model")
 app.add_typer(cache_app, name="cache")
 

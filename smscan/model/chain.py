@@ -4,8 +4,9 @@ Every command that scores (scan modes, explain, baseline, export) asks ``build_s
 scorer, so the layers in front of the reference model are wired once:
 
     score cache (on unless ``score_cache = false`` / ``--no-cache``)
-      ->  LazyScorer: weights load on the first text the cache lacks
-        ->  the reference model in this process
+      ->  LazyScorer: nothing below it starts before the first text the cache lacks
+        ->  a warm worker (``worker`` setting, when one runs for these settings)
+          ->  else the reference model in this process
 
 Each layer has the ``Scorer`` protocol (``fingerprint``, ``settings``, ``score_texts``), so the
 pipeline never knows which layers it talks to.
@@ -37,8 +38,13 @@ def build_scorer(
 ) -> Any:
     """The scorer for ``settings``: the model (pulled on first use), behind the enabled layers.
 
+    With ``settings.worker`` ``use`` or ``auto`` and a worker running for the same model and
+    settings (``smscan serve``), texts are scored there and this process never imports torch;
+    if that worker fails mid-command, the model is loaded here. ``auto`` starts a detached
+    worker when none runs, for the next command, and scores this one here.
+
     Args:
-        settings: model, device, dtype, threads and the score cache (``score_cache``,
+        settings: model, device, dtype, threads, worker and the score cache (``score_cache``,
             ``score_cache_mb``) come from here.
         environ: ``SMSCAN_SCORE_CACHE=DIR`` puts the score cache in DIR; ``SMSCAN_CACHE`` moves
             smscan's cache root (models, and scores unless told otherwise).
@@ -52,16 +58,16 @@ def build_scorer(
     Raises:
         ModelError: the model cannot be found or loaded (with the cache: on first use).
     """
-    # Looked up at call time, so tests can stand a fake model in for smscan.model.load.load_scorer.
-    from smscan.model import load
-
     options: dict[str, Any] = {
         "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
         "batch_size": batch_size,
     }
 
+    def in_process() -> Any:
+        return build_model_scorer(settings, environ=environ, dtype=dtype, batch_size=batch_size)
+
     def load_model() -> Any:
-        return load.load_scorer(settings.model, pull_if_missing=True, **options)
+        return _worker_or(in_process, settings, dtype=dtype, environ=environ)
 
     cache = open_score_cache(settings, environ=environ)
     if cache is None:
@@ -111,3 +117,35 @@ def _version() -> str:
     from smscan import __version__
 
     return str(__version__)
+
+
+def _worker_or(in_process: Any, settings: Settings, *, dtype: str | None, environ: Mapping[str, str]) -> Any:
+    """A running worker's scorer (falling back to ``in_process`` if it fails), else ``in_process()``."""
+    if settings.worker != "off":
+        from smscan.worker.client import connect_worker
+
+        scorer = connect_worker(settings, fallback=in_process, dtype=dtype, environ=environ)
+        if scorer is not None:
+            return scorer
+        if settings.worker == "auto" and dtype is None:
+            from smscan.worker.spawn import start_worker_unless_starting
+
+            start_worker_unless_starting(settings, environ=environ)
+    return in_process()
+
+
+def build_model_scorer(
+    settings: Settings,
+    *,
+    environ: Mapping[str, str] = os.environ,
+    dtype: str | None = None,
+    batch_size: int | None = None,
+) -> Any:
+    """The reference model in this process, with no layers in front (what a worker serves)."""
+    # Looked up at call time, so tests can stand a fake model in for smscan.model.load.load_scorer.
+    from smscan.model import load
+
+    return load.load_scorer(
+        settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
+        threads=settings.threads, batch_size=batch_size,
+    )

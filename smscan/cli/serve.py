@@ -1,0 +1,149 @@
+"""`smscan serve`: keep the reference model loaded in a warm worker; `--status`, `--stop`.
+
+The worker serves the settings this folder's config (and the flags) give, so a scan in the same
+repository finds it; see smscan/worker/ and README ("Warm worker").
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
+from smscan.config import Settings, load_settings
+from smscan.errors import SmscanError
+
+if TYPE_CHECKING:
+    from smscan.worker.client import WorkerClient
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smh]?)")
+_UNIT_SECONDS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
+# A first detached start may pull and convert the default model: give it time.
+DETACH_WAIT_S = 600.0
+
+
+def parse_duration(text: str) -> float:
+    """``900``, ``90s``, ``15m`` or ``1h`` as seconds; SmscanError for anything else or zero."""
+    match = _DURATION.fullmatch(text.strip().lower())
+    if match is None or float(match.group(1)) <= 0:
+        raise SmscanError(f"--idle-timeout {text!r}: give a positive duration such as 900, 90s, 15m or 1h")
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def serve_command(
+    model: ModelOption = None,
+    device: DeviceOption = None,
+    dtype: DtypeOption = None,
+    threads: Annotated[Optional[int], typer.Option("--threads", help="CPU threads of the model (0: torch's default).")] = None,
+    config: ConfigOption = None,
+    idle_timeout: Annotated[str, typer.Option("--idle-timeout", help="Stop after this long without a request: 900, 90s, 15m, 1h.")] = "15m",
+    detach: Annotated[bool, typer.Option("--detach", help="Start the worker in the background and return once it serves.")] = False,
+    stop: Annotated[bool, typer.Option("--stop", help="Stop the worker for these settings.")] = False,
+    status: Annotated[bool, typer.Option("--status", help="Show the worker for these settings (exit 1 when none runs).")] = False,
+) -> int:
+    """Keep the reference model loaded so scans (and the hook) start in well under a second."""
+    from smscan.sources.worktree import find_root
+
+    if sum((detach, stop, status)) > 1:
+        raise SmscanError("choose one of --detach, --stop and --status")
+    root, _ = find_root(Path.cwd())
+    settings = load_settings(
+        root, explicit=config, overrides={"model": model, "device": device, "dtype": dtype, "threads": threads}
+    )
+    if status:
+        return _show_status(settings)
+    if stop:
+        return _stop(settings)
+    seconds = parse_duration(idle_timeout)
+    if detach:
+        return _detach(settings, seconds)
+    return _serve(settings, seconds)
+
+
+def _client(settings: Settings) -> tuple[Path, WorkerClient]:
+    from smscan.worker.address import check_private_dir, run_dir, socket_path, worker_key
+    from smscan.worker.client import WorkerClient
+
+    folder = run_dir()
+    if folder.exists():
+        check_private_dir(folder)
+    path = socket_path(folder, worker_key(settings))
+    return path, WorkerClient(path)
+
+
+def _show_status(settings: Settings) -> int:
+    from smscan.worker.client import WorkerUnavailable
+
+    path, client = _client(settings)
+    try:
+        info = client.status()
+    except WorkerUnavailable:
+        typer.echo(f"no worker running for model {settings.model} ({path})")
+        return 1
+    settings_info = info.get("settings", {})
+    rows = [
+        ("pid", info.get("pid")),
+        ("model", info.get("model")),
+        ("fingerprint", info.get("fingerprint")),
+        ("settings", settings_info.get("key") if isinstance(settings_info, dict) else None),
+        ("smscan", f"{info.get('smscan')} (protocol {info.get('protocol')})"),
+        ("uptime", f"{float(info.get('uptime_s', 0)):.0f} s"),
+        ("texts scored", info.get("texts_scored")),
+        ("idle timeout", f"{float(info.get('idle_timeout_s', 0)):g} s"),
+        ("socket", info.get("socket")),
+    ]
+    for name, value in rows:
+        typer.echo(f"{name + ':':<14}{value}")
+    return 0
+
+
+def _stop(settings: Settings) -> int:
+    from smscan.worker.client import WorkerUnavailable
+
+    path, client = _client(settings)
+    try:
+        pid = client.hello().pid
+        client.stop()
+    except WorkerUnavailable:
+        typer.echo(f"no worker running for model {settings.model} ({path})")
+        return 0
+    deadline = time.monotonic() + 10.0
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    typer.echo(f"stopped the worker (pid {pid})")
+    return 0
+
+
+def _detach(settings: Settings, idle_timeout: float) -> int:
+    from smscan.worker.client import WorkerUnavailable
+    from smscan.worker.spawn import start_detached, wait_until_serving
+
+    path, client = _client(settings)
+    try:
+        typer.echo(f"a worker is already running (pid {client.hello().pid}) at {path}")
+        return 0
+    except WorkerUnavailable:
+        pass
+    pid = wait_until_serving(start_detached(settings, idle_timeout=idle_timeout), settings, timeout=DETACH_WAIT_S)
+    typer.echo(f"worker started (pid {pid}) at {path}; it stops after {idle_timeout:g} s idle")
+    return 0
+
+
+def _serve(settings: Settings, idle_timeout: float) -> int:
+    from smscan.model.chain import build_model_scorer
+    from smscan.worker.address import make_private_dir, run_dir, socket_path, worker_key
+    from smscan.worker.server import WorkerLock, WorkerServer
+
+    folder = run_dir()
+    make_private_dir(folder)
+    key = worker_key(settings)
+    path = socket_path(folder, key)
+    with WorkerLock(folder, key):
+        typer.echo(f"smscan worker: loading model {settings.model}", err=True)
+        scorer = build_model_scorer(settings)
+        WorkerServer(scorer, path=path, key=key, model=settings.model, idle_timeout=idle_timeout).serve()
+    return 0

@@ -1,0 +1,297 @@
+"""``WorkerServer``: one loaded scorer behind a Unix socket, until it has been idle too long.
+
+Each connection gets a thread that reads requests (``hello``, ``status``, ``score``,
+``tokenize``, ``stop``; see ``protocol.py``); scoring holds one lock, so concurrent clients are
+served one batch at a time and never share a model call. A client that cannot get the lock within
+its ``wait_s`` is told ``busy`` and scores in its own process instead. ``WorkerLock`` (an
+``flock`` held for the worker's life) makes sure one worker per key starts, even when two hooks
+race; the socket is removed on every way out but SIGKILL, and a stale one is replaced.
+
+Scanned text never reaches the log: failures are logged by exception type.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any
+
+from smscan.errors import SmscanError
+from smscan.worker.protocol import (
+    PROTOCOL_VERSION,
+    ProtocolError,
+    decode_texts,
+    encode_scores,
+    recv_message,
+    send_message,
+)
+
+POLL_SECONDS = 0.2
+# A connection that sends nothing for this long is dropped, so a hung client cannot keep the
+# worker from going idle.
+CONNECTION_TIMEOUT_S = 120.0
+MAX_WAIT_S = 60.0
+
+
+class WorkerLock:
+    """An exclusive ``flock`` on ``<folder>/<key>.lock``: held while a worker loads and serves."""
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.path = folder / f"{key}.lock"
+        self._fd: int | None = None
+
+    def __enter__(self) -> WorkerLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as error:
+            os.close(fd)
+            raise SmscanError(
+                f"a worker for these settings is already running or starting ({self.path}); "
+                "see `smscan serve --status`"
+            ) from error
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the flock
+            self._fd = None
+
+
+def is_claimed(folder: Path, key: str) -> bool:
+    """Whether a worker for ``key`` holds its lock (it is loading or serving)."""
+    try:
+        fd = os.open(folder / f"{key}.lock", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+class WorkerServer:
+    """Serve ``scorer`` at ``path`` until idle for ``idle_timeout`` seconds or asked to stop.
+
+    Args:
+        scorer: a loaded scorer (``fingerprint``, ``settings``, ``score_texts``, ``describe``).
+        path: the socket path (its folder already checked by ``address.check_private_dir``).
+        key: the ``worker_key`` of the settings the scorer was built with.
+        model: the model name shown by ``--status``.
+        idle_timeout: seconds without a request after which the worker stops.
+        log: where one-line notices go (stderr by default).
+
+    Example:
+        >>> with WorkerLock(folder, key):  # doctest: +SKIP
+        ...     WorkerServer(scorer, path=folder / f"{key}.sock", key=key, model="default",
+        ...                  idle_timeout=900).serve()
+    """
+
+    def __init__(
+        self,
+        scorer: Any,
+        *,
+        path: Path,
+        key: str,
+        model: str,
+        idle_timeout: float,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.scorer = scorer
+        self.path = path
+        self.key = key
+        self.model = model
+        self.idle_timeout = idle_timeout
+        self.log = log or (lambda line: print(f"smscan worker: {line}", file=sys.stderr, flush=True))
+        self.started = time.time()
+        self.texts_scored = 0
+        self.requests = 0
+        self._stop = threading.Event()
+        self._scoring = threading.Lock()
+        self._state = threading.Lock()  # guards _active, _last_activity and the counters
+        self._active = 0
+        self._last_activity = time.monotonic()
+
+    def hello(self) -> dict[str, Any]:
+        """What a client checks before using this worker, and what ``--status`` shows."""
+        from smscan import __version__
+
+        settings = self.scorer.settings
+        return {
+            "ok": True,
+            "smscan": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "key": self.key,
+            "pid": os.getpid(),
+            "model": self.model,
+            "fingerprint": str(self.scorer.fingerprint),
+            "settings": {
+                "key": str(settings.key()),
+                **{
+                    name: getattr(settings, name)
+                    for name in ("context_tokens", "stride", "dtype", "batch_size")
+                    if hasattr(settings, name)
+                },
+            },
+            "describe": self.scorer.describe() if hasattr(self.scorer, "describe") else {},
+            "can_tokenize": callable(getattr(self.scorer, "tokenize", None)),
+        }
+
+    def status(self) -> dict[str, Any]:
+        """``hello`` plus uptime, counters and the socket path."""
+        with self._state:
+            counters = {"texts_scored": self.texts_scored, "requests": self.requests}
+        return {
+            **self.hello(), **counters, "uptime_s": time.time() - self.started,
+            "idle_timeout_s": self.idle_timeout, "socket": str(self.path),
+        }  # fmt: skip
+
+    def stop(self) -> None:
+        """Ask the serving loop to end (from any thread or a signal handler)."""
+        self._stop.set()
+
+    def serve(self) -> str:
+        """Bind, serve until idle or stopped, remove the socket. Returns why it stopped.
+
+        Raises:
+            SmscanError: the socket cannot be bound.
+        """
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            if self.path.exists() or self.path.is_symlink():
+                self.path.unlink()  # stale: the caller holds the WorkerLock, so no worker owns it
+            listener.bind(str(self.path))
+            os.chmod(self.path, 0o600)
+            listener.listen(16)
+        except OSError as error:
+            listener.close()
+            raise SmscanError(f"cannot listen on {self.path}: {error.strerror}") from error
+        listener.settimeout(POLL_SECONDS)
+        previous = self._install_signal_handlers()
+        self.log(
+            f"serving {self.model} ({self.scorer.fingerprint}) at {self.path}, pid {os.getpid()}; "
+            f"stops after {self.idle_timeout:g} s idle"
+        )
+        reason = "stopped on request"
+        try:
+            while not self._stop.is_set():
+                try:
+                    connection, _ = listener.accept()
+                except socket.timeout:
+                    if self._is_idle():
+                        reason = f"idle for {self.idle_timeout:g} s"
+                        break
+                    continue
+                with self._state:
+                    self._active += 1
+                    self._last_activity = time.monotonic()
+                threading.Thread(target=self._serve_connection, args=(connection,), daemon=True).start()
+        finally:
+            self._restore_signal_handlers(previous)
+            listener.close()
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+        self.log(f"stopped: {reason}")
+        return reason
+
+    def _is_idle(self) -> bool:
+        with self._state:
+            return self._active == 0 and time.monotonic() - self._last_activity >= self.idle_timeout
+
+    def _serve_connection(self, connection: socket.socket) -> None:
+        connection.settimeout(CONNECTION_TIMEOUT_S)
+        try:
+            while not self._stop.is_set():
+                message = recv_message(connection)
+                if message is None:
+                    break
+                header, payload = message
+                with self._state:
+                    self.requests += 1
+                reply, data = self._answer(header, payload)
+                send_message(connection, reply, data)
+                with self._state:
+                    self._last_activity = time.monotonic()
+        except ProtocolError as error:
+            self.log(f"dropped a client: {error}")
+            try:
+                send_message(connection, {"ok": False, "error": f"protocol error: {error}"})
+            except OSError:
+                pass
+        except OSError:
+            pass  # the client went away or timed out; nothing to answer
+        finally:
+            connection.close()
+            with self._state:
+                self._active -= 1
+                self._last_activity = time.monotonic()
+
+    def _answer(self, header: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
+        op = header.get("op")
+        if op == "hello":
+            return self.hello(), b""
+        if op == "status":
+            return self.status(), b""
+        if op == "stop":
+            self.stop()
+            return {"ok": True}, b""
+        if op in ("score", "tokenize"):
+            return self._score(op, header, payload)
+        raise ProtocolError(f"unknown request {op!r}")
+
+    def _score(self, op: str, header: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
+        texts = decode_texts(header.get("lengths"), payload)
+        wait = header.get("wait_s", 5.0)
+        if not isinstance(wait, (int, float)) or isinstance(wait, bool):
+            raise ProtocolError("'wait_s' must be a number")
+        if op == "tokenize" and not callable(getattr(self.scorer, "tokenize", None)):
+            return {"ok": False, "error": "this worker's scorer cannot tokenize"}, b""
+        if not self._scoring.acquire(timeout=min(max(float(wait), 0.0), MAX_WAIT_S)):
+            return {"ok": False, "error": "busy"}, b""
+        try:
+            scores = self.scorer.score_texts(texts) if op == "score" else self.scorer.tokenize(texts)
+        except Exception as error:  # noqa: BLE001 - the worker outlives a failed request; the client falls back
+            self.log(f"{op} failed: {type(error).__name__}")
+            return {"ok": False, "error": f"{op} failed: {type(error).__name__}"}, b""
+        finally:
+            self._scoring.release()
+        if op == "score":
+            with self._state:
+                self.texts_scored += len(texts)
+        counts, data = encode_scores(scores)
+        return {"ok": True, "counts": counts}, data
+
+    def _install_signal_handlers(self) -> dict[int, Any]:
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+        previous = {}
+
+        def on_signal(number: int, frame: FrameType | None) -> None:
+            self.stop()
+
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            previous[number] = signal.signal(number, on_signal)
+        return previous
+
+    @staticmethod
+    def _restore_signal_handlers(previous: dict[int, Any]) -> None:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -118,7 +118,7 @@ def test_a_stale_socket_file_falls_back_in_process(workers: Workers, fake_scorer
         dead.bind(str(path))  # a worker killed with SIGKILL leaves its socket file behind
     assert path.exists()
     assert connect_worker(Settings(), fallback=no_fallback, environ=workers.env) is None
-    scorer = build_scorer(Settings(), environ=workers.env)
+    scorer = build_scorer(Settings(score_cache=False), environ=workers.env)
     assert scorer is fake_scorer
 
 
@@ -140,7 +140,7 @@ def test_a_loose_run_dir_is_refused(workers: Workers, fake_scorer: RandomWordSco
     workers.path().parent.chmod(0o777)
     try:
         assert connect_worker(Settings(), fallback=no_fallback, environ=workers.env) is None
-        assert build_scorer(Settings(), environ=workers.env) is fake_scorer
+        assert build_scorer(Settings(score_cache=False), environ=workers.env) is fake_scorer
         status = workers.smscan("serve", "--status")
         assert status.returncode == 2 and "chmod 700" in status.stderr
     finally:
@@ -228,18 +228,18 @@ def test_garbage_scores_fall_back_in_process(workers: Workers, impostor: Callabl
 
 def test_worker_auto_starts_one_in_the_background(workers: Workers, fake_scorer: RandomWordScorer) -> None:
     env = workers.fake_env  # the detached worker must get the fake scorer too
-    scorer = build_scorer(Settings(worker="auto"), environ=env)
+    scorer = build_scorer(Settings(worker="auto", score_cache=False), environ=env)
     assert scorer is fake_scorer  # this command scores in-process
     pid = wait_for_hello(workers.path())
-    served = build_scorer(Settings(worker="auto"), environ=env)
+    served = build_scorer(Settings(worker="auto", score_cache=False), environ=env)
     assert isinstance(served, WorkerScorer) and served.hello.pid == pid
-    assert build_scorer(Settings(worker="off"), environ=env) is fake_scorer
+    assert build_scorer(Settings(worker="off", score_cache=False), environ=env) is fake_scorer
 
 
 def test_worker_off_never_connects(workers: Workers, fake_scorer: RandomWordScorer) -> None:
     workers.start()
-    assert build_scorer(Settings(worker="off"), environ=workers.env) is fake_scorer
-    assert isinstance(build_scorer(Settings(), environ=workers.env), WorkerScorer)
+    assert build_scorer(Settings(worker="off", score_cache=False), environ=workers.env) is fake_scorer
+    assert isinstance(build_scorer(Settings(score_cache=False), environ=workers.env), WorkerScorer)
 
 
 def test_a_scan_through_the_cli_uses_the_worker_without_importing_torch(workers: Workers) -> None:

@@ -29,7 +29,7 @@ def build_scorer(
     """The scorer for ``settings``: the model (pulled on first use), behind the enabled layers.
 
     Args:
-        settings: model, device, dtype and threads come from here.
+        settings: model, device, dtype, runtime and threads come from here.
         environ: ``SMSCAN_SCORE_CACHE=DIR`` keeps token scores in DIR.
         dtype: overrides ``settings.dtype`` (export's ``--deterministic`` forces fp32).
         batch_size: chunks per forward pass; None lets the loader pick per device.
@@ -39,7 +39,7 @@ def build_scorer(
 
     scorer: Any = load.load_scorer(
         settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
-        threads=settings.threads, batch_size=batch_size,
+        threads=settings.threads, batch_size=batch_size, runtime=settings.runtime,
     )
     if environ.get("SMSCAN_SCORE_CACHE"):
         from smscan.cache import CachedScorer, ScoreCache

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from smscan.errors import ModelError
+from smscan.model.device import DEVICES, DTYPES
 
 RUNTIMES = ("auto", "torch", "ctranslate2")
 CT2_DTYPES = ("auto", "fp32", "int8")
@@ -52,6 +53,10 @@ def resolve_runtime(runtime: str, *, is_default_model: bool, device: str, dtype:
     """
     if runtime not in RUNTIMES:
         raise ModelError(f"unknown runtime {runtime!r}; choose one of {', '.join(RUNTIMES)}")
+    if device not in DEVICES:
+        raise ModelError(f"unknown device {device!r}; choose one of {', '.join(DEVICES)}")
+    if dtype not in (*DTYPES, "int8"):
+        raise ModelError(f"unknown dtype {dtype!r}; choose one of {', '.join((*DTYPES, 'int8'))}")
     if runtime == "torch":
         if dtype == "int8":
             raise ModelError("dtype int8 needs runtime ctranslate2 (or auto); torch scores in bf16, fp16 or fp32")

@@ -130,7 +130,7 @@ def test_a_file_is_not_a_model(tmp_path: Path) -> None:
         resolve_model(str(weights), cache_dir=tmp_path)
 
 
-@pytest.mark.parametrize(("device", "dtype"), [("tpu", "auto"), ("cpu", "int8")])
+@pytest.mark.parametrize(("device", "dtype"), [("tpu", "auto"), ("cpu", "int4")])
 def test_unknown_device_or_dtype(tiny_model_dir: Path, tmp_path: Path, device: str, dtype: str) -> None:
     with pytest.raises(ModelError, match="unknown"):
         load_scorer(str(tiny_model_dir), device=device, dtype=dtype, cache_dir=tmp_path)

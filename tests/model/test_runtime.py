@@ -49,6 +49,8 @@ def test_auto_picks_torch_when_an_accelerator_is_present(monkeypatch: pytest.Mon
         ("auto", False, "cpu", "int8", "default model only"),
         ("auto", True, "cuda", "int8", "CPU only"),
         ("tensorrt", True, "cpu", "auto", "unknown runtime"),
+        ("auto", True, "tpu", "auto", "unknown device"),
+        ("auto", True, "cpu", "int4", "unknown dtype"),
     ],
 )
 def test_impossible_combinations_are_model_errors(runtime: str, default: bool, device: str, dtype: str, match: str) -> None:

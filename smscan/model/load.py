@@ -250,6 +250,28 @@ def load_scorer(
     return TransformersScorer(loaded, settings)
 
 
+def scorer_fingerprint(
+    model: str | None,
+    *,
+    device: str = "auto",
+    dtype: str = "auto",
+    runtime: str = "auto",
+    pull_if_missing: bool = False,
+    environ: Mapping[str, str] = os.environ,
+) -> str:
+    """The ``fingerprint`` that ``load_scorer`` with these arguments would give, without loading.
+
+    Raises:
+        ModelError: see ``resolve_model`` and ``resolve_runtime``.
+    """
+    from smscan.model.ct2 import ct2_fingerprint
+
+    choice = resolve_runtime(runtime, is_default_model=is_default_model(model), device=device, dtype=dtype,
+                             model=str(model or "default"))
+    weights = resolve_model(model, pull_if_missing=pull_if_missing, environ=environ).fingerprint.short
+    return ct2_fingerprint(weights, choice.dtype) if choice.runtime == "ctranslate2" else weights
+
+
 def _load_ct2_scorer(
     model: str | None,
     *,

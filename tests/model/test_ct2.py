@@ -186,3 +186,12 @@ def test_settings_reject_a_dtype_of_another_runtime() -> None:
         ScoringSettings(runtime="ctranslate2", dtype="bf16")
     with pytest.raises(ValueError, match="torch"):
         ScoringSettings(dtype="int8")
+
+
+def test_scorer_fingerprint_without_loading_matches_the_loaded_scorer(ct2_cache: Path) -> None:
+    from smscan.model.load import scorer_fingerprint
+
+    environ = {"SMSCAN_CACHE": str(ct2_cache)}
+    for runtime, dtype in (("ctranslate2", "fp32"), ("auto", "int8"), ("torch", "fp32")):
+        loaded = load_scorer(None, device="cpu", dtype=dtype, runtime=runtime, cache_dir=ct2_cache)
+        assert scorer_fingerprint(None, device="cpu", dtype=dtype, runtime=runtime, environ=environ) == loaded.fingerprint

@@ -32,11 +32,12 @@ MAX_WINDOW_TOKENS = 256
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 
 Device = Literal["auto", "cpu", "cuda", "mps"]
-Dtype = Literal["auto", "bf16", "fp16", "fp32"]
+Dtype = Literal["auto", "bf16", "fp16", "fp32", "int8"]
+Runtime = Literal["auto", "torch", "ctranslate2"]
 Kind = Literal["surprise", "credential", "dead-code"]
+"""Finding kinds a user may choose to report (``kinds``; empty means all)."""
 WorkerUse = Literal["off", "use", "auto"]
 """``worker``: never use a warm worker; use one that runs (default); or also start one (hooks)."""
-"""Finding kinds a user may choose to report (``kinds``; empty means all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,10 @@ class Settings:
     model: str = "default"
     device: Device = "auto"
     dtype: Dtype = "auto"
-    # CPU threads of the model's forward pass; 0 leaves torch's default (one per core). On a
+    # What runs the model: "auto" is CTranslate2 for the default model on CPU, torch otherwise
+    # (smscan/model/runtime.py). dtype "int8" exists on CTranslate2 only.
+    runtime: Runtime = "auto"
+    # CPU threads of the model's forward pass; 0 leaves the runtime's default. On a
     # busy machine one thread can be several times faster (docs/BENCHMARKS.md).
     threads: int = 0
     # A warm worker (`smscan serve`) for the same model and settings scores in place of this
@@ -78,6 +82,9 @@ class Settings:
         _check_choice("device", self.device, Device)
         _check_choice("dtype", self.dtype, Dtype)
         _check_choice("worker", self.worker, WorkerUse)
+        _check_choice("runtime", self.runtime, Runtime)
+        if self.dtype == "int8" and self.runtime == "torch":
+            raise ValueError("dtype int8 needs runtime ctranslate2 (or auto); torch scores in bf16, fp16 or fp32")
         if not self.model or not isinstance(self.model, str):
             raise ValueError("model must be a non-empty string")
         if not 0 < self.threshold < 100:
@@ -89,7 +96,7 @@ class Settings:
         for kind in self.kinds:
             _check_choice("kinds", kind, Kind)
         if not 0 <= self.threads <= 1024:
-            raise ValueError(f"threads must be an integer 0..1024 (0: torch's default), got {self.threads!r}")
+            raise ValueError(f"threads must be an integer 0..1024 (0: the runtime's default), got {self.threads!r}")
         if not 1 <= self.score_cache_mb <= 1_000_000:
             raise ValueError(f"score_cache_mb must be 1..1000000 (megabytes), got {self.score_cache_mb!r}")
         if self.max_file_bytes < 1:

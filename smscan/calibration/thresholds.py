@@ -6,6 +6,10 @@ meaningful for the model that produced the scores it was chosen on, so every ent
 model fingerprint, and an entry for another fingerprint is refused, naming both fingerprints
 and the command that calibrates the model in use.
 
+A scorer fingerprint ``F+ct2-fp32`` (the weights ``F`` run by CTranslate2 in float32, the same
+function as torch fp32 within about 1e-4 nats) and ``F`` accept each other's entries;
+``F+ct2-int8`` accepts only its own: int8 shifts scores and needs entries calibrated for it.
+
 Lookup, per kind, first found wins: ``--thresholds FILE``, the config's ``thresholds`` key,
 ``.smscan/thresholds.json`` in the repository, the defaults shipped in the package (calibrated for
 the default model on the shared development sets).
@@ -33,6 +37,25 @@ PACKAGED = "packaged defaults"
 OPERATING_POINTS = {"SM50": 0.50, "SM70": 0.70, "SM90": 0.90, "SM95": 0.95}
 
 _REQUIRED = ("fingerprint", "rule", "threshold")
+# Scorer fingerprint suffixes (smscan/model/ct2.py) that compute the same scores as the bare weights.
+SAME_SCORES_SUFFIXES = ("+ct2-fp32",)
+
+
+def is_same_scores(entry_fingerprint: str, fingerprint: str) -> bool:
+    """Whether an entry made for ``entry_fingerprint`` applies to scores of ``fingerprint``.
+
+    Example:
+        >>> is_same_scores("sha256:ab", "sha256:ab+ct2-fp32"), is_same_scores("sha256:ab", "sha256:ab+ct2-int8")
+        (True, False)
+    """
+    return _without_same_scores_suffix(entry_fingerprint) == _without_same_scores_suffix(fingerprint)
+
+
+def _without_same_scores_suffix(fingerprint: str) -> str:
+    for suffix in SAME_SCORES_SUFFIXES:
+        if fingerprint.endswith(suffix):
+            return fingerprint[: -len(suffix)]
+    return fingerprint
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +186,16 @@ def find_entry(
         entry = data["kinds"].get(kind)
         if entry is None:
             continue
-        if entry["fingerprint"] != fingerprint:
+        if not is_same_scores(entry["fingerprint"], fingerprint):
+            if entry["fingerprint"].split("+", 1)[0] == fingerprint.split("+", 1)[0]:
+                raise ThresholdsError(
+                    f"{where}: the {kind} threshold was calibrated for model fingerprint "
+                    f"{entry['fingerprint']}, but the model in use ({model}) runs the same weights as "
+                    f"{fingerprint}, whose scores differ (int8 shifts them); scan with the runtime and dtype "
+                    f"the entry was made with (fp32: `dtype = \"fp32\"`), or calibrate this one with `smscan "
+                    f"calibrate --kind {kind} --labels FILE --dtype {'int8' if fingerprint.endswith('-int8') else 'fp32'} "
+                    f"-o .smscan/thresholds.json`, or scan raw surprise with `--kinds surprise --threshold T`"
+                )
             raise ThresholdsError(
                 f"{where}: the {kind} threshold was calibrated for model fingerprint "
                 f"{entry['fingerprint']}, but the model in use ({model}) has fingerprint "

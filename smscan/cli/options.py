@@ -14,7 +14,7 @@ ModelOption = Annotated[
     typer.Option("--model", help="Reference model: 'default', a Hugging Face hub id or a local folder. \\[env: SMSCAN_MODEL]"),
 ]
 DeviceOption = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda or mps.")]
-DtypeOption = Annotated[Optional[str], typer.Option("--dtype", help="auto, bf16, fp16 or fp32.")]
+DtypeOption = Annotated[Optional[str], typer.Option("--dtype", help="auto, bf16, fp16 or fp32; int8 on the ctranslate2 runtime.")]
 ThresholdOption = Annotated[
     Optional[float], typer.Option("--threshold", help="Mean window NLL (nats) at or above which a window is surprising.")
 ]

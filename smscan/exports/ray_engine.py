@@ -60,14 +60,15 @@ class ScorerRecipe:
     device: str = "auto"
     dtype: str = "auto"
     batch_size: int | None = None
-    threads: int = 0  # 0: torch's default; Ray sets OMP_NUM_THREADS to the actor's CPUs
+    threads: int = 0  # 0: the runtime's default; Ray sets OMP_NUM_THREADS to the actor's CPUs
+    runtime: str = "auto"
 
     def __call__(self) -> Scorer:
         from smscan.model.load import load_scorer
 
         return load_scorer(
             self.model, device=self.device, dtype=self.dtype, batch_size=self.batch_size,
-            threads=self.threads, pull_if_missing=True,
+            threads=self.threads, runtime=self.runtime, pull_if_missing=True,
         )
 
 

@@ -44,7 +44,7 @@ def build_scorer(
     worker when none runs, for the next command, and scores this one here.
 
     Args:
-        settings: model, device, dtype, threads, worker and the score cache (``score_cache``,
+        settings: model, device, dtype, runtime, threads, worker and the score cache (``score_cache``,
             ``score_cache_mb``) come from here.
         environ: ``SMSCAN_SCORE_CACHE=DIR`` puts the score cache in DIR; ``SMSCAN_CACHE`` moves
             smscan's cache root (models, and scores unless told otherwise).
@@ -60,7 +60,7 @@ def build_scorer(
     """
     options: dict[str, Any] = {
         "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
-        "batch_size": batch_size,
+        "batch_size": batch_size, "runtime": settings.runtime,
     }
 
     def in_process() -> Any:
@@ -147,5 +147,5 @@ def build_model_scorer(
 
     return load.load_scorer(
         settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
-        threads=settings.threads, batch_size=batch_size,
+        threads=settings.threads, batch_size=batch_size, runtime=settings.runtime,
     )

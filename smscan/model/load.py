@@ -8,7 +8,8 @@ A model is named by a string (``--model``, ``SMSCAN_MODEL`` or the config):
   with no network the hub's local cache is used, and ``HF_HUB_OFFLINE=1`` is honoured.
 
 Weights load only from ``*.safetensors`` (never pickled ``.bin``) and never with
-``trust_remote_code``.
+``trust_remote_code``. ``load_scorer`` picks the runtime (``runtime.py``): the default model on CPU
+is scored by CTranslate2 from a copy made once (``ct2_model.py``), any other by transformers.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from smscan.errors import ModelError
 from smscan.model.device import Device, resolve_device, resolve_dtype, torch_dtype
 from smscan.model.fingerprint import Fingerprint, fingerprint_default, fingerprint_folder
 from smscan.model.hf import describe_error, quiet_transformers
+from smscan.model.ct2 import CT2Scorer
 from smscan.model.pull import (
     CONVERSION_VERSION,
     DEFAULT_GGUF_SHA256,
@@ -40,6 +42,7 @@ from smscan.model.scorer import (
     ScoringSettings,
     TransformersScorer,
 )
+from smscan.model.runtime import resolve_runtime
 from smscan.model.store import MANIFEST_NAME, cache_root, corrupted_cache, read_manifest
 
 DEFAULT_ALIASES = frozenset({"default", DEFAULT_MODEL_NAME.lower()})
@@ -189,27 +192,32 @@ def load_scorer(
     cache_dir: Path | None = None,
     pull_if_missing: bool = False,
     threads: int = 0,
+    runtime: str = "auto",
     environ: Mapping[str, str] = os.environ,
-) -> TransformersScorer:
+) -> TransformersScorer | CT2Scorer:
     """Resolve, load and wrap a model as a ``Scorer`` in one call.
 
     Args:
         model: the model string (None: the default model).
         device: ``auto|cpu|cuda|mps``.
-        dtype: ``auto|bf16|fp16|fp32``.
+        dtype: ``auto|bf16|fp16|fp32``, or ``int8`` on CTranslate2.
         context_tokens: see ``ScoringSettings``.
         stride: see ``ScoringSettings``.
         batch_size: see ``ScoringSettings``; None picks ``DEVICE_BATCH_SIZES[device]``.
         cache_dir: smscan's cache root.
         pull_if_missing: pull the default model when it has not been pulled yet.
-        threads: CPU threads for torch (process-wide); 0 leaves torch's default.
+        threads: CPU threads (torch: process-wide; CTranslate2: intra-op threads); 0 leaves the
+            runtime's default.
+        runtime: ``auto|torch|ctranslate2`` (``runtime.py``).
         environ: the environment to read the cache location from.
 
     Returns:
-        A ready scorer; ``scorer.loaded`` says what was loaded and how long it took.
+        A ready scorer (``TransformersScorer`` or ``CT2Scorer``); ``scorer.loaded`` says what was
+        loaded and how long it took.
 
     Raises:
-        ModelError: see ``resolve_model`` and ``load_model``.
+        ModelError: see ``resolve_model``, ``load_model`` and ``resolve_runtime``; a damaged
+            CTranslate2 copy.
 
     Example:
         >>> scorer = load_scorer(device="cpu")  # doctest: +SKIP
@@ -217,6 +225,14 @@ def load_scorer(
         'sha256:...'
     """
     started = time.perf_counter()
+    choice = resolve_runtime(runtime, is_default_model=is_default_model(model), device=device, dtype=dtype,
+                             model=str(model or "default"))
+    if choice.runtime == "ctranslate2":
+        return _load_ct2_scorer(
+            model, dtype=choice.dtype, context_tokens=context_tokens, stride=stride, batch_size=batch_size,
+            cache_dir=cache_dir, pull_if_missing=pull_if_missing, threads=threads, environ=environ,
+            started=started,
+        )
     if threads:
         import torch
 
@@ -232,6 +248,60 @@ def load_scorer(
         batch_size=batch_size or DEVICE_BATCH_SIZES.get(loaded.device, DEFAULT_BATCH_SIZE),
     )
     return TransformersScorer(loaded, settings)
+
+
+def scorer_fingerprint(
+    model: str | None,
+    *,
+    device: str = "auto",
+    dtype: str = "auto",
+    runtime: str = "auto",
+    pull_if_missing: bool = False,
+    environ: Mapping[str, str] = os.environ,
+) -> str:
+    """The ``fingerprint`` that ``load_scorer`` with these arguments would give, without loading.
+
+    Raises:
+        ModelError: see ``resolve_model`` and ``resolve_runtime``.
+    """
+    from smscan.model.ct2 import ct2_fingerprint
+
+    choice = resolve_runtime(runtime, is_default_model=is_default_model(model), device=device, dtype=dtype,
+                             model=str(model or "default"))
+    weights = resolve_model(model, pull_if_missing=pull_if_missing, environ=environ).fingerprint.short
+    return ct2_fingerprint(weights, choice.dtype) if choice.runtime == "ctranslate2" else weights
+
+
+def _load_ct2_scorer(
+    model: str | None,
+    *,
+    dtype: str,
+    context_tokens: int,
+    stride: int,
+    batch_size: int | None,
+    cache_dir: Path | None,
+    pull_if_missing: bool,
+    threads: int,
+    environ: Mapping[str, str],
+    started: float,
+) -> CT2Scorer:
+    from smscan.model.ct2 import load_ct2_model
+    from smscan.model.ct2_model import check_ct2_folder, ensure_ct2_model
+
+    source = resolve_model(model, cache_dir=cache_dir, pull_if_missing=pull_if_missing, environ=environ)
+    folder = ensure_ct2_model(source.folder, dtype, cache_dir=cache_dir, environ=environ)
+    check_ct2_folder(folder)
+    loaded = load_ct2_model(source, folder, dtype=dtype, threads=threads)
+    total = time.perf_counter() - started
+    loaded = replace(loaded, load_seconds=total)
+    settings = ScoringSettings(
+        context_tokens=context_tokens,
+        stride=stride,
+        dtype=dtype,  # type: ignore[arg-type]
+        batch_size=batch_size or DEFAULT_BATCH_SIZE,
+        runtime="ctranslate2",
+    )
+    return CT2Scorer(loaded, settings)
 
 
 def _resolve_default(root: Path, *, pull_if_missing: bool, environ: Mapping[str, str]) -> ModelSource:

@@ -32,7 +32,10 @@ from smscan.records import TokenScores
 if TYPE_CHECKING:
     from smscan.model.load import LoadedModel
 
-Dtype = Literal["bf16", "fp16", "fp32"]
+Dtype = Literal["bf16", "fp16", "fp32", "int8"]
+Runtime = Literal["torch", "ctranslate2"]
+# The precisions each runtime scores in (int8: CTranslate2's int8 weights, float32 activations).
+RUNTIME_DTYPES: dict[str, tuple[str, ...]] = {"torch": ("bf16", "fp16", "fp32"), "ctranslate2": ("fp32", "int8")}
 DEFAULT_CONTEXT_TOKENS = 512
 DEFAULT_STRIDE = 384
 DEFAULT_BATCH_SIZE = 1
@@ -49,30 +52,43 @@ class ScoringSettings:
         context_tokens: the most tokens fed to the model at once (a chunk).
         stride: new tokens scored per chunk after the first; each later chunk re-feeds
             ``context_tokens - stride`` tokens of left context.
-        dtype: the resolved weight dtype, ``bf16``, ``fp16`` or ``fp32``.
+        dtype: the resolved weight dtype: ``bf16``, ``fp16`` or ``fp32`` on torch, ``fp32`` or
+            ``int8`` on CTranslate2.
         batch_size: chunks per forward pass (speed and memory only; ``load_scorer`` picks it
             per device unless told).
+        runtime: what computes the scores, ``torch`` or ``ctranslate2``.
 
     Example:
         >>> ScoringSettings().key()
         'ctx512-stride384-fp32'
+        >>> ScoringSettings(runtime="ctranslate2", dtype="int8").key()
+        'ctx512-stride384-ct2-int8'
     """
 
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     stride: int = DEFAULT_STRIDE
     dtype: Dtype = "fp32"
     batch_size: int = DEFAULT_BATCH_SIZE
+    runtime: Runtime = "torch"
 
     def __post_init__(self) -> None:
         check_window(self.context_tokens, self.stride)
-        if self.dtype not in ("bf16", "fp16", "fp32"):
-            raise ValueError(f"dtype must be a resolved dtype (bf16, fp16, fp32), got {self.dtype!r}")
+        allowed = RUNTIME_DTYPES.get(self.runtime)
+        if allowed is None:
+            raise ValueError(f"runtime must be torch or ctranslate2, got {self.runtime!r}")
+        if self.dtype not in allowed:
+            raise ValueError(
+                f"dtype must be a resolved dtype of runtime {self.runtime} ({', '.join(allowed)}), "
+                f"got {self.dtype!r}"
+            )
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {self.batch_size}")
 
     def key(self) -> str:
-        """A stable string of the fields that change scores, for cache keys."""
-        return f"ctx{self.context_tokens}-stride{self.stride}-{self.dtype}"
+        """A stable string of the fields that change scores, for cache keys (torch's keys are
+        those from before there was a second runtime, so existing caches stay valid)."""
+        runtime = "" if self.runtime == "torch" else "ct2-"
+        return f"ctx{self.context_tokens}-stride{self.stride}-{runtime}{self.dtype}"
 
 
 class Scorer(Protocol):
@@ -87,7 +103,9 @@ class Scorer(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class _Tokenised:
+class Tokenised:
+    """One text's tokens and offsets, and its NLLs as the chunks get scored."""
+
     token_ids: np.ndarray  # (n_tokens,) int64
     char_starts: np.ndarray  # (n_tokens,) int64
     char_ends: np.ndarray  # (n_tokens,) int64
@@ -97,6 +115,49 @@ class _Tokenised:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nll", np.full(self.token_ids.shape, np.nan, dtype=np.float64))
+
+    def scores(self) -> TokenScores:
+        """The record handed on (sharing this object's arrays)."""
+        return TokenScores(self.token_ids, self.char_starts, self.char_ends, self.nll)
+
+
+def tokenised_text(text: str, ids: Sequence[int], offsets: Sequence[tuple[int, int]], bos_id: int | None) -> Tokenised:
+    """A ``Tokenised`` from a tokenizer's ids and code-point offsets of ``text`` (``offsets.py``).
+
+    Args:
+        text: the text as tokenised (surrogates already replaced).
+        ids: the token ids, without special tokens.
+        offsets: one ``(start, end)`` per token.
+        bos_id: the BOS id fed before the text, or None.
+
+    Returns:
+        The tokens with NaN NLLs.
+    """
+    starts, ends = partition_offsets(offsets, len(text))
+    token_ids = np.asarray(ids, dtype=np.int64).reshape(-1)  # (n_tokens,)
+    prefix = np.array([] if bos_id is None else [bos_id], dtype=np.int64)
+    feed_ids = np.concatenate([prefix, token_ids])  # (shift + n_tokens,)
+    return Tokenised(token_ids, starts, ends, feed_ids, len(prefix))
+
+
+def plan_batches(tokenised: Sequence[Tokenised], settings: ScoringSettings) -> list[list[tuple[int, Chunk]]]:
+    """All chunks of all texts as (text index, chunk), longest first, cut into forward passes.
+
+    Args:
+        tokenised: the texts' tokens.
+        settings: chunk window, stride and batch size.
+
+    Returns:
+        Batches of at most ``settings.batch_size`` chunks; each chunk of each text appears once.
+    """
+    work = [
+        (index, chunk)
+        for index, item in enumerate(tokenised)
+        for chunk in plan_chunks(len(item.feed_ids), context_tokens=settings.context_tokens, stride=settings.stride)
+    ]
+    work.sort(key=lambda pair: pair[1].end - pair[1].start, reverse=True)
+    size = settings.batch_size
+    return [work[first : first + size] for first in range(0, len(work), size)]
 
 
 class TransformersScorer:
@@ -135,11 +196,12 @@ class TransformersScorer:
         self.bos_id = default_bos_id(loaded.tokenizer)
 
     def describe(self) -> dict[str, object]:
-        """What reports record about the model: name, fingerprint, device, dtype, settings key."""
+        """What reports record about the model: name, fingerprint, device, runtime, dtype, settings key."""
         return {
             "name": self.loaded.source.name,
             "fingerprint": self.fingerprint,
             "device": self.loaded.device,
+            "runtime": "torch",
             "dtype": self.settings.dtype,
             "settings": self.settings.key(),
         }
@@ -158,28 +220,9 @@ class TransformersScorer:
             One ``TokenScores`` per text, in order.
         """
         tokenised = self._tokenise(texts)
-        work = [
-            (index, chunk)
-            for index, item in enumerate(tokenised)
-            for chunk in plan_chunks(
-                len(item.feed_ids),
-                context_tokens=self.settings.context_tokens,
-                stride=self.settings.stride,
-            )
-        ]
-        work.sort(key=lambda pair: pair[1].end - pair[1].start, reverse=True)
-        size = self.settings.batch_size
-        for first in range(0, len(work), size):
-            self._score_batch(tokenised, work[first : first + size])
-        return [
-            TokenScores(
-                token_ids=item.token_ids,
-                char_starts=item.char_starts,
-                char_ends=item.char_ends,
-                nll=item.nll,
-            )
-            for item in tokenised
-        ]
+        for batch in plan_batches(tokenised, self.settings):
+            self._score_batch(tokenised, batch)
+        return [item.scores() for item in tokenised]
 
     def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
         """Tokens and offsets exactly as ``score_texts`` makes them, without running the model.
@@ -195,7 +238,7 @@ class TransformersScorer:
             for item in self._tokenise(texts)
         ]
 
-    def _tokenise(self, texts: Sequence[str]) -> list[_Tokenised]:
+    def _tokenise(self, texts: Sequence[str]) -> list[Tokenised]:
         if not texts:
             return []
         clean = [replace_surrogates(text) for text in texts]
@@ -205,16 +248,12 @@ class TransformersScorer:
             return_offsets_mapping=True,
             return_attention_mask=False,
         )
-        prefix = np.array([] if self.bos_id is None else [self.bos_id], dtype=np.int64)
-        result = []
-        for text, ids, offsets in zip(clean, encoded["input_ids"], encoded["offset_mapping"]):
-            starts, ends = partition_offsets(offsets, len(text))
-            token_ids = np.asarray(ids, dtype=np.int64).reshape(-1)  # (n_tokens,)
-            feed_ids = np.concatenate([prefix, token_ids])  # (shift + n_tokens,)
-            result.append(_Tokenised(token_ids, starts, ends, feed_ids, len(prefix)))
-        return result
+        return [
+            tokenised_text(text, ids, offsets, self.bos_id)
+            for text, ids, offsets in zip(clean, encoded["input_ids"], encoded["offset_mapping"])
+        ]
 
-    def _score_batch(self, tokenised: list[_Tokenised], batch: list[tuple[int, Chunk]]) -> None:
+    def _score_batch(self, tokenised: list[Tokenised], batch: list[tuple[int, Chunk]]) -> None:
         import torch
 
         width = max(chunk.end - chunk.start for _, chunk in batch)

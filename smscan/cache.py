@@ -256,11 +256,17 @@ class ScoreCache:
         return CacheInfo(self.path, int(entries), int(stored), file_bytes, self.max_bytes)
 
     def clear(self) -> int:
-        """Delete every entry and the database files; returns the bytes freed."""
+        """Delete every entry and the database files, and the ``<2 hex>/<key>.npz`` entries of
+        the cache format before this one (they held token ids); returns the bytes freed."""
         freed = self.info().file_bytes
         self.close()
         for path in _database_files(self.path):
             path.unlink(missing_ok=True)
+        for legacy in self.root.glob("[0-9a-f][0-9a-f]/*.npz"):
+            freed += legacy.stat().st_size
+            legacy.unlink()
+            if not any(legacy.parent.iterdir()):
+                legacy.parent.rmdir()
         return freed
 
     def close(self) -> None:

@@ -241,9 +241,11 @@ def test_an_unusable_folder_turns_the_cache_off_without_failing(tmp_path: Path) 
     assert cache.disabled is not None and "scores" in cache.disabled
 
 
-def test_clear_deletes_the_database(tmp_path: Path) -> None:
+def test_clear_deletes_the_database_and_entries_of_the_old_format(tmp_path: Path) -> None:
     cache = ScoreCache(tmp_path)
     put(cache, "a", 100)
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab" / f"ab{'0' * 62}.npz").write_bytes(b"old entry with token ids")
 
     freed = cache.clear()
 

@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS entries (
     key BLOB PRIMARY KEY, value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used);
 CREATE TABLE IF NOT EXISTS identities (request TEXT PRIMARY KEY, identity TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 
 
@@ -195,8 +196,17 @@ class ScoreCache:
                 return
             db.execute("BEGIN IMMEDIATE")
             try:
+                replaced = 0
+                for first in range(0, len(rows), _SQL_CHUNK):
+                    chunk = [row[0] for row in rows[first : first + _SQL_CHUNK]]
+                    marks = ",".join("?" * len(chunk))
+                    (size,) = db.execute(f"SELECT COALESCE(SUM(size), 0) FROM entries WHERE key IN ({marks})", chunk).fetchone()
+                    replaced += size
                 db.executemany("INSERT OR REPLACE INTO entries (key, value, size, used) VALUES (?, ?, ?, ?)", rows)
-                self._evict(db)
+                total = self._total(db) + sum(row[2] for row in rows) - replaced
+                if total > self.max_bytes:
+                    total = self._evict(db)
+                db.execute("INSERT OR REPLACE INTO totals (name, value) VALUES ('bytes', ?)", (total,))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -246,11 +256,17 @@ class ScoreCache:
         return CacheInfo(self.path, int(entries), int(stored), file_bytes, self.max_bytes)
 
     def clear(self) -> int:
-        """Delete every entry and the database files; returns the bytes freed."""
+        """Delete every entry and the database files, and the ``<2 hex>/<key>.npz`` entries of
+        the cache format before this one (they held token ids); returns the bytes freed."""
         freed = self.info().file_bytes
         self.close()
         for path in _database_files(self.path):
             path.unlink(missing_ok=True)
+        for legacy in self.root.glob("[0-9a-f][0-9a-f]/*.npz"):
+            freed += legacy.stat().st_size
+            legacy.unlink()
+            if not any(legacy.parent.iterdir()):
+                legacy.parent.rmdir()
         return freed
 
     def close(self) -> None:
@@ -261,20 +277,31 @@ class ScoreCache:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _evict(self, db: sqlite3.Connection) -> None:
+    def _total(self, db: sqlite3.Connection) -> int:
+        # The entries' total size, kept beside them so a write need not sum the table.
+        row = db.execute("SELECT value FROM totals WHERE name = 'bytes'").fetchone()
+        if row is None:
+            row = db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()
+        return int(row[0])
+
+    def _evict(self, db: sqlite3.Connection) -> int:
+        """Delete least recently used entries down to 90% of the bound; returns the new total
+        (summed afresh, so a kept total that drifted is corrected here)."""
         (total,) = db.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()
         if total <= self.max_bytes:
-            return
+            return int(total)
         excess = total - int(self.max_bytes * _EVICT_TO)
         victims: list[int] = []
         for rowid, size in db.execute("SELECT rowid, size FROM entries ORDER BY used, rowid"):
             victims.append(rowid)
             excess -= size
+            total -= size
             if excess <= 0:
                 break
         for first in range(0, len(victims), _SQL_CHUNK):
             chunk = victims[first : first + _SQL_CHUNK]
             db.execute(f"DELETE FROM entries WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+        return int(total)
 
     def _touch(self, db: sqlite3.Connection, keys: list[bytes]) -> None:
         # Recency is advisory: when another process holds the write lock past the timeout, the

@@ -241,9 +241,11 @@ def test_an_unusable_folder_turns_the_cache_off_without_failing(tmp_path: Path) 
     assert cache.disabled is not None and "scores" in cache.disabled
 
 
-def test_clear_deletes_the_database(tmp_path: Path) -> None:
+def test_clear_deletes_the_database_and_entries_of_the_old_format(tmp_path: Path) -> None:
     cache = ScoreCache(tmp_path)
     put(cache, "a", 100)
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab" / f"ab{'0' * 62}.npz").write_bytes(b"old entry with token ids")
 
     freed = cache.clear()
 
@@ -288,3 +290,16 @@ def test_two_processes_writing_and_evicting_at_once_never_corrupt_an_entry(tmp_p
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         (total,) = db.execute("SELECT SUM(size) FROM entries").fetchone()
     assert 0 < total <= 20_000
+
+
+def test_the_kept_total_follows_replacements_and_evictions(tmp_path: Path) -> None:
+    cache = ScoreCache(tmp_path, max_bytes=1000)
+    for size in (100, 250, 40):
+        put(cache, "same", size)  # replaced, not added
+    for i in range(30):
+        put(cache, str(i), 90)
+
+    with sqlite3.connect(tmp_path / DATABASE_NAME) as db:
+        (kept,) = db.execute("SELECT value FROM totals WHERE name = 'bytes'").fetchone()
+        (summed,) = db.execute("SELECT SUM(size) FROM entries").fetchone()
+    assert kept == summed <= 1000

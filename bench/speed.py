@@ -71,7 +71,14 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
 
 
 class RowFailed(Exception):
-    """A measurement that could not be taken; the row says so and the run goes on."""
+    """A measurement that could not be taken; the row says so and the run goes on.
+
+    ``timed_out`` holds the timeout when the child was killed for it: a lower bound of its time.
+    """
+
+    def __init__(self, message: str, *, timed_out: float | None = None) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 @dataclasses.dataclass
@@ -191,8 +198,8 @@ def measure(command: Sequence[str], *, env: dict[str, str], timeout: float, cwd:
                 _kill_group(proc.pid)
                 os.wait4(proc.pid, 0)
                 proc.returncode = -9
-                raise RowFailed(f"timed out after {timeout:.0f} s: {_short(command)}")
-            time.sleep(0.005)
+                raise RowFailed(f"timed out after {timeout:.0f} s: {_short(command)}", timed_out=timeout)
+            time.sleep(min(0.05, 0.002 + (time.perf_counter() - started) / 200))
         seconds = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
         sink.seek(0)
@@ -233,14 +240,16 @@ def smscan_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from smscan.cli import main; sys.exit(main())"]
 
 
-def cli_commands() -> set[str]:
-    """The smscan CLI's command names, read from the Typer app at run time."""
+def cli_commands() -> dict[str, set[str]]:
+    """The smscan CLI's commands and each one's option names, read from the Typer app at run time."""
     import typer
 
     from smscan.cli.app import app
 
     group = typer.main.get_command(app)
-    return set(getattr(group, "commands", {}))
+    commands = getattr(group, "commands", {})
+    return {name: {opt for param in command.params for opt in getattr(param, "opts", ())}
+            for name, command in commands.items()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,6 +266,7 @@ class Bench:
         self.timeout: float = args.timeout
         self.quick: bool = args.quick
         self.cold: dict[str, tuple[Measured, dict[str, Any], Path]] = {}  # name -> (run, stats, repo)
+        self.cold_failed: dict[str, RowFailed] = {}
         self.peer_runs: dict[tuple[str, str], Measured] = {}
         self.repos: dict[str, Path] = {}
         self.notes: list[str] = []
@@ -446,7 +456,7 @@ def fetch_sdist(bench: Bench, name: str, version: str) -> Path:
 def sdist_repo(bench: Bench, name: str, version: str) -> Path:
     """The sdist unpacked and committed into a new git repository (once per run).
 
-    ``--quick`` keeps only the 8 smallest Python files of 800 bytes or more of the package.
+    ``--quick`` keeps only the 6 smallest Python files of 300 bytes or more (about 6 KB).
     """
     if name in bench.repos:
         return bench.repos[name]
@@ -457,8 +467,8 @@ def sdist_repo(bench: Bench, name: str, version: str) -> Path:
         tar.extractall(target, filter="data")
     repo = target / f"{name}-{version}"
     if bench.quick:
-        keep = sorted((p for p in repo.rglob("*.py") if p.stat().st_size >= 800 and "test" not in p.name),
-                      key=lambda p: (p.stat().st_size, str(p)))[:8]
+        keep = sorted((p for p in repo.rglob("*.py") if p.stat().st_size >= 300 and "test" not in p.name),
+                      key=lambda p: (p.stat().st_size, str(p)))[:6]
         for path in [p for p in repo.rglob("*") if p.is_file() and p not in keep]:
             path.unlink()
     commit_all(repo, f"{name} {version} sdist")
@@ -518,11 +528,17 @@ def run_peer(bench: Bench, tool: str, folder: Path) -> Measured:
 
 def cold_scan(bench: Bench, name: str, version: str) -> tuple[Measured, dict[str, Any], Path]:
     """smscan's cold full scan of the sdist repository, once per run (rows 2 and 3 share it)."""
+    if name in bench.cold_failed:
+        raise bench.cold_failed[name]
     if name not in bench.cold:
         repo = sdist_repo(bench, name, version)
         bench.log(f"cold smscan repo {name} {version} ({len(tracked_files(repo))} files)")
-        run, stats = run_smscan(bench, ["repo", str(repo)], env=bench.fresh_env(f"repo-{name}"),
-                                report=bench.work / f"cold-{name}.json")
+        try:
+            run, stats = run_smscan(bench, ["repo", str(repo)], env=bench.fresh_env(f"repo-{name}"),
+                                    report=bench.work / f"cold-{name}.json")
+        except RowFailed as error:
+            bench.cold_failed[name] = error
+            raise
         bench.cold[name] = (run, stats, repo)
     return bench.cold[name]
 
@@ -540,17 +556,20 @@ def rows_cold(bench: Bench) -> list[Row]:
     rows: list[Row] = []
     for name, version in repos:
         label = f"cold scan, {name} {version}"
+        repo = sdist_repo(bench, name, version)
+        files = len(tracked_files(repo))
+        seconds: float | None = None
         try:
             run, stats, repo = cold_scan(bench, name, version)
+            seconds = run.seconds
+            smscan_row = Row(2, f"{label}: smscan ({stats.get('files_scanned', '?')} files scanned of {files}, "
+                                f"{stats.get('tokens_scored', 0):,} tokens)",
+                             wall_s=run.seconds, files_per_s=ratio(stats.get("files_scanned"), run.seconds),
+                             tokens_per_s=ratio(stats.get("tokens_scored"), run.seconds), rss_mb=run.rss_mb,
+                             met=run.rss_mb <= RSS_LIMIT_MB, target="RSS <= 1.5 GB")
         except RowFailed as error:
-            rows.append(Row(2, f"{label}: smscan", note=f"FAILED: {error}"))
-            continue
-        files = len(tracked_files(repo))
-        smscan_row = Row(2, f"{label}: smscan ({stats.get('files_scanned', '?')} files scanned of {files}, "
-                            f"{stats.get('tokens_scored', 0):,} tokens)",
-                         wall_s=run.seconds, files_per_s=ratio(stats.get("files_scanned"), run.seconds),
-                         tokens_per_s=ratio(stats.get("tokens_scored"), run.seconds), rss_mb=run.rss_mb,
-                         met=run.rss_mb <= RSS_LIMIT_MB, target="RSS <= 1.5 GB")
+            seconds = error.timed_out
+            smscan_row = Row(2, f"{label}: smscan ({files} files)", note=f"FAILED: {error}")
         rows.append(smscan_row)
         peer: dict[str, Measured] = {}
         for tool in ("detect-secrets", "credsweeper"):
@@ -562,10 +581,13 @@ def rows_cold(bench: Bench) -> list[Row]:
             rows.append(Row(2, f"{label}: {tool}", wall_s=peer[tool].seconds,
                             files_per_s=ratio(files, peer[tool].seconds), rss_mb=peer[tool].rss_mb,
                             note="files/s over tracked files"))
-        if "credsweeper" in peer:
+        if "credsweeper" in peer and seconds is not None:
             cs = peer["credsweeper"]
-            smscan_row.figure = (f"{ratio(run.seconds, cs.seconds):.1f}x CredSweeper's time, "
-                                 f"{ratio(run.rss_mb, cs.rss_mb):.1f}x its RSS")
+            if smscan_row.rss_mb is None:  # timed out: its time so far is a lower bound
+                smscan_row.figure = f"> {ratio(seconds, cs.seconds):.0f}x CredSweeper's time"
+            else:
+                smscan_row.figure = (f"{ratio(seconds, cs.seconds):.1f}x CredSweeper's time, "
+                                     f"{ratio(smscan_row.rss_mb, cs.rss_mb):.1f}x its RSS")
     return rows
 
 
@@ -680,19 +702,27 @@ def rows_staged(bench: Bench) -> list[Row]:
 
 
 def staged_with_worker(bench: Bench, repo: Path, files: Sequence[str], per_file: int) -> Row:
-    label = "`smscan staged`, same change, warm `smscan serve` worker"
-    if "serve" not in cli_commands():
+    label = "`smscan staged`, warm `smscan serve` worker"
+    commands = cli_commands()
+    if "serve" not in commands:
         return Row(4, label, target="<= 1.0 s", note="skipped: this smscan has no `serve` command")
     env = bench.fresh_env()
-    log = (bench.work / "serve.log").open("wb")
-    server = subprocess.Popen([*smscan_command(), "serve"], env=env, cwd=repo, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, start_new_session=True)
+    detach = "--detach" in commands["serve"]
+    server: subprocess.Popen[bytes] | None = None
     try:
-        time.sleep(2.0)
-        if server.poll() is not None:
-            raise RowFailed(f"`smscan serve` exited {server.returncode}: "
-                            f"{(bench.work / 'serve.log').read_text(errors='replace')[-300:]}")
-        # warm-up: a different change, so the timed one finds nothing cached
+        if detach:  # returns once the worker serves
+            bench.log("smscan serve --detach")
+            measure([*smscan_command(), "serve", "--detach", "--idle-timeout", "15m"], env=env, cwd=repo,
+                    timeout=bench.timeout)
+        else:
+            with (bench.work / "serve.log").open("wb") as log:
+                server = subprocess.Popen([*smscan_command(), "serve"], env=env, cwd=repo, stdout=log,
+                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+            time.sleep(5.0)
+            if server.poll() is not None:
+                raise RowFailed(f"`smscan serve` exited {server.returncode}: "
+                                f"{(bench.work / 'serve.log').read_text(errors='replace')[-300:]}")
+        # warm-up on another change, so the timed run finds none of its text cached anywhere
         write_change(repo, files, lines_per_file=per_file, skip=200)
         git(repo, "add", "-A")
         bench.log("staged with worker: warm-up")
@@ -702,17 +732,28 @@ def staged_with_worker(bench: Bench, repo: Path, files: Sequence[str], per_file:
         git(repo, "add", "-A")
         bench.log("staged with worker: timed")
         run, _ = run_smscan(bench, ["staged"], env=env, cwd=repo, report=bench.work / "staged-worker.json")
-        return Row(4, label.replace("same change", f"{added} lines"), wall_s=run.seconds, rss_mb=run.rss_mb,
-                   target="<= 1.0 s", met=run.seconds <= 1.0, note="RSS of the client only")
+        return Row(4, f"`smscan staged`, {added} lines in {len(files)} files, warm `smscan serve` worker",
+                   wall_s=run.seconds, rss_mb=run.rss_mb, target="<= 1.0 s", met=run.seconds <= 1.0,
+                   note="RSS of the client process only" + ("" if detach else "; worker given 5 s to start"))
     finally:
+        stop_worker(bench, env, repo, server, can_stop="--stop" in commands["serve"])
+        reset_repo(repo)
+
+
+def stop_worker(bench: Bench, env: dict[str, str], repo: Path, server: subprocess.Popen[bytes] | None, *,
+                can_stop: bool) -> None:
+    if can_stop:
+        try:
+            run_quiet([*smscan_command(), "serve", "--stop"], env=env, cwd=repo, timeout=60)
+        except RowFailed as error:
+            bench.log(f"smscan serve --stop: {error}")
+    if server is not None:
         _kill_group(server.pid, signal.SIGTERM)
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             _kill_group(server.pid)
             server.wait()
-        log.close()
-        reset_repo(repo)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -866,7 +907,7 @@ def rows_quality(bench: Bench) -> list[Row]:
         bench.log("dead-code on MBPP: smscan eval")
         out = bench.work / "deadcode-eval.json"
         run = measure([*smscan_command(), "eval", "--kind", "dead-code", "--labels", str(labels), "--format", "json",
-                       "-o", str(out)], env=env, timeout=bench.timeout * 4)
+                       "-o", str(out), "--score-cache", str(scores)], env=env, timeout=bench.timeout * 4)
         line = json.loads(out.read_text(encoding="utf-8"))["line"]
         rows.append(Row(7, "dead-code on MBPP (deadcode_gen --seed 1): line F1", wall_s=run.seconds,
                         figure=f"line F1 {line['f1']:.3f} (P {line['precision']:.3f}, R {line['tpr']:.3f})",
@@ -961,7 +1002,7 @@ def run_rows(bench: Bench, numbers: Sequence[int]) -> list[Row]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small subsets (8 files of requests, no larger sdist, "
+    parser.add_argument("--quick", action="store_true", help="small subsets (6 files of requests, no larger sdist, "
                         "300 one-line files, 40 staged lines, 0.02 MB export): for development")
     parser.add_argument("--only", default="", help="comma-separated row numbers (default: 1-6, and 7 with --quality)")
     parser.add_argument("--quality", action="store_true", help="also row 7 (detection F1; slow on a cold score cache)")

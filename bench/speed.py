@@ -869,7 +869,7 @@ def rows_quality(bench: Bench) -> list[Row]:
     shared = shared_bench(bench)
     folder = bench.cache / "quality"
     scores = folder / "scores"  # kept across runs: a rerun of unchanged code rescores nothing
-    files = 20 if bench.quick else 200
+    files = 5 if bench.quick else 200
     rows: list[Row] = []
     env = {**os.environ, "SMSCAN_SCORE_CACHE": str(scores), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
            "SECRETS_EVAL_RESULTS": str(folder / f"results-{files}"), "PEERS_PY": str(peers_bin(bench) / "python")}

@@ -852,9 +852,14 @@ def rows_export(bench: Bench) -> list[Row]:
     megabytes = source.stat().st_size / 1024 / 1024
     tokens = count_tokens(source)
     bench.log(f"export {megabytes:.2f} MB ({records} records, {tokens:,} tokens)")
-    run, _ = run_smscan(bench, ["export", str(source), "-o", str(bench.work / "export-out.jsonl")],
-                        env=bench.fresh_env())
-    return [Row(6, f"`smscan export`, {megabytes:.2f} MB of stdlib code ({records} records, {tokens:,} tokens)",
+    label = f"`smscan export`, {megabytes:.2f} MB of stdlib code ({records} records, {tokens:,} tokens)"
+    try:
+        run, _ = run_smscan(bench, ["export", str(source), "-o", str(bench.work / "export-out.jsonl")],
+                            env=bench.fresh_env())
+    except RowFailed as error:
+        bound = f"< {tokens / error.timed_out:.1f} tokens/s" if error.timed_out else ""
+        return [Row(6, label, figure=bound, note=f"FAILED: {error}")]
+    return [Row(6, label,
                 wall_s=run.seconds, files_per_s=None, tokens_per_s=ratio(tokens, run.seconds), rss_mb=run.rss_mb,
                 target="RSS <= 1.5 GB", met=run.rss_mb <= RSS_LIMIT_MB,
                 note=f"--export-mb {size:g}; the issue's 5 MB would take {5 / megabytes * run.seconds / 60:.0f} min "

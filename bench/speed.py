@@ -1054,6 +1054,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     first_load = os.getloadavg()[0]
     work = Path(tempfile.mkdtemp(prefix="smscan-speed-"))
     bench = Bench(args, work)
+    if 7 not in numbers:
+        bench.notes.append("Row 7 (detection F1) not run: add `--quality` (slow on a cold score cache); "
+                           "the Detection sections below hold the last figures.")
     try:
         rows = run_rows(bench, numbers)
     finally:

@@ -81,7 +81,7 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
         ModelError: the folder or tokenizer is damaged, or the two vocabularies differ.
     """
     started = time.perf_counter()
-    import ctranslate2
+    import ctranslate2  # type: ignore[import-not-found,import-untyped,unused-ignore]
     import tokenizers
 
     try:

@@ -8,18 +8,24 @@
     context.py      left-context chunks (pure index math)
     offsets.py      tokenizer offsets -> a partition of the text's code points
     scorer.py       the Scorer protocol, ScoringSettings and TransformersScorer
+    runtime.py      torch or CTranslate2 for a model, device and dtype
+    ct2_model.py    the CTranslate2 copies of the default model (converted once, atomic)
+    ct2.py          CT2Scorer: the same tokens and chunks, NLLs from CTranslate2 (no torch)
 
-Importing this package never imports torch or transformers.
+Importing this package never imports torch or transformers; neither does loading and running
+the default model on the CTranslate2 runtime (only converting it does).
 """
 
 from __future__ import annotations
 
+from smscan.model.ct2 import CT2Scorer
 from smscan.model.fingerprint import Fingerprint
 from smscan.model.load import LoadedModel, ModelSource, load_model, load_scorer, resolve_model
 from smscan.model.pull import DEFAULT_MODEL_NAME, default_model_dir, pull_default_model
 from smscan.model.scorer import Scorer, ScoringSettings, TransformersScorer
 
 __all__ = [
+    "CT2Scorer",
     "DEFAULT_MODEL_NAME",
     "Fingerprint",
     "LoadedModel",

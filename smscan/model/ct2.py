@@ -20,6 +20,7 @@ key names the runtime, so caches and thresholds of one runtime never serve anoth
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -72,7 +73,8 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
         source: the default model (its folder holds ``tokenizer.json``).
         folder: the CTranslate2 copy (``ct2_model.py``).
         dtype: ``fp32`` or ``int8``.
-        threads: CTranslate2 intra-op threads; 0 leaves its default.
+        threads: CTranslate2 intra-op threads; 0 uses one per core, at most 4 (CTranslate2's own
+            default is 4 whatever the cores, which oversubscribes a small machine).
 
     Returns:
         The loaded model.
@@ -81,7 +83,7 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
         ModelError: the folder or tokenizer is damaged, or the two vocabularies differ.
     """
     started = time.perf_counter()
-    import ctranslate2
+    import ctranslate2  # type: ignore[import-not-found,import-untyped,unused-ignore]
     import tokenizers
 
     try:
@@ -98,7 +100,8 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
     compute_type = {"fp32": "float32", "int8": "int8"}[dtype]
     try:
         generator = ctranslate2.Generator(
-            str(folder), device="cpu", compute_type=compute_type, inter_threads=1, intra_threads=threads
+            str(folder), device="cpu", compute_type=compute_type, inter_threads=1,
+            intra_threads=threads or min(4, os.cpu_count() or 1),
         )
     except Exception as exc:  # noqa: BLE001 - every CTranslate2 load failure is one ModelError
         raise corrupted_cache(folder, f"ctranslate2 cannot load it: {type(exc).__name__}: {str(exc)[:120]}") from exc

@@ -66,3 +66,32 @@ def test_auto_falls_back_to_torch_without_ctranslate2(monkeypatch: pytest.Monkey
     assert resolve_runtime("auto", is_default_model=True, device="cpu", dtype="auto", model="m").runtime == "torch"
     with pytest.raises(ModelError, match="pip install ctranslate2"):
         resolve_runtime("ctranslate2", is_default_model=True, device="cpu", dtype="auto", model="m")
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('runtime = "tensorrt"\n', "runtime must be one of auto, torch, ctranslate2"),
+        ('runtime = "torch"\ndtype = "int8"\n', "dtype int8 needs runtime ctranslate2"),
+        ('dtype = "int4"\n', "dtype must be one of"),
+    ],
+)
+def test_bad_runtime_config_is_a_config_error(tmp_path, toml: str, message: str) -> None:
+    from smscan.config import load_settings
+    from smscan.errors import ConfigError
+
+    (tmp_path / ".smscan.toml").write_text(toml)
+    with pytest.raises(ConfigError, match=message):
+        load_settings(tmp_path)
+
+
+def test_build_scorer_passes_the_configured_runtime(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from smscan.config import load_settings
+    from smscan.model import load
+    from smscan.model.chain import build_scorer
+
+    (tmp_path / ".smscan.toml").write_text('runtime = "ctranslate2"\ndtype = "int8"\nthreads = 1\n')
+    calls = []
+    monkeypatch.setattr(load, "load_scorer", lambda *args, **kwargs: calls.append(kwargs) or "scorer")
+    assert build_scorer(load_settings(tmp_path), environ={}) == "scorer"
+    assert calls[0]["runtime"] == "ctranslate2" and calls[0]["dtype"] == "int8" and calls[0]["threads"] == 1

@@ -73,12 +73,14 @@ GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
 class RowFailed(Exception):
     """A measurement that could not be taken; the row says so and the run goes on.
 
-    ``timed_out`` holds the timeout when the child was killed for it: a lower bound of its time.
+    ``timed_out`` holds the timeout when the child was killed for it (a lower bound of its time),
+    ``rss_mb`` its peak RSS until then.
     """
 
-    def __init__(self, message: str, *, timed_out: float | None = None) -> None:
+    def __init__(self, message: str, *, timed_out: float | None = None, rss_mb: float | None = None) -> None:
         super().__init__(message)
         self.timed_out = timed_out
+        self.rss_mb = rss_mb
 
 
 @dataclasses.dataclass
@@ -196,9 +198,10 @@ def measure(command: Sequence[str], *, env: dict[str, str], timeout: float, cwd:
                 break
             if time.perf_counter() > deadline:
                 _kill_group(proc.pid)
-                os.wait4(proc.pid, 0)
+                _, _, usage = os.wait4(proc.pid, 0)
                 proc.returncode = -9
-                raise RowFailed(f"timed out after {timeout:.0f} s: {_short(command)}", timed_out=timeout)
+                raise RowFailed(f"timed out after {timeout:.0f} s: {_short(command)}", timed_out=timeout,
+                                rss_mb=usage.ru_maxrss / 1024)
             time.sleep(min(0.05, 0.002 + (time.perf_counter() - started) / 200))
         seconds = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -569,7 +572,7 @@ def rows_cold(bench: Bench) -> list[Row]:
                              met=run.rss_mb <= RSS_LIMIT_MB, target="RSS <= 1.5 GB")
         except RowFailed as error:
             seconds = error.timed_out
-            smscan_row = Row(2, f"{label}: smscan ({files} files)", note=f"FAILED: {error}")
+            smscan_row = Row(2, f"{label}: smscan ({files} files)", rss_mb=error.rss_mb, note=f"FAILED: {error}")
         rows.append(smscan_row)
         peer: dict[str, Measured] = {}
         for tool in ("detect-secrets", "credsweeper"):
@@ -583,7 +586,7 @@ def rows_cold(bench: Bench) -> list[Row]:
                             note="files/s over tracked files"))
         if "credsweeper" in peer and seconds is not None:
             cs = peer["credsweeper"]
-            if smscan_row.rss_mb is None:  # timed out: its time so far is a lower bound
+            if smscan_row.wall_s is None:  # timed out: its time so far is a lower bound
                 smscan_row.figure = f"> {ratio(seconds, cs.seconds):.0f}x CredSweeper's time"
             else:
                 smscan_row.figure = (f"{ratio(seconds, cs.seconds):.1f}x CredSweeper's time, "
@@ -798,7 +801,8 @@ def rows_many_files(bench: Bench) -> list[Row]:
                     target="<= 5x CredSweeper", note="empty score cache")
     except RowFailed as error:
         seconds = error.timed_out
-        first = Row(5, f"{count:,} one-line files: smscan", target="<= 5x CredSweeper", note=f"FAILED: {error}")
+        first = Row(5, f"{count:,} one-line files: smscan", rss_mb=error.rss_mb, target="<= 5x CredSweeper",
+                    note=f"FAILED: {error}")
     rows = [first]
     bench.log(f"{count} one-line files: credsweeper")
     peer = run_peer(bench, "credsweeper", repo)

@@ -40,8 +40,22 @@ class Detector(Protocol):
         """Whether files at ``path`` are scanned for this kind."""
         ...
 
+    def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
+        """The spans ``[start, end)`` of ``text`` whose candidates need scores, or None when
+        candidates need the whole document scored.
+
+        The scan scores each span with bounded left context and the rest of its line
+        (:mod:`smscan.plan`); whatever lies outside every span may be left unscored, so
+        ``candidates`` must judge only what these spans cover (tokens outside them are absent).
+        """
+        ...
+
     def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
-        """Every scored candidate of ``text``; spans of one document do not overlap."""
+        """Every scored candidate of ``text``; spans of one document do not overlap.
+
+        ``scores`` may cover only pieces of ``text`` (those ``regions`` asked for, in document
+        offsets, a NaN at each piece's first token): a candidate without scored tokens is dropped.
+        """
         ...
 
     def rule(self) -> dict[str, Any]:

@@ -158,6 +158,10 @@ class CredentialDetector:
     def applies_to(self, path: str) -> bool:
         return True
 
+    def regions(self, text: str, path: str) -> list[tuple[int, int]]:
+        """The values that survive the model-free judgement: only they need the model."""
+        return [(slot.start, slot.end) for slot in find_slots(text) if judge_slot(text, slot, self._rule) is not None]
+
     def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
         rule = self._rule
         windows = fixed_windows(scores.nll, size=rule.window)

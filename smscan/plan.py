@@ -5,8 +5,8 @@ The reference model's forward pass is the cost of a scan, and most of a file is 
 any kind. So each detector names the spans it judges (``Detector.regions``: credential values that
 survive the model-free judgement, Python lines with dead-code evidence) or asks for the whole
 document (None); raw ``surprise`` always needs whole documents. The union of the targets becomes
-pieces (:func:`smscan.regions.pieces_for_targets`: bounded left context, the rest of the line,
-merged when they meet), restricted to the changed lines of a diff scan.
+pieces (:func:`smscan.regions.pieces_for_targets`: the detector's ``context_chars`` of left
+context, the rest of the line, merged when they meet), restricted to the changed lines of a diff scan.
 
 Each piece is scored as an independent text, so a score stays a pure function of (model,
 settings, text) and a score cache keyed on the piece's text is reused across rescans even when
@@ -26,7 +26,7 @@ import numpy as np
 
 from smscan.detectors.candidate import Detector
 from smscan.records import Document, TokenScores
-from smscan.regions import Piece, pieces_for_targets, pieces_to_score
+from smscan.regions import Piece, merge_spans, pieces_to_score, target_spans
 
 
 def plan_pieces(
@@ -48,15 +48,15 @@ def plan_pieces(
     """
     if whole:
         return pieces_to_score(document)
-    targets: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = []
     for detector in detectors:
         if by_path and not detector.applies_to(document.path):
             continue
         wanted = detector.regions(document.text, document.path)
         if wanted is None:
             return pieces_to_score(document)
-        targets.extend(wanted)
-    return pieces_for_targets(document, targets)
+        spans.extend(target_spans(document, wanted, context_chars=detector.context_chars))
+    return merge_spans(document.text, spans)
 
 
 def document_scores(pieces: Sequence[Piece], scores: Sequence[TokenScores]) -> TokenScores:

@@ -8,8 +8,8 @@ half. Runs whose scored pieces would overlap are merged into one piece. So a sec
 file is judged in the context of the code around it without scoring the whole file.
 
 Targets (``pieces_for_targets``): when every enabled detector names the spans it judges (credential
-values, Python lines with dead-code evidence), each target is scored with ``TARGET_CONTEXT_CHARS``
-of left context, cut at the earliest line start within that distance (else just after a space, so
+values, Python lines with dead-code evidence), each target is scored with its detector's left
+context (``TARGET_CONTEXT_CHARS`` unless it says otherwise), cut at the earliest line start within that distance (else just after a space, so
 no word is cut), and the rest of its line to the right (at most ``TARGET_RIGHT_CHARS``, cut before
 a space), so the target's tokens at both edges are the ones the whole file gives. Targets that
 do not touch a changed line of a diff scan are dropped; overlapping or adjacent pieces merge.
@@ -92,6 +92,18 @@ def pieces_for_targets(
         >>> pieces_for_targets(Document("c.py", text), [(13, 21)])
         [Piece(offset=0, text="a = 1\\nkey = 'zorbl~x9'")]
     """
+    spans = target_spans(document, targets, context_chars=context_chars, right_chars=right_chars)
+    return merge_spans(document.text, spans)
+
+
+def target_spans(
+    document: Document,
+    targets: Iterable[tuple[int, int]],
+    *,
+    context_chars: int = TARGET_CONTEXT_CHARS,
+    right_chars: int = TARGET_RIGHT_CHARS,
+) -> list[tuple[int, int]]:
+    """Each target on a changed line (any, outside diff scans) widened by its context, unmerged."""
     text = document.text
     starts = line_starts(text)
     spans: list[tuple[int, int]] = []
@@ -103,6 +115,11 @@ def pieces_for_targets(
         if not touches_changed_lines(document, first_line, last_line):
             continue
         spans.append((_context_start(text, starts, start, context_chars), _right_end(text, end, right_chars)))
+    return spans
+
+
+def merge_spans(text: str, spans: Iterable[tuple[int, int]]) -> list[Piece]:
+    """Pieces of ``text`` covering the union of ``spans``; overlapping or adjacent ones merge."""
     merged: list[tuple[int, int]] = []
     for lo, hi in sorted(spans):
         if merged and lo <= merged[-1][1]:

@@ -103,11 +103,11 @@ def test_credential_plans_only_values_that_survive_the_model_free_judgement() ->
 
 def test_dead_code_plans_evidence_lines_of_python_and_whole_files_elsewhere() -> None:
     dead = make_detector("dead-code")
-    python = "\n".join(f"s{i} = {i}" for i in range(40)) + "\ndef f(x):\n    return x\n    x = 1\n"
+    python = "\n".join(f"setting_{i} = {i}" for i in range(200)) + "\ndef f(x):\n    return x\n    x = 1\n"
     javascript = "function f(x) {\n  return x;\n  x = 1;\n}\n"
 
     (piece,) = plan_pieces(Document("m.py", python), [dead])
-    assert piece.text.endswith("    x = 1") and piece.offset > 0
+    assert piece.text.endswith("    x = 1") and 0 < len(piece.text) <= dead.context_chars + len("    x = 1")
     assert plan_pieces(Document("m.js", javascript), [dead]) == [Piece(0, javascript)]
     # Python without evidence needs nothing scored; a file dead code does not apply to neither.
     assert plan_pieces(Document("ok.py", "def f(x):\n    return x\n"), [dead]) == []
@@ -174,8 +174,8 @@ def test_a_file_no_enabled_kind_needs_is_not_scored() -> None:
 
 
 def test_dead_code_evidence_lines_are_judged_in_their_context_only() -> None:
-    # Forty live lines, one unreachable store with a random name; plain-line rule plus evidence.
-    head = "\n".join(f"s{i} = {i}" for i in range(40))
+    # 200 live lines, one unreachable store with a random name; plain-line rule plus evidence.
+    head = "\n".join(f"setting_{i} = {i}" for i in range(200))
     text = f"{head}\ndef f(x):\n    return x\n    Zq8xP1sV9kL2m4n5 = 1\n"
     scorer = RandomWordScorer()
     rule = {"evidence_bonus": 2.0, "min_context": 4, "shrink": 0.0}
@@ -184,6 +184,6 @@ def test_dead_code_evidence_lines_are_judged_in_their_context_only() -> None:
     result = scan([Document("m.py", text)], scorer, None, detections=[detection])
 
     (finding,) = result.findings
-    assert finding.start.line == 43 and finding.details["evidence"] == "unreachable"
+    assert finding.start.line == 203 and finding.details["evidence"] == "unreachable"
     (scored,) = scorer.texts
-    assert scored.endswith("    Zq8xP1sV9kL2m4n5 = 1") and len(scored) < 150
+    assert scored.endswith("    Zq8xP1sV9kL2m4n5 = 1") and len(scored) < len(text) / 2

@@ -35,6 +35,8 @@ class Detector(Protocol):
     """What calibration counts: ``"char"`` (credential values) or ``"line"`` (dead lines)."""
     propagate: bool
     """Whether every copy of a value in a group shares its best score (:func:`propagate_values`)."""
+    context_chars: int
+    """How many characters of left context a span of ``regions`` is scored with."""
 
     def applies_to(self, path: str) -> bool:
         """Whether files at ``path`` are scanned for this kind."""

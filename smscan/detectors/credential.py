@@ -143,6 +143,8 @@ class CredentialDetector:
     kind = KIND
     unit = "char"
     propagate = True
+    # About 32 tokens: the name and syntax around a value, what its surprise depends on.
+    context_chars = 128
 
     def __init__(self, rule: CredentialRule | None = None) -> None:
         self._rule = rule or CredentialRule()

@@ -77,6 +77,10 @@ class DeadCodeDetector:
     kind = KIND
     unit = "line"
     propagate = False
+    # A line's surprise and the prior it is shrunk toward need the code before it: with 128
+    # characters, MBPP false alarms rose from 1 to 5 (docs/BENCHMARKS.md); evidence lines are
+    # rare, so a long context costs little.
+    context_chars = 1024
 
     def __init__(self, rule: DeadCodeRule | None = None) -> None:
         self._rule = rule or DeadCodeRule()

@@ -106,6 +106,9 @@ def target_spans(
     """Each target on a changed line (any, outside diff scans) widened by its context, unmerged."""
     text = document.text
     starts = line_starts(text)
+    # A piece reaching the file's last visible character takes the trailing whitespace too, so a
+    # short file planned whole is the very text a whole-file scan scores (one cache entry).
+    content_end = len(text.rstrip())
     spans: list[tuple[int, int]] = []
     for start, end in targets:
         if end <= start:
@@ -114,7 +117,8 @@ def target_spans(
         last_line = bisect_right(starts, end - 1)
         if not touches_changed_lines(document, first_line, last_line):
             continue
-        spans.append((_context_start(text, starts, start, context_chars), _right_end(text, end, right_chars)))
+        right = _right_end(text, end, right_chars)
+        spans.append((_context_start(text, starts, start, context_chars), len(text) if right >= content_end else right))
     return spans
 
 

@@ -80,7 +80,7 @@ def test_diff_scans_plan_only_targets_on_changed_lines() -> None:
     # Line 1 is in line 3's context, but only line 3 changed: only line 3's value is a target.
     (piece,) = pieces_for_targets(Document("c.py", text, changed_lines=((3, 3),)), targets)
 
-    assert piece.text.endswith("c = 'Zq8xP1sV9kL3'")
+    assert piece.text.endswith("c = 'Zq8xP1sV9kL3'\n")  # the last line: trailing newline kept
     assert pieces_for_targets(Document("c.py", text, changed_lines=((2, 2),)), targets) == []
 
 
@@ -107,11 +107,28 @@ def test_dead_code_plans_evidence_lines_of_python_and_whole_files_elsewhere() ->
     javascript = "function f(x) {\n  return x;\n  x = 1;\n}\n"
 
     (piece,) = plan_pieces(Document("m.py", python), [dead])
-    assert piece.text.endswith("    x = 1") and 0 < len(piece.text) <= dead.context_chars + len("    x = 1")
+    assert piece.text.endswith("    x = 1\n") and 0 < len(piece.text) <= dead.context_chars + len("    x = 1\n")
     assert plan_pieces(Document("m.js", javascript), [dead]) == [Piece(0, javascript)]
     # Python without evidence needs nothing scored; a file dead code does not apply to neither.
     assert plan_pieces(Document("ok.py", "def f(x):\n    return x\n"), [dead]) == []
     assert plan_pieces(Document("notes.md", javascript), [dead]) == []
+
+
+def test_a_dead_code_evidence_line_is_planned_with_the_code_after_it_for_its_prior() -> None:
+    dead = make_detector("dead-code")
+    head = "\n".join(f"setting_{i} = {i}" for i in range(200))
+    tail = "\n".join(f"after_{i} = {i}" for i in range(200))
+    text = f"{head}\ndef f(x):\n    return x\n    x = 1\n{tail}\n"
+
+    (piece,) = plan_pieces(Document("m.py", text), [dead])
+
+    evidence = text.index("    x = 1")
+    after = piece.offset + len(piece.text) - evidence
+    assert dead.context_chars - 20 <= after <= dead.context_chars + 20
+    assert evidence - piece.offset <= dead.context_chars
+    # A short file is planned whole, trailing newline included: the same text a whole scan scores.
+    short = "def f(x):\n    return x\n    x = 1\n\n"
+    assert plan_pieces(Document("s.py", short), [dead]) == [Piece(0, short)]
 
 
 def test_sparse_scores_put_each_piece_in_document_offsets() -> None:
@@ -186,4 +203,4 @@ def test_dead_code_evidence_lines_are_judged_in_their_context_only() -> None:
     (finding,) = result.findings
     assert finding.start.line == 203 and finding.details["evidence"] == "unreachable"
     (scored,) = scorer.texts
-    assert scored.endswith("    Zq8xP1sV9kL2m4n5 = 1") and len(scored) < len(text) / 2
+    assert scored.endswith("    Zq8xP1sV9kL2m4n5 = 1\n") and len(scored) < len(text) / 2

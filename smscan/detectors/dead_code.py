@@ -77,9 +77,9 @@ class DeadCodeDetector:
     kind = KIND
     unit = "line"
     propagate = False
-    # A line's surprise and the prior it is shrunk toward need the code before it: with 128
-    # characters, MBPP false alarms rose from 1 to 5 (docs/BENCHMARKS.md); evidence lines are
-    # rare, so a long context costs little.
+    # A line's surprise and the prior it is shrunk toward need the code around it: with 128
+    # characters before it, MBPP false alarms rose from 1 to 5 (docs/BENCHMARKS.md); evidence
+    # lines are rare, so a long context costs little.
     context_chars = 1024
 
     def __init__(self, rule: DeadCodeRule | None = None) -> None:
@@ -99,11 +99,30 @@ class DeadCodeDetector:
         return suffix in CODE_SUFFIXES
 
     def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
-        """Python that parses: its evidence lines (none, nothing to score); else the whole text."""
+        """Python that parses: its evidence lines (none: nothing to score); else the whole text.
+
+        Each evidence line comes with the lines that start within ``context_chars`` after it
+        (the planner adds as much before it): the median a short line is shrunk toward must be
+        that of the code around the line, not of a prefix ending at it, which reads higher (a
+        file's first tokens have little context). With left context alone, MBPP false alarms
+        rose from 1 to 3 (``docs/BENCHMARKS.md``).
+        """
         if self._rule.python_lines != "evidence" or not _parses(text):
             return None
         extents = _content_extents(text)
-        return [extents[line - 1] for line in sorted(dead_lines(text)) if line <= len(extents)]
+        spans = []
+        for line in sorted(dead_lines(text)):
+            if line > len(extents):
+                continue
+            start, end = extents[line - 1]
+            stop = end
+            for after_start, after_end in extents[line:]:
+                if after_start - end > self.context_chars:
+                    break
+                if after_end > after_start:
+                    stop = after_end
+            spans.append((start, stop))
+        return spans
 
     def candidates(self, text: str, scores: TokenScores, *, python: bool | None = None) -> list[Candidate]:
         """One candidate per scored line, spanning the line's content.

@@ -53,8 +53,13 @@ class PlainGlobalSM:
     def __init__(self, window: int = 4) -> None:
         self.window = window
 
+    context_chars = 0
+
     def applies_to(self, path: str) -> bool:
         return True
+
+    def regions(self, text: str, path: str) -> None:
+        return None  # every token is a candidate: whole documents
 
     def rule(self) -> dict[str, Any]:
         return {"rule": "global", "window": self.window, "consensus": 1}

@@ -1,7 +1,10 @@
 """The one place where stages are wired: Documents -> token scores -> masks and candidates -> findings.
 
-Each text is scored once; raw Surprise Masking (``surprise`` findings) and every detector
-(``credential``, ``dead-code``) read the same token scores. Every scanning mode (repo, and later staged, diff, files, export) feeds Documents and Skips into
+Each document is scored once, by plan (:mod:`smscan.plan`): only the pieces the enabled kinds need
+(credential values and Python dead-code evidence lines with bounded left context), or the whole
+text when a kind needs it (raw ``surprise``, dead code outside parseable Python); raw Surprise
+Masking (``surprise`` findings) and every detector (``credential``, ``dead-code``) read the same
+token scores. Every scanning mode (repo, and later staged, diff, files, export) feeds Documents and Skips into
 :func:`scan` and differs only in its source and sink. Duplicate propagation needs a whole group, so
 masks are buffered one group at a time; documents of a group must arrive contiguously.
 """
@@ -26,8 +29,9 @@ from smscan.engine.rules import select_global
 from smscan.engine.spans import char_spans
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.model.scorer import Scorer
+from smscan.plan import document_scores, plan_pieces
 from smscan.records import Document, Finding, Position, Skip, TokenScores
-from smscan.regions import line_starts, pieces_to_score, touches_changed_lines
+from smscan.regions import Piece, line_starts, touches_changed_lines
 from smscan.rules import Detection
 
 
@@ -85,12 +89,19 @@ class ScanResult:
 
 
 @dataclass(slots=True)
+class _Masked:
+    """One scored piece under raw Surprise Masking, in document offsets."""
+
+    scores: TokenScores
+    windows: Windows
+    selected: np.ndarray
+    mask: np.ndarray
+
+
+@dataclass(slots=True)
 class _Scored:
     document: Document
-    scores: TokenScores
-    windows: Windows | None
-    selected: np.ndarray | None
-    mask: np.ndarray | None
+    pieces: list[_Masked]
     candidates: dict[str, list[Candidate]]
 
 
@@ -104,6 +115,7 @@ def scan(
     *,
     detections: Sequence[Detection] = (),
     on_item: ProgressCallback | None = None,
+    whole_documents: bool = False,
 ) -> ScanResult:
     """Score documents once and report ``surprise`` spans and each detector's findings.
 
@@ -114,6 +126,8 @@ def scan(
             ``surprise`` findings; None reports none.
         detections: detectors with their calibrated thresholds (``credential``, ``dead-code``).
         on_item: called once per item after it is handled (for progress bars).
+        whole_documents: score whole documents even when the detectors need less (``explain``,
+            which draws every token).
 
     Returns:
         The findings, skips and counters of the scan.
@@ -122,17 +136,21 @@ def scan(
     result = ScanResult()
     group_key: str | None = None
     group: list[_Scored] = []
+    detectors = [detection.detector for detection in detections]
+    whole = whole_documents or rule is not None
     for batch in _batches(items, result, on_item):
-        pieces = [(document, piece) for document in batch for piece in pieces_to_score(document)]
-        scored = scorer.score_texts([piece.text for _, piece in pieces])
-        for (document, piece), scores in zip(pieces, scored):
+        plans = [plan_pieces(document, detectors, whole=whole) for document in batch]
+        scored = scorer.score_texts([piece.text for pieces in plans for piece in pieces])
+        index = 0
+        for document, pieces in zip(batch, plans):
+            piece_scores = scored[index : index + len(pieces)]
+            index += len(pieces)
             if group_key is not None and document.group != group_key:
                 _finish_group(group, rule, detections, result)
                 group = []
             group_key = document.group
-            group.append(_score_piece(document, piece.text, piece.offset, scores, rule, detections))
-            result.stats.tokens_scored += int(np.isfinite(scores.nll).sum())
-        for document in batch:
+            group.append(_score_document(document, pieces, piece_scores, rule, detections))
+            result.stats.tokens_scored += sum(int(np.isfinite(s.nll).sum()) for s in piece_scores)
             result.stats.files_scanned += 1
             if on_item is not None:
                 on_item(document)
@@ -196,31 +214,30 @@ def _batches(
         yield batch
 
 
-def _score_piece(
+def _score_document(
     document: Document,
-    text: str,
-    offset: int,
-    scores: TokenScores,
+    pieces: Sequence[Piece],
+    scores: Sequence[TokenScores],
     rule: SurpriseRule | None,
     detections: Sequence[Detection],
 ) -> _Scored:
-    shifted = _shift(scores, offset)
-    windows = selected = mask = None
+    masked = []
     if rule is not None:
-        windows = fixed_windows(shifted.nll, size=rule.window)
-        selected = select_global(windows, threshold=rule.threshold)
-        mask = token_mask(windows, selected, num_tokens=len(scores), consensus=rule.consensus)
+        # Raw masking runs within each scored piece (windows never span two pieces).
+        for piece, piece_scores in zip(pieces, scores):
+            shifted = _shift(piece_scores, piece.offset)
+            windows = fixed_windows(shifted.nll, size=rule.window)
+            selected = select_global(windows, threshold=rule.threshold)
+            mask = token_mask(windows, selected, num_tokens=len(shifted), consensus=rule.consensus)
+            masked.append(_Masked(shifted, windows, selected, mask))
     candidates: dict[str, list[Candidate]] = {}
-    for detection in detections:
-        detector = detection.detector
-        if not detector.applies_to(document.path):
-            continue
-        # Detectors see the piece on its own (offsets from 0) and report in document offsets.
-        candidates[detector.kind] = [
-            Candidate(c.char_start + offset, c.char_end + offset, c.score, c.details)
-            for c in detector.candidates(text, scores)
-        ]
-    return _Scored(document, shifted, windows, selected, mask, candidates)
+    applicable = [d.detector for d in detections if d.detector.applies_to(document.path)]
+    if applicable:
+        # Detectors see the whole text and the scores of its pieces in document offsets.
+        sparse = document_scores(pieces, scores)
+        for detector in applicable:
+            candidates[detector.kind] = detector.candidates(document.text, sparse)
+    return _Scored(document, masked, candidates)
 
 
 def _finish_group(
@@ -232,13 +249,14 @@ def _finish_group(
     if not group:
         return
     if rule is not None:
-        masks = [item.mask for item in group if item.mask is not None]
+        pieces = [(item.document, piece) for item in group for piece in item.pieces]
+        masks = [piece.mask for _, piece in pieces]
         if rule.propagate:
             masks = propagate_duplicates(
-                [item.scores.token_ids for item in group], masks, size=rule.window
+                [piece.scores.token_ids for _, piece in pieces], masks, size=rule.window
             )
-        for item, mask in zip(group, masks):
-            result.findings.extend(_surprise_findings(item, mask, rule, result))
+        for (document, piece), mask in zip(pieces, masks):
+            result.findings.extend(_surprise_findings(document, piece, mask, rule, result))
     for detection in detections:
         kind = detection.detector.kind
         found = [item.candidates.get(kind, []) for item in group]
@@ -257,9 +275,8 @@ def _finish_group(
 
 
 def _surprise_findings(
-    item: _Scored, mask: np.ndarray, rule: SurpriseRule, result: ScanResult
+    document: Document, item: _Masked, mask: np.ndarray, rule: SurpriseRule, result: ScanResult
 ) -> Iterator[Finding]:
-    assert item.windows is not None and item.selected is not None
     token_starts = item.scores.char_starts
     for char_start, char_end in char_spans(mask, item.scores.char_starts, item.scores.char_ends):
         # The span's score is its most surprising window; a span reached only by duplicate
@@ -271,7 +288,7 @@ def _surprise_findings(
         score = float(window_scores.max()) if window_scores.size else float("nan")
         by_window = bool((item.selected & overlapping).any())
         finding = _finding(
-            item.document, SURPRISE, char_start, char_end, score=score,
+            document, SURPRISE, char_start, char_end, score=score,
             threshold=rule.threshold, details={"propagated": not by_window}, result=result,
         )
         if finding is not None:

@@ -62,7 +62,7 @@ def test_dead_code_is_looked_for_in_code_files_only() -> None:
     line = f"    if {KEY} < 0: pass"
     text = f"def f(x):\n{line}\n    return x\n"
     # The line: 10 tokens, one at NLL 12, nine at 1: mean 2.1 (plain line SM, no corrections).
-    rule = {"evidence_bonus": 0.0, "min_context": 1, "shrink": 0.0}
+    rule = {"evidence_bonus": 0.0, "min_context": 1, "shrink": 0.0, "python_lines": "all"}
     detection = Detection(make_detector("dead-code", rule), threshold=2.0)
 
     result = scan(
@@ -89,7 +89,7 @@ def test_a_line_holding_a_credential_is_not_also_reported_as_dead_code() -> None
     # Both lines are surprising dead code to the plain line rule; only the first holds a credential.
     text = f'def f(x):\n    api_key = "{KEY}"\n    if {KEY[::-1]} < 0: pass\n    return x\n'
     credential = Detection(make_detector("credential", WINDOW), threshold=5.0)
-    dead_code = Detection(make_detector("dead-code", {"evidence_bonus": 0.0, "min_context": 1, "shrink": 0.0}), threshold=2.0)
+    dead_code = Detection(make_detector("dead-code", {"evidence_bonus": 0.0, "min_context": 1, "shrink": 0.0, "python_lines": "all"}), threshold=2.0)
 
     found = scan([Document("m.py", text)], RandomWordScorer(), None, detections=[credential, dead_code]).findings
     reported = without_dead_code_on_credential_lines(found)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -72,7 +73,10 @@ def calibrate_command(
     documents, labels_name, labels_digest = _documents(kind, labels, synthetic, seed)
     settings = command_settings(config, model=model, device=device, dtype=dtype)
     scorer = load_cached_scorer(settings, score_cache=score_cache)
-    scores = score_with_progress(scorer, [d.text for d in documents])
+    if surprise_rule is not None:
+        scores = score_with_progress(scorer, [d.text for d in documents])
+    else:
+        scores = score_planned_with_progress(scorer, kind, documents)
     if surprise_rule is not None:
         from smscan.exports.operating_points import calibrate_surprise
 
@@ -227,6 +231,19 @@ def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
     ) as progress:
         task = progress.add_task("scoring", total=len(texts))
         return score_documents(scorer, texts, on_progress=lambda done, _: progress.update(task, completed=done))
+
+
+def score_planned_with_progress(scorer: Any, kind: str, documents: Sequence[Any], rule: dict[str, Any] | None = None) -> list[Any]:
+    """Score what a scan of ``kind`` scores (its detector's plan), so thresholds are chosen and
+    judged on the scores a scan reads; the plan ignores the labelled texts' names."""
+    from smscan.detectors import make_detector
+    from smscan.plan import assemble_scores, plan_pieces
+    from smscan.records import Document
+
+    detector = make_detector(kind, rule)
+    plans = [plan_pieces(Document(d.name, d.text), [detector], by_path=False) for d in documents]
+    flat = score_with_progress(scorer, [piece.text for pieces in plans for piece in pieces])
+    return assemble_scores(plans, flat)
 
 
 def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, Any]) -> None:

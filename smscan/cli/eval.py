@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from smscan.cli.calibrate import (
-    LabelsOption, ScoreCacheOption, command_settings, load_cached_scorer, score_with_progress,
+    LabelsOption, ScoreCacheOption, command_settings, load_cached_scorer, score_planned_with_progress,
 )
 from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
 from smscan.cli.scanning import ReportFormat, write_atomically
@@ -64,7 +64,7 @@ def eval_command(
         source = entry.source + (f" ({operating_point})" if operating_point else "")
     elif operating_point is not None:
         raise SmscanError("give --threshold or --operating-point, not both")
-    scores = score_with_progress(scorer, [d.text for d in documents])
+    scores = score_planned_with_progress(scorer, kind, documents, rule)
     result = evaluate_kind(kind, documents, scores, threshold=threshold, rule=rule)
     if plot is not None:
         from smscan.calibration.plots import plot_kind

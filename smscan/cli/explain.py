@@ -163,7 +163,8 @@ def explain_document(
     tau = surprise.threshold if surprise is not None else threshold
     k = surprise.consensus if surprise is not None else consensus
 
-    result = scan([document], _ScoredOnce(scores), surprise, detections=rules.detections)  # type: ignore[arg-type]
+    # The heat map draws every token, so the scan reads the whole file's scores, not a plan's.
+    result = scan([document], _ScoredOnce(scores), surprise, detections=rules.detections, whole_documents=True)  # type: ignore[arg-type]
     lines = result.lines.get(document.path, {})
 
     def position(offset: int) -> tuple[int, int]:

@@ -35,13 +35,29 @@ class Detector(Protocol):
     """What calibration counts: ``"char"`` (credential values) or ``"line"`` (dead lines)."""
     propagate: bool
     """Whether every copy of a value in a group shares its best score (:func:`propagate_values`)."""
+    context_chars: int
+    """How many characters of left context a span of ``regions`` is scored with."""
 
     def applies_to(self, path: str) -> bool:
         """Whether files at ``path`` are scanned for this kind."""
         ...
 
+    def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
+        """The spans ``[start, end)`` of ``text`` whose candidates need scores, or None when
+        candidates need the whole document scored.
+
+        The scan scores each span with bounded left context and the rest of its line
+        (:mod:`smscan.plan`); whatever lies outside every span may be left unscored, so
+        ``candidates`` must judge only what these spans cover (tokens outside them are absent).
+        """
+        ...
+
     def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
-        """Every scored candidate of ``text``; spans of one document do not overlap."""
+        """Every scored candidate of ``text``; spans of one document do not overlap.
+
+        ``scores`` may cover only pieces of ``text`` (those ``regions`` asked for, in document
+        offsets, a NaN at each piece's first token): a candidate without scored tokens is dropped.
+        """
         ...
 
     def rule(self) -> dict[str, Any]:

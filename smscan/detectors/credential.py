@@ -143,6 +143,8 @@ class CredentialDetector:
     kind = KIND
     unit = "char"
     propagate = True
+    # About 32 tokens: the name and syntax around a value, what its surprise depends on.
+    context_chars = 128
 
     def __init__(self, rule: CredentialRule | None = None) -> None:
         self._rule = rule or CredentialRule()
@@ -157,6 +159,10 @@ class CredentialDetector:
 
     def applies_to(self, path: str) -> bool:
         return True
+
+    def regions(self, text: str, path: str) -> list[tuple[int, int]]:
+        """The values that survive the model-free judgement: only they need the model."""
+        return [(slot.start, slot.end) for slot in find_slots(text) if judge_slot(text, slot, self._rule) is not None]
 
     def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
         rule = self._rule

@@ -12,6 +12,12 @@ under a condition built only of constants that is false, in a loop over an empty
 store to a local name that nothing reads). The evidence ranks candidates; it never replaces
 surprise, and with ``evidence_bonus = 0`` the detector is plain line SM. Other languages are
 scored by lines alone.
+
+In Python that parses, only lines with evidence are candidates (``python_lines = "evidence"``):
+on the calibration sets every dead line reported comes from them, and the lines surprise alone
+raises there are false alarms (``docs/BENCHMARKS.md``). So a scan scores only those lines with
+their left context (``regions``), the file median of the prior then being that of the scored
+context; other languages and unparseable Python need the whole file.
 """
 
 from __future__ import annotations
@@ -50,6 +56,12 @@ class DeadCodeRule:
     min_context: int = 8
     shrink: float = 4.0
     python_only: bool = False
+    python_lines: str = "evidence"
+    """In Python that parses: ``evidence`` judges only lines ``ast`` shows dead; ``all`` every line."""
+
+    def __post_init__(self) -> None:
+        if self.python_lines not in ("evidence", "all"):
+            raise ValueError(f"python_lines must be 'evidence' or 'all', got {self.python_lines!r}")
 
     def as_dict(self) -> dict[str, Any]:
         return {"rule": "line-mean-nll", **asdict(self)}
@@ -65,6 +77,10 @@ class DeadCodeDetector:
     kind = KIND
     unit = "line"
     propagate = False
+    # A line's surprise and the prior it is shrunk toward need the code around it: with 128
+    # characters before it, MBPP false alarms rose from 1 to 5 (docs/BENCHMARKS.md); evidence
+    # lines are rare, so a long context costs little.
+    context_chars = 1024
 
     def __init__(self, rule: DeadCodeRule | None = None) -> None:
         self._rule = rule or DeadCodeRule()
@@ -82,30 +98,60 @@ class DeadCodeDetector:
         suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
         return suffix in CODE_SUFFIXES
 
+    def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
+        """Python that parses: its evidence lines (none: nothing to score); else the whole text.
+
+        Each evidence line comes with the lines that start within ``context_chars`` after it
+        (the planner adds as much before it): the median a short line is shrunk toward must be
+        that of the code around the line, not of a prefix ending at it, which reads higher (a
+        file's first tokens have little context). With left context alone, MBPP false alarms
+        rose from 1 to 3 (``docs/BENCHMARKS.md``).
+        """
+        if self._rule.python_lines != "evidence" or not _parses(text):
+            return None
+        extents = _content_extents(text)
+        spans = []
+        for line in sorted(dead_lines(text)):
+            if line > len(extents):
+                continue
+            start, end = extents[line - 1]
+            stop = end
+            for after_start, after_end in extents[line:]:
+                if after_start - end > self.context_chars:
+                    break
+                if after_end > after_start:
+                    stop = after_end
+            spans.append((start, stop))
+        return spans
+
     def candidates(self, text: str, scores: TokenScores, *, python: bool | None = None) -> list[Candidate]:
         """One candidate per scored line, spanning the line's content.
 
         Args:
             text: the document.
-            scores: its token scores.
+            scores: its token scores (of the whole text, or of pieces of it: see ``regions``).
             python: whether the text is Python (None: it is when it parses as Python).
         """
         rule = self._rule
         nll = np.array(scores.nll, dtype=np.float64)
-        # Tokens without enough left context are not judged (NaN: their lines get no window).
-        nll[1 : rule.min_context] = np.nan
+        # Tokens without enough left context are not judged (NaN: their lines get no window):
+        # the first of the text, and of each scored piece after a gap.
+        for start in _piece_starts(scores):
+            nll[start + 1 : start + rule.min_context] = np.nan
         windows, lines = line_windows(text, scores.char_starts, scores.char_ends, nll)
         finite = np.isfinite(nll)
         prior = float(np.median(nll[finite])) if finite.any() else 0.0
         counts = _finite_counts(finite, windows.starts, windows.ends)
-        dead = dead_lines(text) if python is not False else {}
+        parses = python is not False and _parses(text)
+        dead = dead_lines(text) if parses else {}
         if self._rule.python_only and not dead and not _parses(text):
             return []
+        evidence_only = parses and rule.python_lines == "evidence"
         extents = _content_extents(text)
         prose = _prose_lines(text, extents, python=python is not False)
         found = []
         for mean, count, line in zip(windows.scores.tolist(), counts.tolist(), lines.tolist()):
-            if not math.isfinite(mean) or line in prose:
+            if not math.isfinite(mean) or line in prose or (evidence_only and line not in dead):
                 continue
             score = (mean * count + rule.shrink * prior) / (count + rule.shrink)
             start, end = extents[line - 1]
@@ -116,6 +162,19 @@ class DeadCodeDetector:
                 score += rule.evidence_bonus
             found.append(Candidate(start, end, score, details))
         return found
+
+
+def _piece_starts(scores: TokenScores) -> np.ndarray:
+    """Indices of the tokens that begin a scored text: the first, and each one after a gap.
+
+    Tokens of one scored text partition it, so consecutive tokens touch; the sparse scores of a
+    scan's pieces (:func:`smscan.plan.document_scores`) have a gap where one piece ends and the
+    next begins.
+    """
+    if len(scores) == 0:
+        return np.zeros(0, dtype=np.int64)
+    gaps = np.flatnonzero(np.asarray(scores.char_starts)[1:] != np.asarray(scores.char_ends)[:-1]) + 1
+    return np.concatenate([[0], gaps]).astype(np.int64)
 
 
 def _finite_counts(finite: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -52,7 +52,8 @@ def test_constant_truth(expression: str, truth: bool | None) -> None:
     assert constant_truth(ast.parse(expression, mode="eval").body) is truth
 
 
-PLAIN = DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=0.0)
+# Every line judged, Python or not: the line mechanics without the evidence-only rule.
+PLAIN = DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=0.0, python_lines="all")
 
 
 def test_plain_line_sm_scores_the_mean_line_nll() -> None:
@@ -80,7 +81,7 @@ def test_short_lines_shrink_toward_the_files_median() -> None:
     text = "aaaaaaaa\nzq\n"
     scores = char_scores(text, [(9, 11)], high=9.0, low=1.0)
 
-    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=2.0)).candidates(text, scores)
+    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=2.0, python_lines="all")).candidates(text, scores)
 
     # 'zq': 2 tokens at 9, the file's median token NLL is 1: (2 * 9 + 2 * 1) / 4 = 5.
     assert [round(c.score, 6) for c in found] == [1.0, 5.0]
@@ -90,7 +91,7 @@ def test_evidence_raises_a_line_by_the_bonus() -> None:
     text = "def f(x):\n    return x\n    x = 1\n"
     scores = char_scores(text, low=2.0)
 
-    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=3.0, min_context=1, shrink=0.0)).candidates(text, scores)
+    found = DeadCodeDetector(DeadCodeRule(evidence_bonus=3.0, min_context=1, shrink=0.0, python_lines="all")).candidates(text, scores)
 
     by_line = {text.count("\n", 0, c.char_start) + 1: c for c in found}
     assert by_line[3].score == pytest.approx(5.0)

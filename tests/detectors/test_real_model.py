@@ -77,3 +77,47 @@ def test_default_scan_reports_whole_credentials_and_the_dead_line(
         ("stats.py", "dead-code", 'if abs(0.5) < 0: raise Exception("fail")'),
     ]
     assert report["rule"]["kinds"] == ["credential", "dead-code"]
+
+
+# A credential format no rule names, invented here: an unknown prefix and random characters.
+ZORBL = "zorbl~Vq3XmR8kPz2LwN7tYb5HcJ4s"
+ZORBL_CONFIG = "".join(f"  worker_{i}:\n    replicas: {i + 1}\n    queue: jobs-{i}\n" for i in range(12)) + (
+    f"auth:\n  provider: zorbl\n  zorbl_token: {ZORBL}\n  timeout: 30\n"
+)
+ZORBL_SCRIPT = "#!/bin/sh\nset -eu\n" + "".join(f"echo \"step {i}\"\n./build.sh --target t{i}\n" for i in range(10)) + (
+    f"export ZORBL_SECRET='{ZORBL}'\n./deploy.sh --env prod\n"
+)
+
+
+def test_an_invented_format_is_found_through_the_scoring_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "services.yaml").write_text(ZORBL_CONFIG)
+    (tmp_path / "deploy.sh").write_text(ZORBL_SCRIPT)
+
+    code = main(["repo", str(tmp_path), "--format", "json", "--no-redact"])
+
+    report = json.loads(capsys.readouterr().out)
+    found = sorted((f["path"], f["kind"], f["preview"]) for f in report["findings"])
+    assert code == 1
+    assert found == [("deploy.sh", "credential", ZORBL), ("services.yaml", "credential", ZORBL)]
+
+
+def test_a_planned_piece_tokenizes_its_value_as_the_whole_file_does() -> None:
+    from smscan.detectors import make_detector
+    from smscan.model.load import load_scorer
+    from smscan.plan import plan_pieces
+    from smscan.records import Document
+
+    scorer = load_scorer("default", pull_if_missing=True)
+    document = Document("services.yaml", ZORBL_CONFIG)
+    (piece,) = plan_pieces(document, [make_detector("credential")])
+    whole, part = scorer.score_texts([document.text, piece.text])
+    start = document.text.index(ZORBL)
+
+    def value_tokens(scores, offset):  # type: ignore[no-untyped-def]
+        inside = (scores.char_starts + offset >= start) & (scores.char_ends + offset <= start + len(ZORBL))
+        return list(zip(scores.token_ids[inside], scores.char_starts[inside] + offset))
+
+    assert piece.offset > 0 and len(piece.text) < len(document.text) / 2
+    assert value_tokens(part, piece.offset) == value_tokens(whole, 0)

@@ -90,7 +90,7 @@ def test_build_scorer_passes_the_configured_runtime(tmp_path, monkeypatch: pytes
     from smscan.model import load
     from smscan.model.chain import build_scorer
 
-    (tmp_path / ".smscan.toml").write_text('runtime = "ctranslate2"\ndtype = "int8"\nthreads = 1\n')
+    (tmp_path / ".smscan.toml").write_text('runtime = "ctranslate2"\ndtype = "int8"\nthreads = 1\nscore_cache = false\n')
     calls = []
     monkeypatch.setattr(load, "load_scorer", lambda *args, **kwargs: calls.append(kwargs) or "scorer")
     assert build_scorer(load_settings(tmp_path), environ={}) == "scorer"

@@ -83,3 +83,19 @@ def test_write_change_appends_real_code(tmp_path: Path) -> None:
     (other / "m0.py").write_text("x = 1\n")
     write_change(other, ["m0.py"], lines_per_file=40, skip=200)
     assert (other / "m0.py").read_text() != (tmp_path / "m0.py").read_text()
+
+
+def test_section_text_is_wrapped_and_names_no_machine_paths() -> None:
+    import datetime
+
+    from bench.speed import section_text
+
+    text = section_text([Row(4, "staged", wall_s=2.0, target="<= 3.0 s", met=True), Row(1, "CTranslate2", note="skipped: x")],
+                        command=command_line(["--quick", "--keep", "--cache", "/tmp/c"]),
+                        started=datetime.datetime(2026, 1, 2, 3, 4, tzinfo=datetime.timezone.utc), loads=(1.0, 2.0),
+                        notes=["a note"], revision="commit abc", machine="CPU X, 2 CPUs")
+    assert text.startswith("## Speed\n\n")
+    assert "    python -m bench.speed --quick --cache\n" in text
+    assert "/tmp" not in text
+    assert all(len(line) <= 100 for line in text.splitlines() if not line.startswith("|"))
+    assert "- row 1, CTranslate2: skipped: x" in text and "- a note" in text

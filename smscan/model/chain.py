@@ -75,7 +75,7 @@ def build_scorer(
     from smscan.cache import CachedScorer
     from smscan.model.lazy import LazyScorer
 
-    request, tokenizer_file = None, None
+    request, tokenizer_file, weights = None, None, None
     source = _resolve_without_network(settings.model, environ)
     if source is not None:
         request = json.dumps(
@@ -87,7 +87,8 @@ def build_scorer(
             sort_keys=True,
         )
         tokenizer_file = source.folder / "tokenizer.json"
-    lazy = LazyScorer(load_model, request=request, tokenizer_file=tokenizer_file, memo=cache)
+        weights = source.fingerprint.short
+    lazy = LazyScorer(load_model, request=request, tokenizer_file=tokenizer_file, memo=cache, weights_fingerprint=weights)
     return CachedScorer(lazy, cache)
 
 

@@ -58,6 +58,9 @@ class LazyScorer:
             not be resolved cheaply (then nothing is remembered and the first use loads).
         tokenizer_file: the model's ``tokenizer.json``, if it has one.
         memo: where identities are remembered.
+        weights_fingerprint: the resolved model's fingerprint; an identity is remembered only
+            when the loaded scorer's fingerprint is that one (or it with a runtime suffix such as
+            ``+ct2-fp32``), so a stand-in scorer can never be remembered for a real model.
 
     Example:
         >>> scorer = LazyScorer(lambda: load_scorer(), request=req, tokenizer_file=f, memo=cache)  # doctest: +SKIP
@@ -71,8 +74,10 @@ class LazyScorer:
         request: str | None = None,
         tokenizer_file: Path | None = None,
         memo: IdentityMemo | None = None,
+        weights_fingerprint: str | None = None,
     ) -> None:
         self._load = load
+        self._weights = weights_fingerprint
         self._request = request
         self._tokenizer_file = tokenizer_file
         self._memo = memo
@@ -80,6 +85,8 @@ class LazyScorer:
         self._file_tokenizer: Any = None
         self._file_agrees: bool | None = None  # in this run, once scored texts were compared
         self._identity = _valid_identity(memo.recall(request)) if memo is not None and request else None
+        if self._identity is not None and not self._of_these_weights(self._identity):
+            self._identity = None
 
     @property
     def is_loaded(self) -> bool:
@@ -147,9 +154,13 @@ class LazyScorer:
     def _remember(self, *, file_tokenizer: bool) -> None:
         assert self._scorer is not None
         identity = _identity_of(self._scorer, file_tokenizer)
-        if identity != self._identity and self._memo is not None and self._request:
+        if identity != self._identity and self._memo is not None and self._request and self._of_these_weights(identity):
             self._memo.remember(self._request, identity)
         self._identity = identity
+
+    def _of_these_weights(self, identity: Mapping[str, Any]) -> bool:
+        # A runtime adds a suffix to the weights' fingerprint (``+ct2-fp32``), nothing else may differ.
+        return self._weights is None or str(identity["fingerprint"]).split("+", 1)[0] == self._weights
 
     def _tokenizer(self) -> Any:
         if self._file_tokenizer is None and self._tokenizer_file is not None:

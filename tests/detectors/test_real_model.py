@@ -50,13 +50,15 @@ def mean(values):
 
 
 def test_packaged_thresholds_belong_to_the_default_model() -> None:
+    from smscan.calibration.thresholds import is_same_scores
     from smscan.model.load import load_scorer
 
     fingerprint = load_scorer("default", pull_if_missing=True).fingerprint
 
     kinds = packaged_thresholds()["kinds"]
     assert set(kinds) == {"credential", "dead-code", "surprise"}
-    assert {entry["fingerprint"] for entry in kinds.values()} == {fingerprint}
+    # The default runtime (CTranslate2 fp32) computes the same scores as the bare weights.
+    assert all(is_same_scores(entry["fingerprint"], fingerprint) for entry in kinds.values())
 
 
 def test_default_scan_reports_whole_credentials_and_the_dead_line(

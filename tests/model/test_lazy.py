@@ -96,3 +96,29 @@ def test_no_or_a_damaged_remembered_identity_loads_the_model(damage: str, tmp_pa
 
     assert scorer.fingerprint == RandomWordScorer.fingerprint
     assert loads.count == 2
+
+
+def test_a_scorer_of_other_weights_is_never_remembered_for_a_model(tmp_path: Path) -> None:
+    # A stand-in (or any scorer whose fingerprint is not the resolved model's) must not become the
+    # remembered identity of that model: later runs would report under the wrong fingerprint.
+    loads = Loads(RandomWordScorer())
+    cache = ScoreCache(tmp_path)
+    lazy = LazyScorer(loads, request="request", memo=cache, weights_fingerprint="sha256:real-weights")
+    CachedScorer(lazy, cache).score_texts(["x = 1"])
+    assert cache.recall("request") is None
+
+    cache.remember("request", {"fingerprint": RandomWordScorer.fingerprint, "settings": "s", "description": {},
+                               "file_tokenizer": False})
+    again = LazyScorer(loads, request="request", memo=cache, weights_fingerprint="sha256:real-weights")
+    assert again.fingerprint == RandomWordScorer.fingerprint and loads.count == 2  # recalled nothing: it loaded
+
+    suffixed = LazyScorer(Loads(RenamedScorer("sha256:real-weights+ct2-fp32")), request="other", memo=cache,
+                          weights_fingerprint="sha256:real-weights")
+    CachedScorer(suffixed, cache).score_texts(["y = 2"])
+    assert cache.recall("other")["fingerprint"] == "sha256:real-weights+ct2-fp32"
+
+
+class RenamedScorer(RandomWordScorer):
+    def __init__(self, fingerprint: str) -> None:
+        super().__init__()
+        self.fingerprint = fingerprint  # type: ignore[misc]

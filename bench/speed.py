@@ -390,7 +390,8 @@ def throughput_child(spec: dict[str, Any]) -> dict[str, float]:
     from smscan.config import Settings
     from smscan.model.chain import build_scorer
 
-    scorer = build_scorer(Settings(**spec["overrides"]), environ={})
+    # No score cache and no worker: every repeat must run the model.
+    scorer = build_scorer(Settings(**spec["overrides"], score_cache=False, worker="off"), environ={})
     scorer.score_texts(["x = 1\n"])  # warm-up
     for batch_size, length in shapes:
         texts = [tokenizer.decode(ids[i * length:(i + 1) * length]) for i in range(batch_size)]

@@ -28,6 +28,7 @@ import operator
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -262,10 +263,16 @@ def dead_lines(source: str) -> dict[int, str]:
         >>> dead_lines("def f(x):\\n    return x\\n    x = 1\\n")
         {3: 'unreachable'}
     """
+    return dict(_dead_lines_of(source))
+
+
+# A scan asks twice per document (what to score, then what to judge): remember the last few.
+@lru_cache(maxsize=32)
+def _dead_lines_of(source: str) -> tuple[tuple[int, str], ...]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
+        return ()
     found: dict[int, str] = {}
     for node in ast.walk(tree):
         for body in _bodies(node):
@@ -273,7 +280,7 @@ def dead_lines(source: str) -> dict[int, str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for statement, name in _dead_stores(node):
                 _mark(statement, "dead-store", found)
-    return found
+    return tuple(found.items())
 
 
 def _bodies(node: ast.AST) -> Iterator[list[ast.stmt]]:

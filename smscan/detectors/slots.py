@@ -26,6 +26,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Slot kinds, strongest first: the order resolves overlaps.
 PEM = "pem"
@@ -119,6 +120,12 @@ def find_slots(text: str) -> list[Slot]:
         ...  for s in find_slots(text)]
         [('hunter2', 'url', 'url-userinfo')]
     """
+    return list(_slots_of(text))
+
+
+# A scan asks twice per document (what to score, then what to judge): remember the last few.
+@lru_cache(maxsize=32)
+def _slots_of(text: str) -> tuple[Slot, ...]:
     found: list[Slot] = []
     pem_blocks = list(_pem_blocks(text))
     found.extend(pem_blocks)
@@ -128,7 +135,7 @@ def find_slots(text: str) -> list[Slot]:
     for line in text.split("\n"):
         found.extend(_line_slots(text, line, offset))
         offset += len(line) + 1
-    return _resolve(found)
+    return tuple(_resolve(found))
 
 
 def _resolve(slots: list[Slot]) -> list[Slot]:

@@ -28,6 +28,7 @@ from smscan.engine.propagate import propagate_duplicates
 from smscan.engine.rules import select_global
 from smscan.engine.spans import char_spans
 from smscan.engine.windows import Windows, fixed_windows
+from smscan.judgements import JudgementMemo, Remembered
 from smscan.model.scorer import Scorer
 from smscan.plan import document_scores, plan_pieces
 from smscan.records import Document, Finding, Position, Skip, TokenScores
@@ -116,6 +117,7 @@ def scan(
     detections: Sequence[Detection] = (),
     on_item: ProgressCallback | None = None,
     whole_documents: bool = False,
+    judgements: JudgementMemo | None = None,
 ) -> ScanResult:
     """Score documents once and report ``surprise`` spans and each detector's findings.
 
@@ -128,6 +130,8 @@ def scan(
         on_item: called once per item after it is handled (for progress bars).
         whole_documents: score whole documents even when the detectors need less (``explain``,
             which draws every token).
+        judgements: remembered candidates of unchanged whole documents (``smscan.judgements``);
+            not used when whole documents are scored (raw ``surprise`` needs the scores).
 
     Returns:
         The findings, skips and counters of the scan.
@@ -138,22 +142,33 @@ def scan(
     group: list[_Scored] = []
     detectors = [detection.detector for detection in detections]
     whole = whole_documents or rule is not None
+    memo = None if whole else judgements
     for batch in _batches(items, result, on_item):
-        plans = [plan_pieces(document, detectors, whole=whole) for document in batch]
+        known = memo.recall(batch) if memo is not None else [None] * len(batch)
+        plans = [plan_pieces(d, detectors, whole=whole) if k is None else [] for d, k in zip(batch, known)]
         scored = scorer.score_texts([piece.text for pieces in plans for piece in pieces])
         index = 0
-        for document, pieces in zip(batch, plans):
+        judged = []
+        for document, pieces, remembered in zip(batch, plans, known):
             piece_scores = scored[index : index + len(pieces)]
             index += len(pieces)
             if group_key is not None and document.group != group_key:
                 _finish_group(group, rule, detections, result)
                 group = []
             group_key = document.group
-            group.append(_score_document(document, pieces, piece_scores, rule, detections))
-            result.stats.tokens_scored += sum(int(np.isfinite(s.nll).sum()) for s in piece_scores)
+            if remembered is not None:
+                group.append(_Scored(document, [], remembered.candidates))
+                result.stats.tokens_scored += remembered.tokens_scored
+            else:
+                group.append(_score_document(document, pieces, piece_scores, rule, detections))
+                tokens = sum(int(np.isfinite(s.nll).sum()) for s in piece_scores)
+                judged.append((document, Remembered(group[-1].candidates, tokens)))
+                result.stats.tokens_scored += tokens
             result.stats.files_scanned += 1
             if on_item is not None:
                 on_item(document)
+        if memo is not None:
+            memo.remember(judged)
     _finish_group(group, rule, detections, result)
     result.findings.sort(key=lambda f: (f.path, f.char_start, f.kind))
     result.stats.seconds = time.perf_counter() - started

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import shlex
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -207,7 +208,8 @@ def load_cached_scorer(settings: Any, *, score_cache: Path | None) -> Any:
     from smscan.model.chain import build_scorer
 
     with Console(stderr=True).status("loading the reference model", spinner="dots"):
-        scorer = build_scorer(settings, environ={})
+        # The model itself: the cache in front of it is this command's (--score-cache).
+        scorer = build_scorer(replace(settings, score_cache=False))
     return CachedScorer(scorer, ScoreCache(score_cache or default_cache_dir()))
 
 

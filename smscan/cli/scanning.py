@@ -19,6 +19,7 @@ from smscan.config import Settings
 from smscan.detectors import SURPRISE
 from smscan.detectors.suppress import drop_allowed
 from smscan.errors import SmscanError
+from smscan.judgements import JudgementMemo
 from smscan.pipeline import ScanResult, SurpriseRule, scan, without_dead_code_on_credential_lines
 from smscan.records import Document, Skip
 from smscan.rules import Detection
@@ -192,7 +193,10 @@ def collect(
     with _progress(err_console) as progress:
         task = progress.add_task("scanning", total=len(items))
         result = (
-            scan(items, scorer, rule.surprise, detections=rule.detections, on_item=lambda _: progress.advance(task))
+            scan(
+                items, scorer, rule.surprise, detections=rule.detections, on_item=lambda _: progress.advance(task),
+                judgements=_judgement_memo(scorer, rule),
+            )
             if scorer is not None
             else _skips_only(items)
         )
@@ -209,6 +213,18 @@ def _warn_if_cache_off(console: Console, scorer: object) -> None:
     reason = scorer.cache.disabled if isinstance(scorer, CachedScorer) else None
     if reason:
         console.print(f"score cache off for this run: {reason} (score_cache = false or --no-cache silences this)", markup=False)
+
+
+def _judgement_memo(scorer: object, rule: ScanRules) -> JudgementMemo | None:
+    """Remembered candidates of unchanged documents, kept in the score cache when it is on."""
+    from smscan.cache import CachedScorer, settings_key
+
+    if not isinstance(scorer, CachedScorer) or rule.surprise is not None or not rule.detections:
+        return None
+    return JudgementMemo(
+        scorer.cache, fingerprint=scorer.fingerprint, settings_key=settings_key(scorer.settings),
+        detectors=[detection.detector for detection in rule.detections],
+    )
 
 
 def _skips_only(items: Sequence[Document | Skip]) -> ScanResult:

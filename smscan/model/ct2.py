@@ -32,9 +32,8 @@ import numpy as np
 from smscan.errors import ModelError
 from smscan.model.context import Chunk
 from smscan.model.offsets import replace_surrogates
-from smscan.model.scorer import ScoringSettings, Tokenised, plan_batches, tokenised_text
+from smscan.model.scorer import ChunkedScorer, ScoringSettings, Tokenised, tokenised_text
 from smscan.model.store import corrupted_cache
-from smscan.records import TokenScores
 
 if TYPE_CHECKING:
     from smscan.model.load import ModelSource
@@ -118,7 +117,7 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
     return CT2Model(source, folder, generator, tokenizer, vocabulary, bos_id, max_positions, dtype, threads, elapsed)
 
 
-class CT2Scorer:
+class CT2Scorer(ChunkedScorer):
     """Scores texts with a CTranslate2 copy of the default model (see the module docstring).
 
     Args:
@@ -152,46 +151,11 @@ class CT2Scorer:
         self.loaded = model
         self.settings = settings
         self.fingerprint = ct2_fingerprint(model.source.fingerprint.short, model.dtype)
-
-    def describe(self) -> dict[str, object]:
-        """What reports record about the model: name, fingerprint, device, runtime, dtype, settings key."""
-        return {
-            "name": self.loaded.source.name,
-            "fingerprint": self.fingerprint,
-            "device": self.loaded.device,
-            "runtime": "ctranslate2",
-            "dtype": self.settings.dtype,
-            "settings": self.settings.key(),
-        }
+        self.runtime = "ctranslate2"
 
     def with_settings(self, **changes: Any) -> CT2Scorer:
         """A scorer sharing this model with some settings changed (not ``dtype`` or ``runtime``)."""
         return CT2Scorer(self.loaded, replace(self.settings, **changes))
-
-    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
-        """Score each text; tokens, offsets and chunks as ``TransformersScorer``'s.
-
-        Args:
-            texts: the texts; an empty text gives zero tokens.
-
-        Returns:
-            One ``TokenScores`` per text, in order.
-        """
-        tokenised = self._tokenise(texts)
-        for batch in plan_batches(tokenised, self.settings):
-            self._score_batch(tokenised, batch)
-        return [item.scores() for item in tokenised]
-
-    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
-        """Tokens and offsets exactly as ``score_texts`` makes them, without running the model.
-
-        Args:
-            texts: the texts.
-
-        Returns:
-            One ``TokenScores`` per text with every ``nll`` NaN.
-        """
-        return [item.scores() for item in self._tokenise(texts)]
 
     def _tokenise(self, texts: Sequence[str]) -> list[Tokenised]:
         if not texts:

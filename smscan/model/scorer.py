@@ -160,7 +160,63 @@ def plan_batches(tokenised: Sequence[Tokenised], settings: ScoringSettings) -> l
     return [work[first : first + size] for first in range(0, len(work), size)]
 
 
-class TransformersScorer:
+class ChunkedScorer:
+    """What every runtime's scorer shares: chunked, batched scoring and what reports record.
+
+    A runtime's scorer sets ``loaded`` (with ``source.name`` and ``device``), ``settings``,
+    ``fingerprint`` and ``runtime``, and implements ``_tokenise`` (texts -> ``Tokenised``) and
+    ``_score_batch`` (fill the NLL of a batch of chunks).
+    """
+
+    loaded: Any
+    settings: ScoringSettings
+    fingerprint: str
+    runtime: str
+
+    def describe(self) -> dict[str, object]:
+        """What reports record about the model: name, fingerprint, device, runtime, dtype, settings key."""
+        return {
+            "name": self.loaded.source.name,
+            "fingerprint": self.fingerprint,
+            "device": self.loaded.device,
+            "runtime": self.runtime,
+            "dtype": self.settings.dtype,
+            "settings": self.settings.key(),
+        }
+
+    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Score each text; see the module docstring for tokens, offsets and the first token.
+
+        Args:
+            texts: the texts; an empty text gives zero tokens.
+
+        Returns:
+            One ``TokenScores`` per text, in order.
+        """
+        tokenised = self._tokenise(texts)
+        for batch in plan_batches(tokenised, self.settings):
+            self._score_batch(tokenised, batch)
+        return [item.scores() for item in tokenised]
+
+    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Tokens and offsets exactly as ``score_texts`` makes them, without running the model.
+
+        Args:
+            texts: the texts.
+
+        Returns:
+            One ``TokenScores`` per text with every ``nll`` NaN.
+        """
+        return [item.scores() for item in self._tokenise(texts)]
+
+    def _tokenise(self, texts: Sequence[str]) -> list[Tokenised]:
+        raise NotImplementedError
+
+    def _score_batch(self, tokenised: list[Tokenised], batch: list[tuple[int, Chunk]]) -> None:
+        raise NotImplementedError
+
+
+class TransformersScorer(ChunkedScorer):
     """Scores texts with a loaded Hugging Face causal LM (see the module docstring).
 
     Args:
@@ -193,50 +249,12 @@ class TransformersScorer:
         self.loaded = loaded
         self.settings = settings
         self.fingerprint = loaded.source.fingerprint.short
+        self.runtime = "torch"
         self.bos_id = default_bos_id(loaded.tokenizer)
-
-    def describe(self) -> dict[str, object]:
-        """What reports record about the model: name, fingerprint, device, runtime, dtype, settings key."""
-        return {
-            "name": self.loaded.source.name,
-            "fingerprint": self.fingerprint,
-            "device": self.loaded.device,
-            "runtime": "torch",
-            "dtype": self.settings.dtype,
-            "settings": self.settings.key(),
-        }
 
     def with_settings(self, **changes: Any) -> TransformersScorer:
         """A scorer sharing this model with some settings changed (not ``dtype``)."""
         return TransformersScorer(self.loaded, replace(self.settings, **changes))
-
-    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
-        """Score each text; see the module docstring for tokens, offsets and the first token.
-
-        Args:
-            texts: the texts; an empty text gives zero tokens.
-
-        Returns:
-            One ``TokenScores`` per text, in order.
-        """
-        tokenised = self._tokenise(texts)
-        for batch in plan_batches(tokenised, self.settings):
-            self._score_batch(tokenised, batch)
-        return [item.scores() for item in tokenised]
-
-    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
-        """Tokens and offsets exactly as ``score_texts`` makes them, without running the model.
-
-        Args:
-            texts: the texts.
-
-        Returns:
-            One ``TokenScores`` per text with every ``nll`` NaN.
-        """
-        return [
-            TokenScores(item.token_ids, item.char_starts, item.char_ends, item.nll.copy())
-            for item in self._tokenise(texts)
-        ]
 
     def _tokenise(self, texts: Sequence[str]) -> list[Tokenised]:
         if not texts:

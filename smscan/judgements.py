@@ -90,7 +90,8 @@ def _encode(remembered: Remembered) -> bytes:
         for kind, found in remembered.candidates.items()
     }
     data = {"candidates": candidates, "tokens_scored": remembered.tokens_scored}
-    return json.dumps(data, sort_keys=True, allow_nan=True, default=_plain).encode()
+    # Key order kept as the detector made it: reports print details in that order.
+    return json.dumps(data, allow_nan=True, default=_plain).encode()
 
 
 def _plain(value: Any) -> Any:

@@ -55,8 +55,9 @@ def run(tmp_path: Path, docs: list[Document], found: list[Detection]) -> tuple[S
     return scan(docs, scorer, None, detections=found, judgements=memo), model
 
 
-def summary(result: ScanResult) -> list[tuple[str, str, int, int, float, dict]]:
-    return [(f.path, f.kind, f.char_start, f.char_end, f.score, dict(f.details)) for f in result.findings]
+def summary(result: ScanResult) -> list[tuple[str, str, int, int, float, list]]:
+    # Details in their order: reports print them as the detector made them.
+    return [(f.path, f.kind, f.char_start, f.char_end, f.score, list(f.details.items())) for f in result.findings]
 
 
 def test_an_unchanged_rescan_judges_nothing_and_reports_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -129,7 +129,7 @@ def print_drift(files: int, chars: int) -> None:
 
     texts = [Path(str(importlib.import_module(name).__file__)).read_text(encoding="utf-8")[:chars]
              for name in DRIFT_MODULES[:files]]
-    scores = {(runtime, dtype): load_scorer(device="cpu", runtime=runtime, dtype=dtype).score_texts(texts)
+    scores = {(runtime, dtype): load_scorer(device="cpu", runtime=runtime, dtype=dtype, threads=1).score_texts(texts)
               for runtime, dtype in VARIANTS}
     reference = scores[VARIANTS[0]]
     reference_windows = [fixed_windows(s.nll, size=4).scores for s in reference]

@@ -204,3 +204,19 @@ def test_dead_code_evidence_lines_are_judged_in_their_context_only() -> None:
     assert finding.start.line == 203 and finding.details["evidence"] == "unreachable"
     (scored,) = scorer.texts
     assert scored.endswith("    Zq8xP1sV9kL2m4n5 = 1\n") and len(scored) < len(text) / 2
+
+
+def test_a_diff_scan_scores_only_changed_targets_and_keeps_python_evidence() -> None:
+    head = "\n".join(f"setting_{i} = {i}" for i in range(200))
+    text = (f"{head}\nold_token = 'Zq8xP1sV9kL2m4n5'\n{head}\ndef f(x):\n    return x\n"
+            f"    Zq8xP1sV9kL2m4n6 = 1\nnew_token = 'Zq8xP1sV9kL2m4n7'\n")
+    lines = text.count("\n")
+    scorer = RandomWordScorer()
+    dead = Detection(make_detector("dead-code", {"evidence_bonus": 2.0, "min_context": 4, "shrink": 0.0}), threshold=3.0)
+
+    result = scan([Document("m.py", text, changed_lines=((lines - 1, lines),))], scorer, None,
+                  detections=[credential(), dead])
+
+    # The unreachable store and the new token changed; the old token did not and is not scored.
+    assert sorted((f.kind, f.start.line) for f in result.findings) == [("credential", lines), ("dead-code", lines - 1)]
+    assert all("Zq8xP1sV9kL2m4n5" not in scored for scored in scorer.texts)

@@ -241,11 +241,8 @@ def _content_extents(text: str) -> list[tuple[int, int]]:
 
 
 def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+    # Answered by the remembered parse of dead_lines: a scan asks for both, twice per document.
+    return _dead_lines_of(text) is not None
 
 
 def dead_lines(source: str) -> dict[int, str]:
@@ -263,16 +260,17 @@ def dead_lines(source: str) -> dict[int, str]:
         >>> dead_lines("def f(x):\\n    return x\\n    x = 1\\n")
         {3: 'unreachable'}
     """
-    return dict(_dead_lines_of(source))
+    return dict(_dead_lines_of(source) or ())
 
 
 # A scan asks twice per document (what to score, then what to judge): remember the last few.
 @lru_cache(maxsize=32)
-def _dead_lines_of(source: str) -> tuple[tuple[int, str], ...]:
+def _dead_lines_of(source: str) -> tuple[tuple[int, str], ...] | None:
+    """``dead_lines`` as a tuple, or None when ``source`` is not Python (does not parse)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ()
+        return None
     found: dict[int, str] = {}
     for node in ast.walk(tree):
         for body in _bodies(node):

@@ -31,8 +31,7 @@ import numpy as np
 
 from smscan.errors import ModelError
 from smscan.model.context import Chunk
-from smscan.model.offsets import replace_surrogates
-from smscan.model.scorer import ChunkedScorer, ScoringSettings, Tokenised, tokenised_text
+from smscan.model.scorer import ChunkedScorer, ScoringSettings, Tokenised, tokenise_with
 from smscan.model.store import corrupted_cache
 
 if TYPE_CHECKING:
@@ -158,14 +157,7 @@ class CT2Scorer(ChunkedScorer):
         return CT2Scorer(self.loaded, replace(self.settings, **changes))
 
     def _tokenise(self, texts: Sequence[str]) -> list[Tokenised]:
-        if not texts:
-            return []
-        clean = [replace_surrogates(text) for text in texts]
-        encoded = self.loaded.tokenizer.encode_batch(clean, add_special_tokens=False)
-        return [
-            tokenised_text(text, encoding.ids, encoding.offsets, self.loaded.bos_id)
-            for text, encoding in zip(clean, encoded)
-        ]
+        return tokenise_with(self.loaded.tokenizer, texts, self.loaded.bos_id)
 
     def _score_batch(self, tokenised: list[Tokenised], batch: list[tuple[int, Chunk]]) -> None:
         vocabulary = self.loaded.vocabulary

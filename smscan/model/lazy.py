@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from smscan.model.offsets import partition_offsets, replace_surrogates
+from smscan.model.scorer import tokenise_with
 from smscan.records import TokenScores
 
 
@@ -183,17 +183,9 @@ def load_tokenizer_file(path: Path) -> Any:
 
 
 def tokenize_with(tokenizer: Any, texts: Sequence[str]) -> list[TokenScores]:
-    """Tokens of each text as ``TransformersScorer.tokenize`` makes them: surrogates replaced, no
-    special tokens, offsets made a partition (``offsets.py``), every ``nll`` NaN."""
-    if not texts:
-        return []
-    clean = [replace_surrogates(text) for text in texts]
-    out = []
-    for text, encoding in zip(clean, tokenizer.encode_batch(clean, add_special_tokens=False)):
-        ids = np.asarray(encoding.ids, dtype=np.int64).reshape(-1)  # (n_tokens,)
-        starts, ends = partition_offsets(encoding.offsets, len(text))
-        out.append(TokenScores(ids, starts, ends, np.full(ids.shape, np.nan, dtype=np.float64)))
-    return out
+    """Tokens of each text as ``TransformersScorer.tokenize`` makes them (``scorer.tokenise_with``
+    without a BOS: one is fed, never reported), every ``nll`` NaN."""
+    return [item.scores() for item in tokenise_with(tokenizer, texts, None)]
 
 
 def _same_tokens(a: TokenScores, b: TokenScores) -> bool:

@@ -140,6 +140,25 @@ def tokenised_text(text: str, ids: Sequence[int], offsets: Sequence[tuple[int, i
     return Tokenised(token_ids, starts, ends, feed_ids, len(prefix))
 
 
+def tokenise_with(tokenizer: Any, texts: Sequence[str], bos_id: int | None) -> list[Tokenised]:
+    """``texts`` as a ``tokenizers.Tokenizer`` (a model's ``tokenizer.json``) tokenises them for
+    scoring: lone surrogates replaced, no special tokens, offsets a partition of each text.
+
+    Args:
+        tokenizer: the tokenizer.
+        texts: the texts.
+        bos_id: the BOS id fed before each text, or None.
+
+    Returns:
+        One ``Tokenised`` per text, NLLs NaN.
+    """
+    if not texts:
+        return []
+    clean = [replace_surrogates(text) for text in texts]
+    encoded = tokenizer.encode_batch(clean, add_special_tokens=False)
+    return [tokenised_text(text, encoding.ids, encoding.offsets, bos_id) for text, encoding in zip(clean, encoded)]
+
+
 def plan_batches(tokenised: Sequence[Tokenised], settings: ScoringSettings) -> list[list[tuple[int, Chunk]]]:
     """All chunks of all texts as (text index, chunk), longest first, cut into forward passes.
 

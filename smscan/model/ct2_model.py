@@ -28,9 +28,9 @@ from smscan.model.store import (
     Manifest,
     corrupted_cache,
     install_dir,
+    intact_manifest,
     make_staging_dir,
     read_manifest,
-    verify_files,
     write_manifest,
 )
 
@@ -82,15 +82,8 @@ def ensure_ct2_model(
 
 def is_ct2_model_intact(dtype: str, *, cache_dir: Path | None = None, environ: Mapping[str, str] = os.environ) -> bool:
     """Whether the copy exists, is current and every file matches its recorded sha256 (slow)."""
-    folder = ct2_model_dir(dtype, cache_dir, environ)
-    if not folder.is_dir():
-        return False
-    try:
-        manifest = read_manifest(folder)
-        verify_files(folder, manifest)
-    except ModelError:
-        return False
-    return _is_current(manifest, dtype) and all(name in manifest.files for name in CT2_FILES)
+    manifest = intact_manifest(ct2_model_dir(dtype, cache_dir, environ))
+    return manifest is not None and _is_current(manifest, dtype) and all(name in manifest.files for name in CT2_FILES)
 
 
 def make_ct2_model(
@@ -136,16 +129,20 @@ def convert_to_ct2(source: Path, out: Path, dtype: str) -> None:
             f"could not convert {source} for ctranslate2 ({describe_error(exc)}); "
             "run `smscan model pull --force`, or use runtime torch"
         ) from exc
-    missing = [name for name in CT2_FILES if not (out / name).is_file()]
+    missing = _missing_files(out)
     if missing:
         raise ModelError(f"the ctranslate2 converter wrote no {', '.join(missing)} for {source}")
 
 
 def check_ct2_folder(folder: Path) -> None:
     """Raise the damaged-cache error unless ``folder`` has the files a CTranslate2 model needs."""
-    missing = [name for name in CT2_FILES if not (folder / name).is_file()]
+    missing = _missing_files(folder)
     if missing:
         raise corrupted_cache(folder, f"{', '.join(missing)} missing")
+
+
+def _missing_files(folder: Path) -> list[str]:
+    return [name for name in CT2_FILES if not (folder / name).is_file()]
 
 
 def _is_current(manifest: Manifest, dtype: str) -> bool:

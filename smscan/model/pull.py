@@ -27,9 +27,8 @@ from smscan.model.hf import describe_error, quiet_transformers
 from smscan.model.store import (
     cache_root,
     install_dir,
+    intact_manifest,
     make_staging_dir,
-    read_manifest,
-    verify_files,
     write_manifest,
 )
 
@@ -117,14 +116,8 @@ def pull_default_model(
 
 def is_default_cache_intact(folder: Path) -> bool:
     """Whether ``folder`` holds this version's conversion with every file matching its hash."""
-    if not folder.is_dir():
-        return False
-    try:
-        manifest = read_manifest(folder)
-        verify_files(folder, manifest)
-    except ModelError:
-        return False
-    return (manifest.gguf_sha256, manifest.conversion_version) == (
+    manifest = intact_manifest(folder)
+    return manifest is not None and (manifest.gguf_sha256, manifest.conversion_version) == (
         DEFAULT_GGUF_SHA256,
         CONVERSION_VERSION,
     )

@@ -126,6 +126,19 @@ def verify_files(folder: Path, manifest: Manifest) -> None:
             raise corrupted_cache(folder, f"{name} does not match its recorded sha256")
 
 
+def intact_manifest(folder: Path) -> Manifest | None:
+    """The manifest of ``folder`` when every file it lists is present and matches its sha256
+    (slow: reads the weights), else None (no folder, or a damaged one)."""
+    if not folder.is_dir():
+        return None
+    try:
+        manifest = read_manifest(folder)
+        verify_files(folder, manifest)
+    except ModelError:
+        return None
+    return manifest
+
+
 def corrupted_cache(folder: Path, reason: str) -> ModelError:
     """The error for a damaged converted-model folder, with the fix."""
     return ModelError(

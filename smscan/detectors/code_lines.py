@@ -1,0 +1,62 @@
+"""Which lines of a code file are statements the dead-code detector may judge.
+
+A line that is only a comment is prose; in Python, so are docstrings and the continuation lines
+of a statement (the items of a multi-line list, a call's arguments, a string's next part,
+``else:``): dead code is a statement, and a statement's first line is where it starts.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+# A line that is only a comment is prose, not code that could be dead. C-family preprocessor
+# directives start with '#' too and are code.
+_COMMENT_START = ("#", "//", "/*", "*", "<!--", "--", ";;", "%")
+_DIRECTIVE = re.compile(r"#\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error|import)\b")
+
+
+def content_extents(text: str) -> list[tuple[int, int]]:
+    """Each line's ``(start, end)`` offsets without its leading and trailing whitespace."""
+    extents = []
+    offset = 0
+    for line in text.split("\n"):
+        stripped_start = len(line) - len(line.lstrip())
+        stripped_end = len(line.rstrip())
+        extents.append((offset + stripped_start, offset + max(stripped_end, stripped_start)))
+        offset += len(line) + 1
+    return extents
+
+
+def prose_lines(text: str, extents: list[tuple[int, int]], *, python: bool) -> set[int]:
+    """1-based lines that are no statement of their own: comments, and (in Python) string-only
+    statements such as docstrings and the continuation lines of a statement."""
+    prose = set()
+    for number, (start, end) in enumerate(extents, start=1):
+        content = text[start:end]
+        if content.startswith(_COMMENT_START) and not _DIRECTIVE.match(content):
+            prose.add(number)
+    if python:
+        prose.update(non_statement_lines(text))
+    return prose
+
+
+def non_statement_lines(source: str) -> set[int]:
+    """Python lines that cannot be a dead statement: docstrings (string-only statements, wherever
+    they ended up) and the continuation lines of a statement. Data inside an expression
+    surprises without being code; empty when ``source`` does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    lines: set[int] = set()
+    starts: set[int] = set()
+    covered: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            lines.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
+        if isinstance(node, (ast.stmt, ast.excepthandler)):
+            starts.add(node.lineno)
+            covered.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
+    # Block headers without a node of their own (`else:`, `finally:`) are continuation lines too.
+    return lines | (covered - starts)

@@ -1,0 +1,256 @@
+"""Python statements that never run or never matter, found from the code alone (:mod:`ast`).
+
+Each dead statement is reported whole (its first to last line) with the reason:
+
+- ``unreachable``: after ``return``/``raise``/``break``/``continue`` in the same block;
+- ``constant-condition``: an ``if``/``while`` whose test is a false constant expression (literals
+  and pure builtins only: ``abs(0.5) < 0``), with its body; the ``else`` of a true one;
+- ``empty-loop``: a ``for`` over an empty constant (``range(0)``, ``[]``);
+- the data-flow kinds of :mod:`smscan.detectors.python_flow`: ``impossible-condition``,
+  ``empty-slice``, ``dead-store``, ``dropped-result``.
+
+:func:`dead_blocks` groups the dead statements into blocks, the unit a finding reports: a block is
+one dead statement with everything under it, or a run of dead statements on adjacent lines (the
+tail after a ``return``, a two-line injection), so a dead ``if`` is judged with its body.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from smscan.detectors import python_flow
+
+
+@dataclass(frozen=True, slots=True)
+class DeadStatement:
+    """Lines ``first..last`` (1-based, inclusive) of one dead statement, and why it is dead."""
+
+    first: int
+    last: int
+    reason: str
+
+
+def dead_lines(source: str) -> dict[int, str]:
+    """Lines of Python source that provably never run or never matter, with the reason.
+
+    Returns:
+        1-based line number -> reason (the first found for the line); empty when the source is
+        not Python (does not parse).
+
+    Example:
+        >>> dead_lines("def f(x):\\n    return x\\n    x = 1\\n")
+        {3: 'unreachable'}
+    """
+    found: dict[int, str] = {}
+    for statement in dead_statements(source) or ():
+        for line in range(statement.first, statement.last + 1):
+            found.setdefault(line, statement.reason)
+    return found
+
+
+def dead_blocks(source: str) -> list[DeadStatement]:
+    """Dead statements grouped into blocks, in line order: overlapping ones merge, and so do
+    those with only blank or comment lines between them. A merged block takes the reason of its
+    first statement.
+
+    Example:
+        >>> dead_blocks("def f(x):\\n    if 1 > 2:\\n        x = 3\\n    return x\\n")
+        [DeadStatement(first=2, last=3, reason='constant-condition')]
+    """
+    lines = source.split("\n")
+    blocks: list[DeadStatement] = []
+    for statement in sorted(dead_statements(source) or (), key=lambda s: (s.first, -s.last)):
+        if blocks and _only_blank_between(lines, blocks[-1].last, statement.first):
+            last = blocks[-1]
+            blocks[-1] = DeadStatement(last.first, max(last.last, statement.last), last.reason)
+        else:
+            blocks.append(statement)
+    return blocks
+
+
+def _only_blank_between(lines: list[str], last: int, first: int) -> bool:
+    """Whether 1-based lines ``last+1 .. first-1`` are blank or comments (true when they overlap)."""
+    between = lines[last : max(first - 1, last)]
+    return all(not line.strip() or line.lstrip().startswith("#") for line in between)
+
+
+def parses(source: str) -> bool:
+    """Whether ``source`` is Python (answered from the remembered analysis)."""
+    return dead_statements(source) is not None
+
+
+# A scan asks several times per document (what to score, then what to judge): remember a few.
+@lru_cache(maxsize=32)
+def dead_statements(source: str) -> tuple[DeadStatement, ...] | None:
+    """Every dead statement of ``source`` in walk order, or None when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: list[DeadStatement] = []
+    for node in ast.walk(tree):
+        for body in _bodies(node):
+            found.extend(_dead_in_block(body))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.extend(_whole(statement, reason) for statement, reason in python_flow.dead_in_function(node))
+    return tuple(found)
+
+
+def _bodies(node: ast.AST) -> Iterator[list[ast.stmt]]:
+    for name in ("body", "orelse", "finalbody"):
+        value = getattr(node, name, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            yield value
+    for handler in getattr(node, "handlers", []) or []:
+        yield handler.body
+
+
+def _dead_in_block(body: list[ast.stmt]) -> Iterator[DeadStatement]:
+    for index, statement in enumerate(body):
+        if isinstance(statement, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            for later in body[index + 1 :]:
+                yield _whole(later, "unreachable")
+            return
+        if isinstance(statement, (ast.If, ast.While)):
+            yield from _dead_branches(statement)
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            if is_empty_constant(statement.iter):
+                yield DeadStatement(statement.lineno, _end_of_body(statement), "empty-loop")
+            elif python_flow.is_empty_slice(statement.iter):
+                yield DeadStatement(statement.lineno, _end_of_body(statement), "empty-slice")
+
+
+def _dead_branches(statement: ast.If | ast.While) -> Iterator[DeadStatement]:
+    truth = constant_truth(statement.test)
+    if truth is False:
+        yield DeadStatement(statement.lineno, _end_of_body(statement), "constant-condition")
+    elif truth is True and isinstance(statement, ast.If) and statement.orelse:
+        for dead in statement.orelse:
+            yield _whole(dead, "constant-condition")
+    elif truth is None and python_flow.is_impossible(statement.test):
+        yield DeadStatement(statement.lineno, _end_of_body(statement), "impossible-condition")
+
+
+def _end_of_body(statement: ast.If | ast.While | ast.For | ast.AsyncFor) -> int:
+    return _last_line(statement.body[-1])
+
+
+def _last_line(statement: ast.stmt) -> int:
+    return int(getattr(statement, "end_lineno", None) or statement.lineno)
+
+
+def _whole(statement: ast.stmt, reason: str) -> DeadStatement:
+    return DeadStatement(statement.lineno, _last_line(statement), reason)
+
+
+# Builtins without side effects that a constant condition may call.
+_PURE_CALLS: dict[str, Callable[..., Any]] = {
+    "abs": abs, "len": len, "min": min, "max": max, "int": int, "float": float, "str": str,
+    "bool": bool, "round": round, "sum": sum, "ord": ord, "chr": chr,
+}
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+}
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def constant_truth(expression: ast.expr) -> bool | None:
+    """The truth of an expression built only of literals and pure builtins, else None.
+
+    Example:
+        >>> constant_truth(ast.parse("abs(0.5) < 0", mode="eval").body)
+        False
+        >>> constant_truth(ast.parse("x < 0", mode="eval").body) is None
+        True
+    """
+    try:
+        return bool(_evaluate(expression, depth=0))
+    except (_NotConstant, ArithmeticError, TypeError, ValueError, OverflowError):
+        return None
+
+
+def _evaluate(node: ast.expr, *, depth: int) -> Any:
+    if depth > 20:
+        raise _NotConstant
+    depth += 1
+    if isinstance(node, ast.Constant):
+        return _constant(node)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_evaluate(element, depth=depth) for element in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        value = _evaluate(node.operand, depth=depth)
+        if isinstance(node.op, ast.Not):
+            return not value
+        if isinstance(node.op, ast.USub):
+            return -value
+        if isinstance(node.op, ast.UAdd):
+            return +value
+        raise _NotConstant
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _evaluate(node.left, depth=depth), _evaluate(node.right, depth=depth)
+        if isinstance(left, (str, bytes, tuple)) or isinstance(right, (str, bytes, tuple)):
+            raise _NotConstant  # no string or sequence arithmetic: it can grow without bound
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.BoolOp):
+        values = [_evaluate(value, depth=depth) for value in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare):
+        return _compare(node, depth=depth)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        function = _PURE_CALLS.get(node.func.id)
+        if function is None:
+            raise _NotConstant
+        return function(*[_evaluate(argument, depth=depth) for argument in node.args])
+    raise _NotConstant
+
+
+def _constant(node: ast.Constant) -> Any:
+    if isinstance(node.value, (int, float, str, bytes, bool, type(None))):
+        if isinstance(node.value, (str, bytes)) and len(node.value) > 1000:
+            raise _NotConstant
+        return node.value
+    raise _NotConstant
+
+
+def _compare(node: ast.Compare, *, depth: int) -> bool:
+    left = _evaluate(node.left, depth=depth)
+    for op, comparator in zip(node.ops, node.comparators):
+        if type(op) not in _COMPARE:
+            raise _NotConstant
+        right = _evaluate(comparator, depth=depth)
+        if not _COMPARE[type(op)](left, right):
+            return False
+        left = right
+    return True
+
+
+def is_empty_constant(node: ast.expr) -> bool:
+    """Whether ``node`` is an empty literal or a ``range`` of constants with no element."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not node.elts:
+        return True
+    if isinstance(node, ast.Dict) and not node.keys:
+        return True
+    if isinstance(node, ast.Constant) and node.value in ("", b""):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        try:
+            arguments = [_evaluate(argument, depth=0) for argument in node.args]
+            return all(isinstance(a, int) for a in arguments) and len(range(*arguments)) == 0
+        except (_NotConstant, TypeError, ValueError):
+            return False
+    return False

@@ -35,7 +35,14 @@ import numpy as np
 
 from smscan.detectors.candidate import Candidate
 from smscan.detectors.code_lines import content_extents, prose_lines
-from smscan.detectors.python_dead import DeadStatement, constant_truth, dead_blocks, dead_lines, parses
+from smscan.detectors.python_dead import (
+    STRONG_REASONS,
+    DeadStatement,
+    constant_truth,
+    dead_blocks,
+    dead_lines,
+    parses,
+)
 
 __all__ = ["CODE_SUFFIXES", "KIND", "DeadCodeDetector", "DeadCodeRule", "constant_truth", "dead_lines"]
 from smscan.engine.windows import line_windows
@@ -58,6 +65,8 @@ class DeadCodeRule:
     # The smallest bonus (0.5-nat grid) with the best 5-fold CV line F1 on the MBPP calibration set:
     # larger ones tie there and only raise the bar for lines surprise alone must carry.
     evidence_bonus: float = 2.5
+    strong_bonus: float | None = None
+    """The bonus of strong evidence (``python_dead.STRONG_REASONS``); None: ``evidence_bonus``."""
     min_context: int = 8
     shrink: float = 4.0
     python_only: bool = False
@@ -71,6 +80,12 @@ class DeadCodeRule:
             raise ValueError(f"python_lines must be 'evidence' or 'all', got {self.python_lines!r}")
         if self.units not in ("statement", "line"):
             raise ValueError(f"units must be 'statement' or 'line', got {self.units!r}")
+
+    def bonus(self, reason: str) -> float:
+        """The nats a dead statement with evidence ``reason`` adds to its score."""
+        if self.strong_bonus is not None and reason in STRONG_REASONS:
+            return self.strong_bonus
+        return self.evidence_bonus
 
     def as_dict(self) -> dict[str, Any]:
         return {"rule": "line-mean-nll", **asdict(self)}
@@ -161,7 +176,7 @@ class DeadCodeDetector:
             if not judged or count == 0:
                 continue
             total = sum(lines.sums[line] for line in judged)
-            score = (total + rule.shrink * lines.prior) / (count + rule.shrink) + rule.evidence_bonus
+            score = (total + rule.shrink * lines.prior) / (count + rule.shrink) + rule.bonus(block.reason)
             start, end = extents[block.first - 1][0], extents[block.last - 1][1]
             details: dict[str, Any] = {"line_nll": round(total / count, 4), "evidence": block.reason}
             found.append(Candidate(start, end, score, details))

@@ -5,6 +5,8 @@ Each dead statement is reported whole (its first to last line) with the reason:
 - ``unreachable``: after ``return``/``raise``/``break``/``continue`` in the same block;
 - ``constant-condition``: an ``if``/``while`` whose test is a false constant expression (literals
   and pure builtins only: ``abs(0.5) < 0``), with its body; the ``else`` of a true one;
+- ``disabled-branch``: the same when the test is a bare literal (``if 0:``, ``if False:``), the
+  idiom people use to switch code off on purpose;
 - ``empty-loop``: a ``for`` over an empty constant (``range(0)``, ``[]``);
 - the data-flow kinds of :mod:`smscan.detectors.python_flow`: ``impossible-condition``,
   ``empty-slice``, ``dead-store``, ``dropped-result``.
@@ -24,6 +26,14 @@ from functools import lru_cache
 from typing import Any
 
 from smscan.detectors import python_flow
+
+
+# Evidence that a statement cannot run or does nothing at all, and that real code rarely holds by
+# accident (on clean code, dead stores and unreachable tails are the usual evidence; see
+# docs/BENCHMARKS.md): it may weigh more than the rest (DeadCodeRule.strong_bonus).
+STRONG_REASONS = frozenset(
+    {"constant-condition", "impossible-condition", "empty-loop", "empty-slice", "dead-computation", "dropped-result"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +66,7 @@ def dead_lines(source: str) -> dict[int, str]:
 def dead_blocks(source: str) -> list[DeadStatement]:
     """Dead statements grouped into blocks, in line order: overlapping ones merge, and so do
     those with only blank or comment lines between them. A merged block takes the reason of its
-    first statement.
+    first statement, or of its first with strong evidence (``STRONG_REASONS``) when it has one.
 
     Example:
         >>> dead_blocks("def f(x):\\n    if 1 > 2:\\n        x = 3\\n    return x\\n")
@@ -67,7 +77,9 @@ def dead_blocks(source: str) -> list[DeadStatement]:
     for statement in sorted(dead_statements(source) or (), key=lambda s: (s.first, -s.last)):
         if blocks and _only_blank_between(lines, blocks[-1].last, statement.first):
             last = blocks[-1]
-            blocks[-1] = DeadStatement(last.first, max(last.last, statement.last), last.reason)
+            strong = last.reason in STRONG_REASONS or statement.reason not in STRONG_REASONS
+            reason = last.reason if strong else statement.reason
+            blocks[-1] = DeadStatement(last.first, max(last.last, statement.last), reason)
         else:
             blocks.append(statement)
     return blocks
@@ -111,11 +123,14 @@ def _bodies(node: ast.AST) -> Iterator[list[ast.stmt]]:
 
 
 def _dead_in_block(body: list[ast.stmt]) -> Iterator[DeadStatement]:
-    for index, statement in enumerate(body):
-        if isinstance(statement, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-            for later in body[index + 1 :]:
-                yield _whole(later, "unreachable")
-            return
+    reachable = True
+    for statement in body:
+        if not reachable:
+            yield _whole(statement, "unreachable")
+        elif isinstance(statement, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+            reachable = False
+        # Unreachable statements are judged too: a dead branch after a return may also be one
+        # that could never run anyway, the stronger evidence.
         if isinstance(statement, (ast.If, ast.While)):
             yield from _dead_branches(statement)
         elif isinstance(statement, (ast.For, ast.AsyncFor)):
@@ -127,11 +142,12 @@ def _dead_in_block(body: list[ast.stmt]) -> Iterator[DeadStatement]:
 
 def _dead_branches(statement: ast.If | ast.While) -> Iterator[DeadStatement]:
     truth = constant_truth(statement.test)
+    reason = "disabled-branch" if isinstance(statement.test, ast.Constant) else "constant-condition"
     if truth is False:
-        yield DeadStatement(statement.lineno, _end_of_body(statement), "constant-condition")
+        yield DeadStatement(statement.lineno, _end_of_body(statement), reason)
     elif truth is True and isinstance(statement, ast.If) and statement.orelse:
         for dead in statement.orelse:
-            yield _whole(dead, "constant-condition")
+            yield _whole(dead, reason)
     elif truth is None and python_flow.is_impossible(statement.test):
         yield DeadStatement(statement.lineno, _end_of_body(statement), "impossible-condition")
 

@@ -7,8 +7,15 @@
 - ``empty-slice``: a loop over ``x[:0]``;
 - ``dead-store``: a store to a local name that nothing reads, or that only other dead stores read
   (``a = 1`` then ``b = a``, neither read again);
-- ``dropped-result``: a call of a pure builtin whose result is dropped (``len(x)`` as a statement),
-  outside ``try`` bodies, where such a call may be made for the exception it raises.
+- ``dead-computation``: such a store whose value is computed without side effects (``n_len =
+  len(n)``, ``total = a + b``), outside ``try`` and ``with`` bodies: the whole statement does
+  nothing. A store of a literal or a plain
+  name (``blech = None``, ``alias = obj``: references dropped on purpose, names a test needs) or
+  of a call that may act (``res = platform.system()``: only the binding is dead) stays a
+  ``dead-store``;
+- ``dropped-result``: a call of a pure builtin that iterates nothing whose result is dropped
+  (``len(x)`` as a statement), outside ``try`` and ``with`` bodies (``assertRaises``), where such
+  a call may be made for the exception it raises.
 
 None of these holds where a function calls ``locals()``, ``vars()``, ``eval`` or ``exec``: those
 read names no :mod:`ast` walk sees, so no store there is known to be dead.
@@ -25,6 +32,8 @@ PURE_BUILTINS = frozenset(
     "isinstance issubclass len list max min oct ord pow repr reversed round set sorted str sum "
     "tuple type zip".split()
 )
+# Pure builtins whose dropped result means nothing happened (``tuple(iterator)`` exhausts one).
+_DROPPABLE = frozenset("abs ascii bin bool chr float hash hex id int isinstance len oct ord repr round str type".split())
 _NEVER_NEGATIVE = frozenset({"len", "abs"})
 _NAME_READERS = frozenset({"locals", "vars", "eval", "exec"})
 _COMPLEMENT: dict[type, type] = {
@@ -130,10 +139,13 @@ def dead_in_function(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterat
     """The dead stores and dropped results of one function's own scope, with the reason."""
     if _reads_names_dynamically(function):
         return
+    guarded = _guarded_statements(function)
     for statement in _dead_stores(function):
-        yield statement, "dead-store"
+        computed = _is_computation(statement) and id(statement) not in guarded
+        yield statement, "dead-computation" if computed else "dead-store"
     for statement in _dropped_results(function):
-        yield statement, "dropped-result"
+        if id(statement) not in guarded:
+            yield statement, "dropped-result"
 
 
 def _reads_names_dynamically(function: ast.AST) -> bool:
@@ -167,6 +179,19 @@ def _dead_stores(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.s
     return list(dead.values())
 
 
+def _is_computation(statement: ast.stmt) -> bool:
+    """Whether a store's value computes something from a variable without side effects (not a
+    literal, a plain name or attribute, or a call that may act)."""
+    value = getattr(statement, "value", None)
+    if value is None or not is_pure(value):
+        return False
+    nodes = list(ast.walk(value))
+    return any(isinstance(node, ast.Name) for node in nodes) and any(isinstance(node, _OPERATIONS) for node in nodes)
+
+
+_OPERATIONS = (ast.Call, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Subscript, ast.IfExp, ast.JoinedStr)
+
+
 def _stores(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.stmt, str]]:
     for node in _own_nodes(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -180,12 +205,22 @@ def _stores(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[
 
 
 def _dropped_results(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.stmt]:
-    guarded = {id(statement) for node in _own_nodes(function) if isinstance(node, ast.Try)
-               for statement in node.body}
     for node in _own_nodes(function):
-        if (isinstance(node, ast.Expr) and id(node) not in guarded and isinstance(node.value, ast.Call)
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id in _DROPPABLE
                 and is_pure(node.value)):
             yield node
+
+
+def _guarded_statements(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """Ids of the statements under a ``try`` body or a ``with`` block (``assertRaises``): a pure
+    computation there may be made for the exception it raises."""
+    guarded: set[int] = set()
+    for node in _own_nodes(function):
+        if isinstance(node, (ast.Try, ast.With, ast.AsyncWith)) or type(node).__name__ == "TryStar":
+            for statement in getattr(node, "body", []):
+                guarded.update(id(inner) for inner in ast.walk(statement) if isinstance(inner, ast.stmt))
+    return guarded
 
 
 def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:

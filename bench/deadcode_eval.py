@@ -46,6 +46,8 @@ VARIANTS = [
     ("+ ast evidence, bonus 3", {"evidence_bonus": 3.0}),
     ("+ ast evidence, bonus 4", {"evidence_bonus": 4.0}),
 ]
+# Session 2's sweep: one bonus for every kind of evidence, each line judged alone.
+VARIANTS = [(name, {**rule, "strong_bonus": None, "units": "line"}) for name, rule in VARIANTS]
 SEEDS = (0, 1, 2, 3, 4)
 
 

@@ -65,7 +65,11 @@ class DeadCodeRule:
     # The smallest bonus (0.5-nat grid) with the best 5-fold CV line F1 on the MBPP calibration set:
     # larger ones tie there and only raise the bar for lines surprise alone must carry.
     evidence_bonus: float = 2.5
-    strong_bonus: float | None = None
+    # Strong evidence (python_dead.STRONG_REASONS: a statement that cannot run or does nothing at
+    # all) is rare in real code: the smallest bonus (0.5-nat grid) with the best line F1 on the
+    # MBPP dev split of bench/deadcode_variants_gen.py at the packaged threshold, with no more
+    # clean-code false alarms than the plain bonus (docs/BENCHMARKS.md, "Dead code as statements").
+    strong_bonus: float | None = 4.0
     """The bonus of strong evidence (``python_dead.STRONG_REASONS``); None: ``evidence_bonus``."""
     min_context: int = 8
     shrink: float = 4.0

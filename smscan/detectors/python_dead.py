@@ -31,9 +31,9 @@ from smscan.detectors import python_flow
 # Evidence that a statement cannot run or does nothing at all, and that real code rarely holds by
 # accident (on clean code, dead stores and unreachable tails are the usual evidence; see
 # docs/BENCHMARKS.md): it may weigh more than the rest (DeadCodeRule.strong_bonus).
-STRONG_REASONS = frozenset(
-    {"constant-condition", "impossible-condition", "empty-loop", "empty-slice", "dead-computation", "dropped-result"}
-)
+# A dropped ``repr(x)`` or ``hash(x)`` is not strong: tests call them for what the object's own
+# ``__repr__`` or ``__hash__`` does.
+STRONG_REASONS = frozenset({"constant-condition", "impossible-condition", "empty-loop", "empty-slice", "dead-computation"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,10 +54,10 @@ def test_calibrate_and_eval_read_the_generator_output_as_written(
                  "-o", str(thresholds), *cache]) == 0
 
     entry = json.loads(thresholds.read_text())["kinds"]["dead-code"]
-    # The fake scorer gives every token NLL 1, so the two dead lines score 1 + the default
-    # evidence bonus; in Python only lines with evidence are candidates, so no clean line has a
-    # score and the best-F1 threshold is the dead lines' own score.
-    expected = 1.0 + DeadCodeRule().evidence_bonus
+    # The fake scorer gives every token NLL 1, so the two dead lines score 1 + the default bonus
+    # of their (strong) evidence; in Python only lines with evidence are candidates, so no clean
+    # line has a score and the best-F1 threshold is the dead lines' own score.
+    expected = 1.0 + DeadCodeRule().bonus("constant-condition")
     assert entry["threshold"] == pytest.approx(expected)
     assert entry["rule"]["evidence_bonus"] == DeadCodeRule().evidence_bonus
     assert entry["unit"] == "line"

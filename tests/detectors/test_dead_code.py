@@ -205,7 +205,7 @@ def test_a_two_line_block_is_one_candidate_scored_by_both_lines() -> None:
     # 'if 1 > 2:' at NLL 1, "print('zq')" at NLL 5: judged apart, the if line alone would be low.
     body = TWO_LINES.index("print")
     scores = char_scores(TWO_LINES, [(body, body + len("print('zq')"))], high=5.0, low=1.0)
-    rule = DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=0.0)
+    rule = DeadCodeRule(evidence_bonus=0.0, strong_bonus=None, min_context=1, shrink=0.0)
 
     found = DeadCodeDetector(rule).candidates(TWO_LINES, scores)
 
@@ -219,7 +219,7 @@ def test_a_two_line_block_is_one_candidate_scored_by_both_lines() -> None:
 def test_line_units_judge_each_line_alone() -> None:
     body = TWO_LINES.index("print")
     scores = char_scores(TWO_LINES, [(body, body + len("print('zq')"))], high=5.0, low=1.0)
-    rule = DeadCodeRule(evidence_bonus=0.0, min_context=1, shrink=0.0, units="line")
+    rule = DeadCodeRule(evidence_bonus=0.0, strong_bonus=None, min_context=1, shrink=0.0, units="line")
 
     found = DeadCodeDetector(rule).candidates(TWO_LINES, scores)
 
@@ -251,3 +251,26 @@ def test_regions_cover_each_dead_block() -> None:
 def test_unknown_units_are_refused() -> None:
     with pytest.raises(ValueError, match="units"):
         DeadCodeRule(units="token")
+
+
+def test_a_block_with_strong_evidence_takes_the_strong_bonus() -> None:
+    # An unreachable `if` that could never run anyway: the block is judged by the stronger evidence.
+    text = "def f(n):\n    return n\n    if n and not n:\n        return 0\n"
+    scores = char_scores(text, low=1.0)
+    rule = DeadCodeRule(evidence_bonus=2.0, strong_bonus=5.0, min_context=1, shrink=0.0)
+
+    (block,) = DeadCodeDetector(rule).candidates(text, scores)
+
+    assert block.details["evidence"] == "impossible-condition"
+    assert block.score == pytest.approx(1.0 + 5.0)
+
+
+def test_weak_evidence_keeps_the_plain_bonus() -> None:
+    text = "def f(x):\n    blech = None\n    return x\n"
+    scores = char_scores(text, low=1.0)
+    rule = DeadCodeRule(evidence_bonus=2.0, strong_bonus=5.0, min_context=1, shrink=0.0)
+
+    (block,) = DeadCodeDetector(rule).candidates(text, scores)
+
+    assert block.details["evidence"] == "dead-store"
+    assert block.score == pytest.approx(1.0 + 2.0)

@@ -49,6 +49,12 @@ def mean(values):
 '''
 
 
+# A two-line injection: the dead `if` and its body are one finding, reported whole.
+MATH_TWO_LINES = MATH.replace(
+    'if abs(0.5) < 0: raise Exception("fail")', 'if abs(0.5) < 0:\n        raise Exception("fail")'
+)
+
+
 def test_packaged_thresholds_belong_to_the_default_model() -> None:
     from smscan.calibration.thresholds import is_same_scores
     from smscan.model.load import load_scorer
@@ -79,6 +85,17 @@ def test_default_scan_reports_whole_credentials_and_the_dead_line(
         ("stats.py", "dead-code", 'if abs(0.5) < 0: raise Exception("fail")'),
     ]
     assert report["rule"]["kinds"] == ["credential", "dead-code"]
+
+
+def test_a_two_line_injection_is_found_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "stats.py").write_text(MATH_TWO_LINES)
+
+    code = main(["repo", str(tmp_path), "--kinds", "dead-code", "--format", "json", "--no-redact"])
+
+    report = json.loads(capsys.readouterr().out)
+    found = [(f["start"]["line"], f["end"]["line"], f["preview"], f["details"]["evidence"]) for f in report["findings"]]
+    assert code == 1
+    assert found == [(9, 10, 'if abs(0.5) < 0:\n        raise Exception("fail")', "constant-condition")]
 
 
 # A credential format no rule names, invented here: an unknown prefix and random characters.

@@ -113,7 +113,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         thresholds = args.thresholds
         if args.rule:
-            changes = {k: json.loads(v) if v[:1] in "0123456789-tf[{" else v
+            changes = {k: json.loads(v) if v[:1] in "0123456789-tfn[{" else v
                        for k, v in (item.split("=", 1) for item in args.rule)}
             thresholds = Path(folder) / "thresholds.json"
             thresholds.write_text(json.dumps(thresholds_with(changes, args.thresholds)))

@@ -35,9 +35,9 @@ class Remembered:
     tokens_scored: int
 
 # Bump when what a detector returns for the same rule, path and text changes in a way its rule
-# does not show (a new slot shape, a new evidence kind). 2: dead code judged as statement blocks
-# with data-flow evidence.
-JUDGEMENT_FORMAT = 2
+# does not show (a new slot shape, a new evidence kind). 3: dead code judged as statement blocks
+# with data-flow evidence (2 was a development state of the same change).
+JUDGEMENT_FORMAT = 3
 
 
 class JudgementMemo:

@@ -334,12 +334,9 @@ def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) 
 
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: never a partial file."""
-    directory = path.parent if str(path.parent) else Path(".")
+    from smscan.atomic import write_text_atomically
+
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as temp:
-            temp.write(text)
-        os.replace(temp_name, path)
+        write_text_atomically(path, text)
     except OSError as error:
         raise SmscanError(f"{path}: cannot write the report: {error.strerror}") from error

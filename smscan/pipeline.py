@@ -14,9 +14,8 @@ from __future__ import annotations
 import hashlib
 import time
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,10 +30,16 @@ from smscan.engine.windows import Windows, fixed_windows
 from smscan.judgements import JudgementMemo, Remembered
 from smscan.model.scorer import Scorer
 from smscan.plan import document_scores, plan_pieces
-from smscan.records import Document, Finding, Position, Skip, TokenScores
+from smscan.records import (
+    Document,
+    Finding,
+    Position,
+    ScanResult,
+    Skip,
+    TokenScores,
+)
 from smscan.regions import Piece, line_starts, touches_changed_lines
 from smscan.rules import Detection
-
 
 # Texts handed to the scorer at once: enough to fill its batches, few enough to keep memory flat.
 _BATCH_DOCUMENTS = 16
@@ -59,34 +64,6 @@ class SurpriseRule:
             "consensus": self.consensus,
             "propagate": self.propagate,
         }
-
-
-@dataclass(slots=True)
-class ScanStats:
-    files_scanned: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    tokens_scored: int = 0
-    seconds: float = 0.0
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens_scored / self.seconds if self.seconds > 0 else 0.0
-
-
-@dataclass(slots=True)
-class ScanResult:
-    """Findings sorted by path and offset, what was skipped, counters, and the flagged lines.
-
-    ``lines`` maps path -> line number -> line text for lines that hold a finding, so reports can
-    draw a code frame without reading the source again; ``values`` maps a finding's fingerprint to
-    the flagged text, which reports redact unless asked not to.
-    """
-
-    findings: list[Finding] = field(default_factory=list)
-    skips: list[Skip] = field(default_factory=list)
-    stats: ScanStats = field(default_factory=ScanStats)
-    lines: dict[str, dict[int, str]] = field(default_factory=dict)
-    values: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

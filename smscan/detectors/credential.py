@@ -35,12 +35,22 @@ import numpy as np
 from smscan.detectors.candidate import Candidate
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
 from smscan.detectors.slots import (
-    ARGUMENT, ASSIGNMENT, HEADER, PEM, PUBLIC_BLOCK, STRING, TOKEN, URL_USERINFO, Slot, find_slots,
+    ARGUMENT,
+    ASSIGNMENT,
+    HEADER,
+    PEM,
+    PUBLIC_BLOCK,
+    STRING,
+    TOKEN,
+    URL_USERINFO,
+    Slot,
+    find_slots,
 )
 from smscan.engine.windows import Windows, fixed_windows
+from smscan.kinds import CREDENTIAL
 from smscan.records import TokenScores
 
-KIND = "credential"
+KIND = CREDENTIAL
 
 # Words of a name that say its value is a secret. "key" needs company (api_key, secret_key,
 # private_key), because alone it names dict keys, sort keys and primary keys.

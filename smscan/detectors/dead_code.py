@@ -35,9 +35,10 @@ import numpy as np
 
 from smscan.detectors.candidate import Candidate
 from smscan.engine.windows import line_windows
+from smscan.kinds import DEAD_CODE
 from smscan.records import TokenScores
 
-KIND = "dead-code"
+KIND = DEAD_CODE
 # File suffixes of programming languages (dead code lives in code, not in docs or data).
 CODE_SUFFIXES = frozenset(
     """

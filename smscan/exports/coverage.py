@@ -35,8 +35,8 @@ from smscan.calibration.labels import LabelledText, read_labels
 from smscan.engine.spans import merge_touching
 from smscan.errors import SmscanError
 from smscan.exports.labels import IGNORE_INDEX, DownstreamLabeler, overlaps
-from smscan.records import TokenScores
-from smscan.sources.datasets import DEFAULT_ROLES, DatasetRecord, RecordFormat, parse_record
+from smscan.records import DatasetRecord, TokenScores
+from smscan.sources.datasets import DEFAULT_ROLES, RecordFormat, parse_record
 
 Tokenize = Callable[[Sequence[str]], list[TokenScores]]
 # Matched texts tokenized by the reference model at once (one tokenizer call per batch).

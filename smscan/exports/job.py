@@ -16,8 +16,8 @@ from typing import Any
 from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput, export_groups
 from smscan.exports.writer import ExportWriter
 from smscan.model.scorer import Scorer
-from smscan.records import Document, Skip
-from smscan.sources.datasets import DatasetRecord, RecordFormat, Rejected, iter_dataset
+from smscan.records import DatasetRecord, Document, Rejected, Skip
+from smscan.sources.datasets import RecordFormat, iter_dataset
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from smscan.errors import ModelError, SmscanError
-from smscan.sources.datasets import DatasetRecord
+from smscan.records import DatasetRecord
 
 IGNORE_INDEX = -100
 

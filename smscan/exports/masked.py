@@ -28,9 +28,8 @@ from smscan.engine.spans import char_spans
 from smscan.errors import SmscanError, SourceError
 from smscan.exports.rule import MaskRule, mask_group, supervised_tokens
 from smscan.model.scorer import Scorer
-from smscan.records import TokenScores
+from smscan.records import DatasetRecord, Rejected, TokenScores
 from smscan.rules import Detection
-from smscan.sources.datasets import DatasetRecord, Rejected
 
 Mode = Literal["mask", "redact"]
 SURPRISE_PLACEHOLDER = "<MASKED>"

@@ -34,8 +34,8 @@ from smscan.calibration.calibrate import deal_folds, too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
 from smscan.calibration.thresholds import OPERATING_POINTS
-from smscan.errors import SmscanError
 from smscan.engine.windows import fixed_windows
+from smscan.errors import SmscanError
 from smscan.exports.labels import overlaps
 from smscan.exports.rule import MaskRule, mask_group
 from smscan.records import TokenScores

@@ -37,9 +37,15 @@ from typing import Any
 
 from smscan.errors import SmscanError
 from smscan.exports.job import ExportSource, iter_source, open_writer
-from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput, export_groups, scattered_group
+from smscan.exports.masked import (
+    ExportPlan,
+    ExportStats,
+    GroupOutput,
+    export_groups,
+    scattered_group,
+)
 from smscan.model.scorer import Scorer
-from smscan.sources.datasets import DatasetRecord, Rejected
+from smscan.records import DatasetRecord, Rejected
 
 INSTALL_HINT = "pip install 'smscan[ray]'"
 # Chunks per read block and per actor call: with one record per group this is the local
@@ -141,6 +147,7 @@ def require_ray() -> Any:
     """The ``ray`` module with Ray Data, or a SmscanError saying how to install it."""
     try:
         import ray  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
         # Ray Data comes with the extra (ray[data]); plain ray lacks its dependencies.
         import ray.data  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401
     except ImportError as error:

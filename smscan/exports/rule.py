@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from smscan.config import MAX_WINDOW_TOKENS
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
 from smscan.engine.rules import select_global, select_local
-from smscan.config import MAX_WINDOW_TOKENS
 from smscan.engine.windows import fixed_windows
 from smscan.records import TokenScores
 

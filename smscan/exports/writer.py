@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
 from smscan.atomic import write_text_atomically
 from smscan.errors import SmscanError
-from smscan.sources.datasets import Rejected
+from smscan.records import Rejected
 
 
 def _hidden(path: Path, suffix: str) -> Path:

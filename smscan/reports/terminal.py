@@ -18,8 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from smscan.pipeline import ScanResult
-from smscan.records import Finding
+from smscan.records import Finding, ScanResult
 from smscan.reports.redact import redact
 
 # Lines of an unredacted multi-line span shown before "… N more lines".

@@ -23,7 +23,7 @@ from typing import Any
 
 from smscan.errors import SmscanError
 from smscan.exports.masked import Detection, ExportPlan, Mode, export_groups
-from smscan.exports.rule import MaskRule
+from smscan.masking import MaskRule
 from smscan.model.scorer import Scorer
 from smscan.sources.datasets import DEFAULT_ROLES, RecordFormat, parse_record
 

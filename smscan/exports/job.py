@@ -8,7 +8,7 @@ repository; unreadable or binary files are counted as skipped, as in a scan) or 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,15 @@ def iter_source(source: ExportSource, stats: ExportStats) -> Generator[DatasetRe
         index += 1
 
 
+def not_done(items: Iterable[DatasetRecord | Rejected], done: int) -> Iterator[DatasetRecord | Rejected]:
+    """The items a resumed export still has to handle: those at or after the writer's ``done``.
+
+    Counted in stream order (``sequence``), rejects included, so both engines skip exactly what
+    the state file says was written.
+    """
+    return (item for item in items if item.sequence >= done)
+
+
 def open_writer(
     source: ExportSource,
     *,
@@ -118,9 +127,8 @@ def run_export(
         SmscanError: unreadable input, non-contiguous groups, unwritable output, bad resume.
     """
     writer, stats = open_writer(source, output=output, rejects=rejects, resume=resume, options=options, model=model)
-    done = writer.done
     records = iter_source(source, stats)
-    items = (item for item in records if item.sequence >= done)
+    items = not_done(records, writer.done)
     try:
         for group in export_groups(items, scorer, plan, model=model, check_contiguous=source.documents is None):
             writer.write_group(group.records, group.rejected, done=group.consumed)

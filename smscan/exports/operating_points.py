@@ -37,7 +37,7 @@ from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.engine.windows import fixed_windows
 from smscan.errors import SmscanError
 from smscan.exports.labels import overlaps
-from smscan.exports.rule import MaskRule, mask_group
+from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
 _F1_GRID = 64

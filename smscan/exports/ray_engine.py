@@ -36,16 +36,18 @@ from pathlib import Path
 from typing import Any
 
 from smscan.errors import SmscanError
-from smscan.exports.job import ExportSource, iter_source, open_writer
+from smscan.exports.job import ExportSource, iter_source, not_done, open_writer
 from smscan.exports.masked import (
     ExportPlan,
     ExportStats,
     GroupOutput,
     export_groups,
+    record_group,
     scattered_group,
 )
 from smscan.model.scorer import Scorer
 from smscan.records import DatasetRecord, Rejected
+from smscan.stages import buffer_groups, contiguous
 
 INSTALL_HINT = "pip install 'smscan[ray]'"
 # Chunks per read block and per actor call: with one record per group this is the local
@@ -156,10 +158,9 @@ def require_ray() -> Any:
 
 
 def group_chunks(items: Iterable[DatasetRecord | Rejected], *, check_contiguous: bool) -> Iterator[Chunk]:
-    """Cut a record stream into whole groups, split where ``export_groups`` splits them.
-
-    A reject joins the group open when it was read (before the first record: the first group),
-    so each chunk yields exactly one ``GroupOutput`` with the same ``consumed`` as locally.
+    """Cut a record stream into whole groups with the stages ``export_groups`` runs
+    (``stages.contiguous`` and ``stages.buffer_groups`` with ``record_group``), so each chunk
+    yields exactly one ``GroupOutput`` with the same ``consumed`` as locally.
 
     Args:
         items: records and rejects in input order.
@@ -176,21 +177,8 @@ def group_chunks(items: Iterable[DatasetRecord | Rejected], *, check_contiguous:
         >>> [len(c) for c in group_chunks(records_from_texts(["a", "b", "c"], groups=["x", "x", "y"]), check_contiguous=True)]
         [2, 1]
     """
-    seen: set[str] = set()
-    chunk: Chunk = []
-    key: str | None = None
-    for item in items:
-        if isinstance(item, DatasetRecord) and item.group != key:
-            if key is not None:
-                yield chunk
-                chunk = []
-            if check_contiguous and item.group in seen:
-                raise scattered_group(item)
-            seen.add(item.group)
-            key = item.group
-        chunk.append(item)
-    if chunk:
-        yield chunk
+    stream = contiguous(items, record_group, scattered_group) if check_contiguous else items
+    yield from buffer_groups(stream, record_group)
 
 
 def _read_blocks(source: ExportSource, done: int) -> Iterator[Any]:
@@ -199,7 +187,7 @@ def _read_blocks(source: ExportSource, done: int) -> Iterator[Any]:
 
     stats = ExportStats()
     records = iter_source(source, stats)
-    items = (item for item in records if item.sequence >= done)
+    items = not_done(records, done)
     rows: list[bytes] = []
     seq = 0
 

@@ -47,6 +47,27 @@ class ExportSource:
         return {"file": str(self.path.resolve()), "bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
+@dataclass(frozen=True, slots=True)
+class ScorerRecipe:
+    """How an export builds its scorer: a picklable ``load_scorer`` call, made by each Ray actor
+    (the model is loaded there, never shipped from the driver) or by the local engine."""
+
+    model: str | None = None
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int | None = None
+    threads: int = 0  # 0: the runtime's default; Ray sets OMP_NUM_THREADS to the actor's CPUs
+    runtime: str = "auto"
+
+    def __call__(self) -> Scorer:
+        from smscan.model.load import load_scorer
+
+        return load_scorer(
+            self.model, device=self.device, dtype=self.dtype, batch_size=self.batch_size,
+            threads=self.threads, runtime=self.runtime, pull_if_missing=True,
+        )
+
+
 def iter_source(source: ExportSource, stats: ExportStats) -> Generator[DatasetRecord | Rejected, None, None]:
     """The records of ``source``; folder Skips are counted in ``stats.skipped``."""
     if source.documents is None and source.two_pass:

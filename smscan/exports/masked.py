@@ -129,7 +129,7 @@ def export_groups(
     rule_dict = plan.rule_dict()
     stream: Iterable[DatasetRecord | Rejected] = items
     if check_contiguous:
-        stream = contiguous(items, record_group, scattered_group)
+        stream = contiguous(items, record_group, scattered_record)
     pending = (item if isinstance(item, Rejected) else _pending(item) for item in stream)
     scored = flatten(score_batches(pending, scorer, size_of=_size, plan=_as_planned))
     for group in buffer_groups(scored, _scored_group):
@@ -139,6 +139,12 @@ def export_groups(
 def record_group(item: DatasetRecord | Rejected) -> str | None:
     """A record's group key; a reject joins the group open when it was read."""
     return None if isinstance(item, Rejected) else item.group
+
+
+def scattered_record(item: DatasetRecord | Rejected) -> SourceError:
+    """``scattered_group`` for a stream item (only a record has a group key to reappear)."""
+    assert isinstance(item, DatasetRecord)
+    return scattered_group(item)
 
 
 def scattered_group(item: DatasetRecord) -> SourceError:

@@ -46,7 +46,7 @@ from smscan.exports.masked import (
     GroupOutput,
     export_groups,
     record_group,
-    scattered_group,
+    scattered_record,
 )
 from smscan.exports.ray_cluster import (
     RayCluster,
@@ -89,7 +89,7 @@ def group_chunks(items: Iterable[DatasetRecord | Rejected], *, check_contiguous:
         >>> [len(c) for c in group_chunks(records_from_texts(["a", "b", "c"], groups=["x", "x", "y"]), check_contiguous=True)]
         [2, 1]
     """
-    stream = contiguous(items, record_group, scattered_group) if check_contiguous else items
+    stream = contiguous(items, record_group, scattered_record) if check_contiguous else items
     yield from buffer_groups(stream, record_group)
 
 

@@ -7,9 +7,10 @@
     job.py      one export run: source -> records -> writer
     ray_engine.py, ray_cluster.py  the same export on Ray Data
 
-The raw masking rule is ``smscan/masking.py``; surprise calibration and mask coverage are in
-``smscan/calibration/`` (``rule.py``, ``operating_points.py`` and ``coverage.py`` here only
-re-export them for old imports).
+    operating_points.py  surprise calibration (to move to calibration/ once open work on it lands)
+
+The raw masking rule is ``smscan/masking.py`` and mask coverage is ``smscan/calibration/coverage.py``
+(``rule.py`` and ``coverage.py`` here only re-export them for old imports).
 
 Importing this package never imports torch.
 """

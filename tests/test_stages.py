@@ -13,7 +13,13 @@ from smscan.masking import MaskRule
 from smscan.pipeline import scan
 from smscan.records import DatasetRecord, Document, Rejected, Skip, TokenScores
 from smscan.sources.datasets import records_from_texts
-from smscan.stages import BATCH_CHARS, BATCH_ITEMS, buffer_groups, contiguous, score_batches
+from smscan.stages import (
+    BATCH_CHARS,
+    BATCH_ITEMS,
+    buffer_groups,
+    contiguous,
+    score_batches,
+)
 from tests.scorers import RandomWordScorer
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"

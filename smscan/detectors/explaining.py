@@ -32,10 +32,9 @@ def credential_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
     if "surprise" not in details:
         return []
     bonus = score - float(details["surprise"])
-    return [
-        f"best window surprise {details['surprise']:.2f} {'+' if bonus >= 0 else '-'} place evidence "
-        f"{abs(bonus):.2f} (a value in a {details.get('place', '?')}, {details.get('length', '?')} characters)"
-    ]
+    sign = "+" if bonus >= 0 else "-"
+    place = f"a value in a {details.get('place', '?')}, {details.get('length', '?')} characters"
+    return [f"best window surprise {details['surprise']:.2f} {sign} place evidence {abs(bonus):.2f} ({place})"]
 
 
 def dead_code_reasons(score: float, details: Mapping[str, Any]) -> list[str]:

@@ -10,7 +10,7 @@ at a time; documents of a group must arrive contiguously.
 
 :func:`scan` reports what the detectors find; :func:`smscan.decisions.decide` then applies what
 the user decided (kinds, allow comments, the credential/dead-code overlap, the baseline), and
-:func:`smscan.scanner.run_scan` runs both for every command.
+:func:`smscan.scanner.scan_and_decide` runs both for every scanning command.
 """
 
 from __future__ import annotations

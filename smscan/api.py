@@ -22,9 +22,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from smscan.errors import SmscanError
-from smscan.exports.masked import Detection, ExportPlan, Mode, export_groups
-from smscan.exports.rule import MaskRule
+from smscan.exports.masked import ExportPlan, Mode, export_groups
+from smscan.masking import MaskRule
 from smscan.model.scorer import Scorer
+from smscan.rules import Detection
 from smscan.sources.datasets import DEFAULT_ROLES, RecordFormat, parse_record
 
 __all__ = ["MaskRule", "batch_masker", "load_masking_scorer", "mask_records", "mask_texts"]

@@ -21,32 +21,38 @@ description) per load request, so a rescan whose texts all hit needs no weights 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
-import struct
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import numpy as np
+from smscan.cache_entries import (
+    cache_key,
+    decode_entry,
+    encode_entry,
+    settings_key,
+    tokens_digest,
+)
+from smscan.cached_scorer import CachedScorer
 
 # The one definition of smscan's cache root (a light module: no torch). The boundary table lets
 # cache import errors and records only; a second copy of the root rules would drift instead.
 from smscan.model.store import cache_root
-from smscan.records import TokenScores
+
+__all__ = [
+    "DATABASE_NAME", "DEFAULT_MAX_MB", "CacheInfo", "CachedScorer", "ScoreCache", "cache_key", "decode_entry",
+    "default_cache_dir", "encode_entry", "settings_key", "tokens_digest",
+]
 
 DATABASE_NAME = "scores.sqlite3"
 DEFAULT_MAX_MB = 200
 _BUSY_TIMEOUT_S = 10.0
 _EVICT_TO = 0.9  # of max_bytes, so a full cache does not evict on every write
-_MAGIC = b"smc1"
-_HEADER = struct.Struct("<4sBI")  # magic, bytes per NLL (4 or 8), number of tokens
-_DIGEST_BYTES = 32
 _SQL_CHUNK = 500  # keys per IN (...) query, under SQLite's parameter limit
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -67,67 +73,6 @@ def default_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
     if environ.get("SMSCAN_SCORE_CACHE"):
         return Path(environ["SMSCAN_SCORE_CACHE"]).expanduser()
     return cache_root(environ) / "scores"
-
-
-def settings_key(settings: Any) -> str:
-    """A stable string of scoring settings: their own ``key()`` (the model package's
-    ``ScoringSettings``), or the sorted JSON of a mapping."""
-    key = getattr(settings, "key", None)
-    if callable(key):
-        return str(key())
-    return json.dumps(dict(settings), sort_keys=True, default=str)
-
-
-def cache_key(fingerprint: str, settings: Any, text: str) -> str:
-    """The hex digest that names one text's scores under one model and scoring settings.
-
-    Example:
-        >>> cache_key("m", {"stride": 384}, "x") == cache_key("m", {"stride": 384}, "x")
-        True
-    """
-    text_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    identity = json.dumps(
-        {"fingerprint": fingerprint, "settings": settings_key(settings), "text": text_digest},
-        sort_keys=True,
-    )
-    return hashlib.sha256(identity.encode("utf-8")).hexdigest()
-
-
-def tokens_digest(tokens: TokenScores) -> bytes:
-    """sha256 of a text's token ids and character offsets (what an entry is checked against)."""
-    digest = hashlib.sha256()
-    for array in (tokens.token_ids, tokens.char_starts, tokens.char_ends):
-        digest.update(np.ascontiguousarray(array, dtype="<i8").tobytes())
-    return digest.digest()
-
-
-def encode_entry(scores: TokenScores) -> bytes:
-    """An entry's bytes: header, the tokens' digest, the NLL (float32 when that is lossless).
-
-    The model computes NLL in float32, so float32 storage is usually exact; other scorers keep
-    float64. Neither the text nor its token ids are stored.
-    """
-    nll = np.asarray(scores.nll, dtype=np.float64)
-    narrow = nll.astype("<f4")
-    exact = np.array_equal(narrow.astype(np.float64), nll, equal_nan=True)
-    data = narrow if exact else nll.astype("<f8")
-    return _HEADER.pack(_MAGIC, data.itemsize, len(nll)) + tokens_digest(scores) + data.tobytes()
-
-
-def decode_entry(value: bytes, tokens: TokenScores) -> TokenScores | None:
-    """The scores of ``tokens`` from an entry, or None when the entry is damaged or belongs to
-    other tokens."""
-    try:
-        magic, width, count = _HEADER.unpack_from(value)
-    except struct.error:
-        return None
-    body = _HEADER.size + _DIGEST_BYTES
-    if magic != _MAGIC or width not in (4, 8) or len(value) != body + width * count:
-        return None
-    if count != len(tokens.token_ids) or value[_HEADER.size : body] != tokens_digest(tokens):
-        return None
-    nll = np.frombuffer(value, dtype=f"<f{width}", count=count, offset=body).astype(np.float64)
-    return TokenScores(tokens.token_ids, tokens.char_starts, tokens.char_ends, nll)
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,72 +330,3 @@ def _database_files(path: Path) -> list[Path]:
 def _is_busy(error: sqlite3.OperationalError) -> bool:
     message = str(error).lower()
     return "locked" in message or "busy" in message
-
-
-class _Tokenizing(Protocol):
-    """What the cache needs of the scorer below it (``LazyScorer``, ``TransformersScorer``)."""
-
-    @property
-    def fingerprint(self) -> str: ...
-
-    @property
-    def settings(self) -> Any: ...
-
-    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]: ...
-
-    def tokenize(self, texts: Sequence[str]) -> list[TokenScores]: ...
-
-
-class CachedScorer:
-    """A scorer that answers from a :class:`ScoreCache` and scores only the texts it lacks.
-
-    It has the same ``score_texts``/``fingerprint``/``settings`` as the scorer it wraps (which
-    must also have ``tokenize``: ids and offsets without running the model), so the pipeline and
-    calibration use it unchanged.
-
-    Args:
-        scorer: the scorer below the cache.
-        cache: where entries live.
-    """
-
-    def __init__(self, scorer: _Tokenizing, cache: ScoreCache) -> None:
-        self.scorer = scorer
-        self.cache = cache
-
-    @property
-    def fingerprint(self) -> str:
-        return self.scorer.fingerprint
-
-    @property
-    def settings(self) -> Any:
-        return self.scorer.settings
-
-    def __getattr__(self, name: str) -> Any:
-        # Everything else (describe(), device, ...) is the wrapped scorer's.
-        return getattr(self.scorer, name)
-
-    def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
-        """Scores of each text, from the cache where an entry matches its tokens."""
-        keys = [cache_key(self.scorer.fingerprint, self.scorer.settings, text) for text in texts]
-        stored = self.cache.get_many(keys)
-        found: list[TokenScores | None] = [None] * len(texts)
-        candidates = [index for index, key in enumerate(keys) if key in stored]
-        if candidates:
-            tokens = self.scorer.tokenize([texts[index] for index in candidates])
-            for index, tokenized in zip(candidates, tokens):
-                found[index] = decode_entry(stored[keys[index]], tokenized)
-        missing = [index for index, scores in enumerate(found) if scores is None]
-        self.cache.hits += len(texts) - len(missing)
-        self.cache.misses += len(missing)
-        if missing:
-            fresh = self.scorer.score_texts([texts[index] for index in missing])
-            if len(fresh) != len(missing):
-                raise ValueError(f"the scorer returned {len(fresh)} results for {len(missing)} texts")
-            # Keyed again: loading the model may have told the scorer its real identity.
-            fingerprint, settings = self.scorer.fingerprint, self.scorer.settings
-            entries = {}
-            for index, scores in zip(missing, fresh):
-                found[index] = scores
-                entries[cache_key(fingerprint, settings, texts[index])] = encode_entry(scores)
-            self.cache.put_many(entries)
-        return [scores for scores in found if scores is not None]

@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from smscan.errors import ConfigError
+from smscan.kinds import Kind
 
 # Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
 # default model. Chosen on measured data; see docs/BENCHMARKS.md ("Default threshold").
@@ -34,7 +35,6 @@ DEFAULT_MAX_FILE_BYTES = 1_000_000
 Device = Literal["auto", "cpu", "cuda", "mps"]
 Dtype = Literal["auto", "bf16", "fp16", "fp32", "int8"]
 Runtime = Literal["auto", "torch", "ctranslate2"]
-Kind = Literal["surprise", "credential", "dead-code"]
 """Finding kinds a user may choose to report (``kinds``; empty means all)."""
 WorkerUse = Literal["off", "use", "auto"]
 """``worker``: never use a warm worker; use one that runs (default); or also start one (hooks)."""

@@ -1,118 +1,73 @@
-"""The one place where stages are wired: Documents -> token scores -> masks and candidates -> findings.
+"""A scan's chain: Documents -> token scores -> masks and candidates -> findings.
 
-Each document is scored once, by plan (:mod:`smscan.plan`): only the pieces the enabled kinds need
-(credential values and Python dead-code evidence lines with bounded left context), or the whole
-text when a kind needs it (raw ``surprise``, dead code outside parseable Python); raw Surprise
-Masking (``surprise`` findings) and every detector (``credential``, ``dead-code``) read the same
-token scores. Every scanning mode (repo, and later staged, diff, files, export) feeds Documents and Skips into
-:func:`scan` and differs only in its source and sink. Duplicate propagation needs a whole group, so
-masks are buffered one group at a time; documents of a group must arrive contiguously.
+The stages are the export's (``smscan/stages.py``): documents are scored a batch at a time, by
+plan (:mod:`smscan.plan`): only the pieces the enabled kinds need (credential values and Python
+dead-code evidence lines with bounded left context), or the whole text when a kind needs it (raw
+``surprise``, dead code outside parseable Python). Raw Surprise Masking (``surprise`` findings,
+``smscan.masking``) and every detector (``credential``, ``dead-code``, ``smscan.detect``) read the
+same token scores. Duplicate propagation needs a whole group, so documents are buffered one group
+at a time; documents of a group must arrive contiguously.
+
+:func:`scan` reports what the detectors find; :func:`smscan.decisions.decide` then applies what
+the user decided (kinds, allow comments, the credential/dead-code overlap, the baseline), and
+:func:`smscan.scanner.scan_and_decide` runs both for every scanning command.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
-from bisect import bisect_right
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from smscan.detectors import CREDENTIAL, DEAD_CODE, SURPRISE
-from smscan.detectors.candidate import Candidate, propagate_values
-from smscan.engine.mask import token_mask
-from smscan.engine.propagate import propagate_duplicates
-from smscan.engine.rules import select_global
-from smscan.engine.spans import char_spans
-from smscan.engine.windows import Windows, fixed_windows
+from smscan.decisions import without_dead_code_on_credential_lines
+from smscan.detect import applies, kept_in_group
+from smscan.detectors.candidate import Candidate
+from smscan.findings import finding_fingerprint, make_finding, surprise_findings
 from smscan.judgements import JudgementMemo, Remembered
+from smscan.masking import MaskRule, TextMask, mask_text, propagate_group
 from smscan.model.scorer import Scorer
 from smscan.plan import document_scores, plan_pieces
-from smscan.records import Document, Finding, Position, Skip, TokenScores
-from smscan.regions import Piece, line_starts, touches_changed_lines
+from smscan.records import Document, ScanResult, Skip, TokenScores
+from smscan.regions import Piece
 from smscan.rules import Detection
+from smscan.stages import Scored, buffer_groups, score_batches
 
+SurpriseRule = MaskRule
+"""A scan's raw Surprise Masking rule is the one rule type; the name stays for callers."""
 
-# Texts handed to the scorer at once: enough to fill its batches, few enough to keep memory flat.
-_BATCH_DOCUMENTS = 16
-_BATCH_CHARS = 200_000
-
-
-@dataclass(frozen=True, slots=True)
-class SurpriseRule:
-    """Global Surprise Masking over fixed windows (paper section 2, appendix D.1-D.5)."""
-
-    window: int
-    threshold: float
-    consensus: int = 1
-    propagate: bool = True
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": SURPRISE,
-            "rule": "global",
-            "window": self.window,
-            "threshold": self.threshold,
-            "consensus": self.consensus,
-            "propagate": self.propagate,
-        }
-
-
-@dataclass(slots=True)
-class ScanStats:
-    files_scanned: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-    tokens_scored: int = 0
-    seconds: float = 0.0
-
-    @property
-    def tokens_per_second(self) -> float:
-        return self.tokens_scored / self.seconds if self.seconds > 0 else 0.0
-
-
-@dataclass(slots=True)
-class ScanResult:
-    """Findings sorted by path and offset, what was skipped, counters, and the flagged lines.
-
-    ``lines`` maps path -> line number -> line text for lines that hold a finding, so reports can
-    draw a code frame without reading the source again; ``values`` maps a finding's fingerprint to
-    the flagged text, which reports redact unless asked not to.
-    """
-
-    findings: list[Finding] = field(default_factory=list)
-    skips: list[Skip] = field(default_factory=list)
-    stats: ScanStats = field(default_factory=ScanStats)
-    lines: dict[str, dict[int, str]] = field(default_factory=dict)
-    values: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class _Masked:
-    """One scored piece under raw Surprise Masking, in document offsets."""
-
-    scores: TokenScores
-    windows: Windows
-    selected: np.ndarray
-    mask: np.ndarray
-
-
-@dataclass(slots=True)
-class _Scored:
-    document: Document
-    pieces: list[_Masked]
-    candidates: dict[str, list[Candidate]]
-
+__all__ = [
+    "Detection", "ProgressCallback", "ScanResult", "SurpriseRule", "finding_fingerprint", "scan",
+    "without_dead_code_on_credential_lines",
+]
 
 ProgressCallback = Callable[[Document | Skip], None]
+
+
+@dataclass(slots=True)
+class _Plan:
+    """A document's pieces to score, or its remembered candidates (then nothing is scored)."""
+
+    pieces: list[Piece]
+    remembered: Remembered | None
+
+    @property
+    def to_score(self) -> list[str]:
+        return [piece.text for piece in self.pieces]
+
+
+@dataclass(slots=True)
+class _Judged:
+    document: Document
+    masked: list[tuple[TokenScores, TextMask]]  # raw masking of each piece, in document offsets
+    candidates: dict[str, list[Candidate]]
 
 
 def scan(
     items: Iterable[Document | Skip],
     scorer: Scorer,
-    rule: SurpriseRule | None,
+    rule: MaskRule | None,
     *,
     detections: Sequence[Detection] = (),
     on_item: ProgressCallback | None = None,
@@ -138,62 +93,65 @@ def scan(
     """
     started = time.perf_counter()
     result = ScanResult()
-    group_key: str | None = None
-    group: list[_Scored] = []
     detectors = [detection.detector for detection in detections]
     whole = whole_documents or rule is not None
     memo = None if whole else judgements
-    for batch in _batches(items, result, on_item):
-        known = memo.recall(batch) if memo is not None else [None] * len(batch)
-        plans = [plan_pieces(d, detectors, whole=whole) if k is None else [] for d, k in zip(batch, known)]
-        scored = scorer.score_texts([piece.text for pieces in plans for piece in pieces])
-        index = 0
-        judged = []
-        for document, pieces, remembered in zip(batch, plans, known):
-            piece_scores = scored[index : index + len(pieces)]
-            index += len(pieces)
-            if group_key is not None and document.group != group_key:
-                _finish_group(group, rule, detections, result)
-                group = []
-            group_key = document.group
-            if remembered is not None:
-                group.append(_Scored(document, [], remembered.candidates))
-                result.stats.tokens_scored += remembered.tokens_scored
-            else:
-                group.append(_score_document(document, pieces, piece_scores, rule, detections))
-                tokens = sum(int(np.isfinite(s.nll).sum()) for s in piece_scores)
-                judged.append((document, Remembered(group[-1].candidates, tokens)))
-                result.stats.tokens_scored += tokens
-            result.stats.files_scanned += 1
-            if on_item is not None:
-                on_item(document)
-        if memo is not None:
-            memo.remember(judged)
-    _finish_group(group, rule, detections, result)
+
+    def plan(batch: list[Document | Skip]) -> list[_Plan]:
+        documents = [item for item in batch if isinstance(item, Document)]
+        known = memo.recall(documents) if memo is not None else [None] * len(documents)
+        return [
+            _Plan(plan_pieces(document, detectors, whole=whole) if remembered is None else [], remembered)
+            for document, remembered in zip(documents, known)
+        ]
+
+    batches = score_batches(items, scorer, size_of=_size, plan=plan)
+    judged = _judge(batches, rule, detections, memo, result, on_item)
+    for group in buffer_groups(judged, lambda item: item.document.group):
+        _finish_group(group, rule, detections, result)
     result.findings.sort(key=lambda f: (f.path, f.char_start, f.kind))
     result.stats.seconds = time.perf_counter() - started
     return result
 
 
-def without_dead_code_on_credential_lines(findings: list[Finding]) -> list[Finding]:
-    """Drop ``dead-code`` findings on a line that holds a ``credential`` finding.
+def _size(item: Document | Skip) -> int | None:
+    return len(item.text) if isinstance(item, Document) else None
 
-    A credential makes its whole line surprising, and a secret assigned to a name nothing reads
-    is also a dead store, so the same line would be reported twice; the credential is the finding
-    to act on (and removing it removes the line's dead code too). Apply it to the findings that are
-    reported, after allow comments and the baseline: a line whose credential is accepted must still
-    have its dead code reported, and a baseline holds both findings of such a line.
-    """
-    credential_lines: dict[str, set[int]] = {}
-    for finding in findings:
-        if finding.kind == CREDENTIAL:
-            credential_lines.setdefault(finding.path, set()).update(range(finding.start.line, finding.end.line + 1))
-    return [
-        finding
-        for finding in findings
-        if finding.kind != DEAD_CODE
-        or credential_lines.get(finding.path, set()).isdisjoint(range(finding.start.line, finding.end.line + 1))
-    ]
+
+def _judge(
+    batches: Iterable[list[Scored[Document | Skip, _Plan]]],
+    rule: MaskRule | None,
+    detections: Sequence[Detection],
+    memo: JudgementMemo | None,
+    result: ScanResult,
+    on_item: ProgressCallback | None,
+) -> Iterator[_Judged]:
+    """Each scored document's masks and candidates; Skips are counted here, in input order."""
+    for batch in batches:
+        fresh = []
+        for entry in batch:
+            item = entry.item
+            if isinstance(item, Skip):
+                result.skips.append(item)
+                result.stats.skipped[item.reason] += 1
+            else:
+                assert entry.plan is not None
+                remembered = entry.plan.remembered
+                if remembered is None:
+                    judged = _judge_document(item, entry.plan.pieces, entry.scores, rule, detections)
+                    tokens = sum(int(np.isfinite(s.nll).sum()) for s in entry.scores)
+                    remembered = Remembered(judged.candidates, tokens)
+                    fresh.append((item, remembered))
+                else:
+                    judged = _Judged(item, [], remembered.candidates)
+                result.stats.tokens_scored += remembered.tokens_scored
+                result.stats.files_scanned += 1
+            if on_item is not None:
+                on_item(item)
+            if isinstance(item, Document):
+                yield judged
+        if memo is not None:
+            memo.remember(fresh)
 
 
 def _shift(scores: TokenScores, offset: int) -> TokenScores:
@@ -208,162 +166,50 @@ def _shift(scores: TokenScores, offset: int) -> TokenScores:
     )
 
 
-def _batches(
-    items: Iterable[Document | Skip], result: ScanResult, on_item: ProgressCallback | None
-) -> Iterator[list[Document]]:
-    batch: list[Document] = []
-    chars = 0
-    for item in items:
-        if isinstance(item, Skip):
-            result.skips.append(item)
-            result.stats.skipped[item.reason] += 1
-            if on_item is not None:
-                on_item(item)
-            continue
-        batch.append(item)
-        chars += len(item.text)
-        if len(batch) >= _BATCH_DOCUMENTS or chars >= _BATCH_CHARS:
-            yield batch
-            batch, chars = [], 0
-    if batch:
-        yield batch
-
-
-def _score_document(
+def _judge_document(
     document: Document,
     pieces: Sequence[Piece],
     scores: Sequence[TokenScores],
-    rule: SurpriseRule | None,
+    rule: MaskRule | None,
     detections: Sequence[Detection],
-) -> _Scored:
+) -> _Judged:
     masked = []
     if rule is not None:
         # Raw masking runs within each scored piece (windows never span two pieces).
         for piece, piece_scores in zip(pieces, scores):
             shifted = _shift(piece_scores, piece.offset)
-            windows = fixed_windows(shifted.nll, size=rule.window)
-            selected = select_global(windows, threshold=rule.threshold)
-            mask = token_mask(windows, selected, num_tokens=len(shifted), consensus=rule.consensus)
-            masked.append(_Masked(shifted, windows, selected, mask))
+            masked.append((shifted, mask_text(shifted, np.ones(len(shifted), dtype=np.bool_), rule)))
     candidates: dict[str, list[Candidate]] = {}
-    applicable = [d.detector for d in detections if d.detector.applies_to(document.path)]
+    applicable = [d.detector for d in detections if applies(d.detector, document.path)]
     if applicable:
         # Detectors see the whole text and the scores of its pieces in document offsets.
         sparse = document_scores(pieces, scores)
         for detector in applicable:
             candidates[detector.kind] = detector.candidates(document.text, sparse)
-    return _Scored(document, masked, candidates)
+    return _Judged(document, masked, candidates)
 
 
 def _finish_group(
-    group: Sequence[_Scored],
-    rule: SurpriseRule | None,
-    detections: Sequence[Detection],
-    result: ScanResult,
+    group: Sequence[_Judged], rule: MaskRule | None, detections: Sequence[Detection], result: ScanResult
 ) -> None:
-    if not group:
-        return
     if rule is not None:
-        pieces = [(item.document, piece) for item in group for piece in item.pieces]
-        masks = [piece.mask for _, piece in pieces]
-        if rule.propagate:
-            masks = propagate_duplicates(
-                [piece.scores.token_ids for _, piece in pieces], masks, size=rule.window
-            )
-        for (document, piece), mask in zip(pieces, masks):
-            result.findings.extend(_surprise_findings(document, piece, mask, rule, result))
+        pieces = [(item.document, scores, masked) for item in group for scores, masked in item.masked]
+        masks = propagate_group(
+            [scores for _, scores, _ in pieces], [masked.mask for _, _, masked in pieces],
+            [np.ones(len(scores), dtype=np.bool_) for _, scores, _ in pieces], rule,
+        )
+        for (document, scores, masked), mask in zip(pieces, masks):
+            result.findings.extend(surprise_findings(document, scores, masked, mask, rule, result))
+    texts = [item.document.text for item in group]
     for detection in detections:
         kind = detection.detector.kind
-        found = [item.candidates.get(kind, []) for item in group]
-        if detection.detector.propagate:
-            found = propagate_values([item.document.text for item in group], found)
-        for item, candidates in zip(group, found):
+        kept = kept_in_group(detection, texts, [item.candidates.get(kind, []) for item in group])
+        for item, candidates in zip(group, kept):
             for candidate in candidates:
-                if candidate.score >= detection.threshold:
-                    finding = _finding(
-                        item.document, kind, candidate.char_start, candidate.char_end,
-                        score=candidate.score, threshold=detection.threshold,
-                        details=dict(candidate.details), result=result,
-                    )
-                    if finding is not None:
-                        result.findings.append(finding)
-
-
-def _surprise_findings(
-    document: Document, item: _Masked, mask: np.ndarray, rule: SurpriseRule, result: ScanResult
-) -> Iterator[Finding]:
-    token_starts = item.scores.char_starts
-    for char_start, char_end in char_spans(mask, item.scores.char_starts, item.scores.char_ends):
-        # The span's score is its most surprising window; a span reached only by duplicate
-        # propagation may have none at or above the threshold.
-        first = int(np.searchsorted(token_starts, char_start, side="left"))
-        last = int(np.searchsorted(token_starts, char_end, side="left"))
-        overlapping = (item.windows.starts < last) & (item.windows.ends > first)
-        window_scores = item.windows.scores[overlapping & np.isfinite(item.windows.scores)]
-        score = float(window_scores.max()) if window_scores.size else float("nan")
-        by_window = bool((item.selected & overlapping).any())
-        finding = _finding(
-            document, SURPRISE, char_start, char_end, score=score,
-            threshold=rule.threshold, details={"propagated": not by_window}, result=result,
-        )
-        if finding is not None:
-            yield finding
-
-
-def _finding(
-    document: Document,
-    kind: str,
-    char_start: int,
-    char_end: int,
-    *,
-    score: float,
-    threshold: float,
-    details: dict[str, Any],
-    result: ScanResult,
-) -> Finding | None:
-    """A finding of ``document``, or None when a diff scan's changed lines do not touch it.
-
-    Records the lines it covers and its value in ``result`` for the reports.
-    """
-    text = document.text
-    starts = line_starts(text)
-    start = _position(starts, char_start)
-    end = _position(starts, char_end)
-    last_line = _last_line(starts, char_end)
-    if not touches_changed_lines(document, start.line, last_line):
-        return None
-    for line in range(start.line, last_line + 1):
-        lo = starts[line - 1]
-        hi = starts[line] - 1 if line < len(starts) else len(text)
-        result.lines.setdefault(document.path, {})[line] = text[lo:hi]
-    value = text[char_start:char_end]
-    fingerprint = finding_fingerprint(kind, value, document.path)
-    result.values[fingerprint] = value
-    return Finding(
-        path=document.path,
-        kind=kind,
-        char_start=char_start,
-        char_end=char_end,
-        start=start,
-        end=end,
-        score=round(score, 4),
-        threshold=threshold,
-        fingerprint=fingerprint,
-        details=details,
-    )
-
-
-def finding_fingerprint(kind: str, value: str, path: str) -> str:
-    """Identify a finding by what it is, not by the model or where in the file it sits."""
-    digest = hashlib.sha256("\0".join((kind, path, value)).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()[:32]
-
-
-def _position(line_starts: list[int], offset: int) -> Position:
-    line = bisect_right(line_starts, offset)
-    return Position(line=line, column=offset - line_starts[line - 1] + 1)
-
-
-def _last_line(line_starts: list[int], char_end: int) -> int:
-    # The line holding the span's last character (char_end is exclusive).
-    return bisect_right(line_starts, max(char_end - 1, 0))
+                finding = make_finding(
+                    item.document, kind, candidate.char_start, candidate.char_end,
+                    score=candidate.score, threshold=detection.threshold,
+                    details=dict(candidate.details), result=result,
+                )
+                if finding is not None:
+                    result.findings.append(finding)

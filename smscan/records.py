@@ -1,4 +1,7 @@
-"""Frozen records passed between stages: sources -> model -> engine -> detectors -> reports.
+"""Records passed between stages: sources -> model -> engine -> detectors -> reports and exports.
+
+They live here, not where they are made, so a reader (a report, an export writer) imports no
+stage to get its input type.
 
 Conventions (identical in code, JSON and SARIF):
 - ``nll`` is nats per token; ``threshold`` is the paper's tau.
@@ -8,10 +11,14 @@ Conventions (identical in code, JSON and SARIF):
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+MESSAGES_FIELD = "messages"
+"""The field of a chat record: a list of ``{"role", "content"}`` messages."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +91,87 @@ class Finding:
     threshold: float
     fingerprint: str
     details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ScanStats:
+    files_scanned: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    tokens_scored: int = 0
+    seconds: float = 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens_scored / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(slots=True)
+class ScanResult:
+    """Findings sorted by path and offset, what was skipped, counters, and the flagged lines.
+
+    ``lines`` maps path -> line number -> line text for lines that hold a finding, so reports can
+    draw a code frame without reading the source again; ``values`` maps a finding's fingerprint to
+    the flagged text, which reports redact unless asked not to.
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    skips: list[Skip] = field(default_factory=list)
+    stats: ScanStats = field(default_factory=ScanStats)
+    lines: dict[str, dict[int, str]] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetRecord:
+    """One input record to mask.
+
+    Attributes:
+        index: 0-based position of the record in the input (rejected records count too).
+        data: the record as read; the export writes it back with an ``smscan`` field added.
+        field: the field holding the text (``text``, the ``--text-field``) or ``messages``.
+        texts: the text, or each message's content for a chat.
+        roles: for a chat, each message's role; empty for a text record.
+        supervised: per text, whether it is scored and masked.
+        group: the duplicate-propagation group key.
+        position: input consumed so far (bytes for JSONL, rows for Parquet).
+        order: the record's place in a stream that reorders the input (``--two-pass``); -1
+            when the stream follows the input.
+    """
+
+    index: int
+    data: dict[str, Any]
+    field: str
+    texts: tuple[str, ...]
+    roles: tuple[str, ...]
+    supervised: tuple[bool, ...]
+    group: str
+    position: int = 0
+    order: int = -1
+
+    @property
+    def is_chat(self) -> bool:
+        return self.field == MESSAGES_FIELD
+
+    @property
+    def sequence(self) -> int:
+        """The record's place in the stream being exported (what a resume counts)."""
+        return self.index if self.order < 0 else self.order
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An input record that cannot be masked: its position, a short reason, and the raw input.
+
+    ``index`` is its place in the input; ``order`` as for :class:`DatasetRecord`.
+    """
+
+    index: int
+    reason: str
+    raw: str
+    position: int = 0
+    order: int = -1
+
+    @property
+    def sequence(self) -> int:
+        """The record's place in the stream being exported (what a resume counts)."""
+        return self.index if self.order < 0 else self.order

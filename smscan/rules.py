@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from smscan.config import Settings
-from smscan.detectors import SURPRISE, Detector, make_detector
+from smscan.detectors import DEFAULT_KINDS, Detector, make_detector
+from smscan.kinds import SURPRISE
+from smscan.masking import MaskRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,3 +147,56 @@ def _surprise_entry(
             "`smscan calibrate --kind surprise --labels FILE -o .smscan/thresholds.json`"
         )
     return {}, None, "settings"
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRules:
+    """What a scan reports: raw ``surprise`` spans (when asked for) and each detector's findings."""
+
+    surprise: MaskRule | None
+    detections: tuple[Detection, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return ((SURPRISE,) if self.surprise is not None else ()) + tuple(d.detector.kind for d in self.detections)
+
+    def as_dict(self) -> dict[str, object]:
+        """The report's ``rule`` object: the kinds, then one rule per kind with its threshold."""
+        out: dict[str, object] = {"kinds": list(self.kinds)}
+        if self.surprise is not None:
+            out[SURPRISE] = self.surprise.report_dict()
+        for detection in self.detections:
+            out[detection.detector.kind] = detection.as_dict()
+        return out
+
+
+def surprise_rule(settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags = RuleFlags()) -> MaskRule:
+    """A scan's raw Surprise Masking rule: flags and config over a thresholds file's entry.
+
+    Scans rank windows globally (one threshold), whatever ranking a saved entry names.
+    """
+    resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
+    return MaskRule(
+        window=resolved.window, threshold=resolved.threshold, consensus=resolved.consensus,
+        propagate=resolved.propagate,
+    )
+
+
+def scan_rules(settings: Settings, *, root: Path, fingerprint: str, thresholds: Path | None = None) -> ScanRules:
+    """The kinds to report (``settings.kinds``, else credential and dead-code) and their rules.
+
+    Raises:
+        ThresholdsError: an entry is missing, or made for another model fingerprint (the
+            message names both and the calibrate command).
+    """
+    kinds = settings.kinds or DEFAULT_KINDS
+    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
+    surprise = surprise_rule(settings, root=root, fingerprint=fingerprint) if SURPRISE in kinds else None
+    return ScanRules(surprise, detections)
+
+
+def unscored_rules(settings: Settings) -> ScanRules:
+    """The rules a report states when nothing was scored: the configured ones, no file read."""
+    if SURPRISE not in (settings.kinds or ()):
+        return ScanRules(None, ())
+    return ScanRules(MaskRule(settings.window, settings.threshold, consensus=settings.consensus, propagate=settings.propagate), ())

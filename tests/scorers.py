@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import importlib
 import re
+import shlex
 import sys
 import types
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,8 @@ import pytest
 
 from smscan.records import TokenScores
 
+# The checkout whose CLI subprocess wrappers run.
+_ROOT = Path(__file__).resolve().parents[1]
 TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 RANDOM_NLL = 12.0
 PLAIN_NLL = 1.0
@@ -153,3 +157,17 @@ def fake_scorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[RandomWordScorer]:
         monkeypatch.setitem(sys.modules, "smscan.model.load", module)
     monkeypatch.setattr(module, "load_scorer", lambda *args, **kwargs: scorer, raising=False)
     yield scorer
+
+
+def write_smscan_wrapper(bin_dir: Path, *, fake: bool) -> Path:
+    """An ``smscan`` script in ``bin_dir`` that runs this checkout's CLI (with the fake scorer
+    installed when ``fake``), for tests whose smscan runs in a subprocess (hooks, CI gate)."""
+    setup = "from tests.scorers import install_fake_scorer; install_fake_scorer(); " if fake else ""
+    code = (
+        f"import sys; sys.path.insert(0, {str(_ROOT)!r}); {setup}"
+        "from smscan.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    script = bin_dir / "smscan"
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -c {shlex.quote(code)} \"$@\"\n")
+    script.chmod(0o755)
+    return script

@@ -11,13 +11,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import commit_files, run_git, stage_files, write_files
-from tests.scorers import TEST_CONFIG
+from tests.scorers import TEST_CONFIG, write_smscan_wrapper
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"  # what the fake scorer flags
@@ -35,27 +34,12 @@ MODEL_CACHE = os.environ.get("SMSCAN_CACHE") or str(
 pytestmark = pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed")
 
 
-def _wrapper(bin_dir: Path, *, fake: bool) -> None:
-    setup = "from tests.scorers import install_fake_scorer; install_fake_scorer(); " if fake else ""
-    code = (
-        f"import sys; sys.path.insert(0, {str(ROOT)!r}); {setup}"
-        "from smscan.cli import main; sys.exit(main(sys.argv[1:]))"
-    )
-    script = bin_dir / "smscan"
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -c {_quote(code)} \"$@\"\n")
-    script.chmod(0o755)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
 @pytest.fixture
 def hook_env(tmp_path: Path, git_env: Path) -> dict[str, str]:
     """Environment for git and pre-commit subprocesses: the smscan wrapper (fake scorer) first on PATH."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    _wrapper(bin_dir, fake=True)
+    write_smscan_wrapper(bin_dir, fake=True)
     env = dict(os.environ)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
@@ -126,7 +110,7 @@ def test_installed_plain_hook_blocks_a_commit_with_a_secret(project: Path, hook_
 def test_real_model_blocks_a_random_api_key_in_a_real_commit(tmp_path: Path, git_repo: Path, git_env: Path) -> None:
     bin_dir = tmp_path / "real-bin"
     bin_dir.mkdir()
-    _wrapper(bin_dir, fake=False)
+    write_smscan_wrapper(bin_dir, fake=False)
     env = dict(os.environ)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")

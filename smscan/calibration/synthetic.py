@@ -19,6 +19,7 @@ from pathlib import Path
 
 from smscan.calibration.labels import LabelledText
 from smscan.errors import SmscanError
+from smscan.kinds import CREDENTIAL, DEAD_CODE
 
 _MAX_FILES = 400
 _MAX_CHARS = 100_000
@@ -63,7 +64,7 @@ def synthetic_documents(kind: str, root: Path, *, seed: int = 0) -> list[Labelle
     texts = texts[:_MAX_FILES]
     if not texts:
         raise SmscanError(f"{root}: no text file to build synthetic validation data from")
-    plant = _plant_credentials if kind == "credential" else _plant_dead_line
+    plant = _planter(kind)
     documents = []
     for index, (path, text) in enumerate(sorted(texts)):
         planted = plant(path, text, rng) if index % 2 == 0 else None
@@ -73,8 +74,18 @@ def synthetic_documents(kind: str, root: Path, *, seed: int = 0) -> list[Labelle
     return documents
 
 
+def _planter(kind: str) -> Callable[[str, str, random.Random], LabelledText | None]:
+    planters = {CREDENTIAL: _plant_credentials, DEAD_CODE: _plant_dead_line}
+    if kind not in planters:
+        raise SmscanError(f"no synthetic {kind} examples: label real ones (--labels)")
+    return planters[kind]
+
+
 def _shape(kind: str) -> str:
-    return "lines" if kind == "dead-code" else "spans"
+    # Labels are counted in the detector's unit: characters of spans, or whole lines.
+    from smscan.detectors import make_detector
+
+    return "lines" if make_detector(kind).unit == "line" else "spans"
 
 
 # Credentials -------------------------------------------------------------------------------

@@ -18,14 +18,13 @@ the default model on the shared development sets).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from smscan.atomic import write_text_atomically
 from smscan.errors import ThresholdsError
 
 FORMAT = "smscan-thresholds"
@@ -131,13 +130,8 @@ def write_entry(path: Path, kind: str, entry: Mapping[str, Any]) -> None:
     data["kinds"] = dict(sorted(data["kinds"].items()))
     _validate(path, data)
     text = json.dumps(data, indent=2, sort_keys=False, allow_nan=False) + "\n"
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as temp:
-            temp.write(text)
-        os.replace(temp_name, path)
+        write_text_atomically(path, text)
     except OSError as error:
         raise ThresholdsError(f"{path}: cannot write thresholds: {error.strerror}") from error
 

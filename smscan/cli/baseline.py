@@ -48,7 +48,7 @@ def baseline_command(
     from rich.console import Console
 
     from smscan.baseline import Baseline, dump_baseline, load_baseline
-    from smscan.cli.scanning import collect, suppress_findings, write_atomically
+    from smscan.cli.scanning import collect, write_atomically
     from smscan.sources.selection import DEFAULT_BASELINE, Selection
     from smscan.sources.worktree import find_root, iter_worktree
 
@@ -69,8 +69,8 @@ def baseline_command(
         if (refined := selection.refine(item)) is not None
     ]
     previous = load_baseline(target) if target.is_file() else Baseline.new()
-    result, _, _ = collect(items, settings, root=root, thresholds=thresholds)
-    suppress_findings(result, items, settings, baseline=None)
+    # Exactly what `smscan repo` reports without a baseline (smscan.decisions).
+    result, _, _, _ = collect(items, settings, root=root, thresholds=thresholds)
     accepted = previous.with_findings(result.findings, result.values)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from smscan.cli.options import (
 from smscan.cli.scanning import ReportFormat, run_scan
 from smscan.config import Settings, load_settings
 from smscan.errors import SmscanError, SourceError
-from smscan.pipeline import ScanResult
+from smscan.records import ScanResult
 from smscan.records import Document, Skip
 from smscan.regions import touches_changed_lines
 

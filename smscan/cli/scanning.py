@@ -6,7 +6,6 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -14,15 +13,13 @@ from typing import TYPE_CHECKING, cast
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from smscan.baseline import Baseline, BaselineEntry, load_baseline, match_findings
+from smscan.baseline import Baseline, load_baseline
 from smscan.config import Settings
-from smscan.detectors import SURPRISE
-from smscan.detectors.suppress import drop_allowed
+from smscan.decisions import Suppressed, decide
 from smscan.errors import SmscanError
-from smscan.judgements import JudgementMemo
-from smscan.pipeline import ScanResult, SurpriseRule, scan, without_dead_code_on_credential_lines
-from smscan.records import Document, Skip
-from smscan.rules import Detection
+from smscan.records import Document, ScanResult, Skip
+from smscan.rules import ScanRules, scan_rules, unscored_rules
+from smscan.scanner import scan_and_decide
 
 if TYPE_CHECKING:
     from smscan.model.scorer import TransformersScorer
@@ -33,60 +30,6 @@ class ReportFormat(str, Enum):
     text = "text"
     json = "json"
     sarif = "sarif"
-
-
-def rule_from(settings: Settings, *, root: Path | None = None, fingerprint: str = "") -> SurpriseRule:
-    """The scan's raw Surprise Masking rule: flags and config over a thresholds file's entry."""
-    from smscan.rules import resolve_surprise
-
-    resolved = resolve_surprise(settings, root=root or Path.cwd(), fingerprint=fingerprint)
-    return SurpriseRule(
-        window=resolved.window,
-        threshold=resolved.threshold,
-        consensus=resolved.consensus,
-        propagate=resolved.propagate,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class ScanRules:
-    """What a scan reports: raw ``surprise`` spans (when asked for) and each detector's findings."""
-
-    surprise: SurpriseRule | None
-    detections: tuple[Detection, ...]
-
-    def as_dict(self) -> dict[str, object]:
-        """The report's ``rule`` object: the kinds, then one rule per kind with its threshold."""
-        kinds = ([SURPRISE] if self.surprise is not None else []) + [d.detector.kind for d in self.detections]
-        out: dict[str, object] = {"kinds": kinds}
-        if self.surprise is not None:
-            out[SURPRISE] = self.surprise.as_dict()
-        for detection in self.detections:
-            out[detection.detector.kind] = detection.as_dict()
-        return out
-
-
-def scan_rules(
-    settings: Settings,
-    *,
-    root: Path | None,
-    fingerprint: str,
-    thresholds: Path | None = None,
-) -> ScanRules:
-    """The kinds to report (``settings.kinds``, else credential and dead-code) and their rules.
-
-    Rules and thresholds come from ``smscan.rules`` (flag > config > thresholds file > packaged
-    default); an entry made for another model fingerprint is refused (ThresholdsError names both
-    and the calibrate command).
-    """
-    from smscan.detectors import DEFAULT_KINDS
-    from smscan.rules import resolve_detections
-
-    kinds = settings.kinds or DEFAULT_KINDS
-    root = root or Path.cwd()
-    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
-    surprise = rule_from(settings, root=root, fingerprint=fingerprint) if SURPRISE in kinds else None
-    return ScanRules(surprise, detections)
 
 
 def run_scan(
@@ -105,42 +48,20 @@ def run_scan(
 ) -> int:
     """Scan ``items`` with the configured model and rule, write the report, return the exit code.
 
-    After the scan, ``after_scan`` (if given) may annotate the result; then findings of kinds not
-    in ``settings.kinds``, those an inline allow comment suppresses, and those ``baseline``
-    accepts are dropped, and the report says how many (and which baseline entries are stale); last,
-    a dead-code finding on a line that still has a credential finding is dropped (reported once).
+    After the scan, ``after_scan`` (if given) may annotate the result; then the library decides
+    what is reported (``smscan.decisions``: kinds, allow comments, the credential/dead-code
+    overlap, ``baseline``) and the report says how many were suppressed (and which baseline
+    entries are stale).
     """
     accepted = None if baseline is None else (str(baseline), load_baseline(baseline))
-    result, rule, model = collect(items, settings, root=root, thresholds=thresholds, environ=environ)
-    if after_scan is not None:
-        after_scan(result)
-    suppressed = suppress_findings(result, items, settings, baseline=accepted)
-    result.findings = without_dead_code_on_credential_lines(result.findings)
+    result, rule, model, suppressed = collect(
+        items, settings, root=root, thresholds=thresholds, environ=environ, baseline=accepted, annotate=after_scan
+    )
     _write_report(
         result, settings, rule, model, suppressed,
         report_format=report_format, output=output, quiet=quiet, no_redact=no_redact, environ=environ,
     )
     return 1 if result.findings else 0
-
-
-@dataclass(frozen=True, slots=True)
-class Suppressed:
-    """What was taken out of a scan's findings after scoring, for the report."""
-
-    inline: int = 0
-    baseline_file: str | None = None
-    accepted: int = 0
-    stale: tuple[BaselineEntry, ...] = ()
-
-    def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"inline": self.inline}
-        if self.baseline_file is not None:
-            out["baseline"] = {
-                "file": self.baseline_file,
-                "accepted": self.accepted,
-                "stale": [{"kind": e.kind, "path": e.path, "hash": e.hash} for e in self.stale],
-            }
-        return out
 
 
 def suppress_findings(
@@ -150,17 +71,9 @@ def suppress_findings(
     *,
     baseline: tuple[str, Baseline] | None,
 ) -> Suppressed:
-    """Drop findings of unwanted kinds, with an allow comment, or accepted by the baseline."""
-    if settings.kinds:
-        result.findings = [f for f in result.findings if f.kind in settings.kinds]
-    result.findings, inline = drop_allowed(result.findings, result.lines)
-    if baseline is None:
-        return Suppressed(inline=inline)
-    whole = [i.path for i in items if isinstance(i, Document) and i.changed_lines is None]
-    name, accepted = baseline
-    match = match_findings(accepted, result.findings, result.values, wholly_scanned=whole)
-    result.findings = match.new
-    return Suppressed(inline, name, match.accepted, tuple(match.stale))
+    """Keep the findings a scan reports (``smscan.decisions.decide``): kinds, allow comments,
+    the credential/dead-code overlap, the baseline."""
+    return decide(result, items, kinds=settings.kinds, baseline=baseline)
 
 
 def collect(
@@ -170,8 +83,11 @@ def collect(
     root: Path | None = None,
     thresholds: Path | None = None,
     environ: Mapping[str, str] = os.environ,
-) -> tuple[ScanResult, ScanRules, dict[str, object]]:
-    """Build the scorer (only when there is something to score) and scan: result, rules, model.
+    baseline: tuple[str, Baseline] | None = None,
+    annotate: Callable[[ScanResult], None] | None = None,
+) -> tuple[ScanResult, ScanRules, dict[str, object], Suppressed]:
+    """Build the scorer (only when there is something to score), scan and decide what is
+    reported (``smscan.scanner.scan_and_decide``): result, rules, model, what was suppressed.
 
     The score cache (``score_cache``, on by default; ``SMSCAN_SCORE_CACHE=DIR`` moves it) reuses
     the scores of texts scored before, and the model loads only for texts it lacks.
@@ -185,24 +101,18 @@ def collect(
             # The default model is fetched and converted on first use (once; then cached).
             scorer = cast("TransformersScorer", build_scorer(settings, environ=environ))
     if scorer is not None:
-        rule = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
+        rule = scan_rules(settings, root=root or Path.cwd(), fingerprint=scorer.fingerprint, thresholds=thresholds)
     else:
-        # Nothing to score: the report states the configured rule, no thresholds file is read.
-        plain = SurpriseRule(settings.window, settings.threshold, settings.consensus, settings.propagate)
-        rule = ScanRules(plain if SURPRISE in (settings.kinds or ()) else None, ())
+        rule = unscored_rules(settings)  # nothing to score: no thresholds file is read
     with _progress(err_console) as progress:
         task = progress.add_task("scanning", total=len(items))
-        result = (
-            scan(
-                items, scorer, rule.surprise, detections=rule.detections, on_item=lambda _: progress.advance(task),
-                judgements=_judgement_memo(scorer, rule),
-            )
-            if scorer is not None
-            else _skips_only(items)
+        result, suppressed = scan_and_decide(
+            items, scorer, rule, kinds=settings.kinds, baseline=baseline,
+            on_item=lambda _: progress.advance(task), annotate=annotate,
         )
     model: dict[str, object] = scorer.describe() if scorer is not None else {"name": settings.model}
     _warn_if_cache_off(err_console, scorer)
-    return result, rule, model
+    return result, rule, model, suppressed
 
 
 def _warn_if_cache_off(console: Console, scorer: object) -> None:
@@ -213,28 +123,6 @@ def _warn_if_cache_off(console: Console, scorer: object) -> None:
     reason = scorer.cache.disabled if isinstance(scorer, CachedScorer) else None
     if reason:
         console.print(f"score cache off for this run: {reason} (score_cache = false or --no-cache silences this)", markup=False)
-
-
-def _judgement_memo(scorer: object, rule: ScanRules) -> JudgementMemo | None:
-    """Remembered candidates of unchanged documents, kept in the score cache when it is on."""
-    from smscan.cache import CachedScorer, settings_key
-
-    if not isinstance(scorer, CachedScorer) or rule.surprise is not None or not rule.detections:
-        return None
-    return JudgementMemo(
-        scorer.cache, fingerprint=scorer.fingerprint, settings_key=settings_key(scorer.settings),
-        detectors=[detection.detector for detection in rule.detections],
-    )
-
-
-def _skips_only(items: Sequence[Document | Skip]) -> ScanResult:
-    # Nothing to score: no need to load (or download) a model to say so.
-    result = ScanResult()
-    for item in items:
-        if isinstance(item, Skip):
-            result.skips.append(item)
-            result.stats.skipped[item.reason] += 1
-    return result
 
 
 def _progress(console: Console) -> Progress:
@@ -334,12 +222,9 @@ def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) 
 
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: never a partial file."""
-    directory = path.parent if str(path.parent) else Path(".")
+    from smscan.atomic import write_text_atomically
+
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as temp:
-            temp.write(text)
-        os.replace(temp_name, path)
+        write_text_atomically(path, text)
     except OSError as error:
         raise SmscanError(f"{path}: cannot write the report: {error.strerror}") from error

@@ -13,10 +13,7 @@ from typing import Any
 from smscan.detectors.candidate import Candidate, Detector, propagate_values
 from smscan.detectors.credential import CredentialDetector
 from smscan.detectors.dead_code import DeadCodeDetector
-
-SURPRISE = "surprise"
-CREDENTIAL = "credential"
-DEAD_CODE = "dead-code"
+from smscan.kinds import CREDENTIAL, DEAD_CODE, SURPRISE
 
 DETECTORS: dict[str, type[CredentialDetector] | type[DeadCodeDetector]] = {
     CREDENTIAL: CredentialDetector,

@@ -37,6 +37,8 @@ class Detector(Protocol):
     """Whether every copy of a value in a group shares its best score (:func:`propagate_values`)."""
     context_chars: int
     """How many characters of left context a span of ``regions`` is scored with."""
+    sensitive: bool
+    """Whether a span's text is a secret, redacted wherever it is shown (``smscan explain``)."""
 
     def applies_to(self, path: str) -> bool:
         """Whether files at ``path`` are scanned for this kind."""
@@ -62,6 +64,14 @@ class Detector(Protocol):
 
     def rule(self) -> dict[str, Any]:
         """The scoring rule's parameters, as saved with a threshold."""
+        ...
+
+    def reasons(self, score: float, details: Mapping[str, Any]) -> list[str]:
+        """Why a candidate scored what it did, in words (``smscan explain``)."""
+        ...
+
+    def dropped(self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float) -> list[Any]:
+        """Spans dropped before scoring that ``smscan explain`` shows (``detectors/explaining.Dropped``)."""
         ...
 
 

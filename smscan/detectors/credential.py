@@ -35,12 +35,22 @@ import numpy as np
 from smscan.detectors.candidate import Candidate
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
 from smscan.detectors.slots import (
-    ARGUMENT, ASSIGNMENT, HEADER, PEM, PUBLIC_BLOCK, STRING, TOKEN, URL_USERINFO, Slot, find_slots,
+    ARGUMENT,
+    ASSIGNMENT,
+    HEADER,
+    PEM,
+    PUBLIC_BLOCK,
+    STRING,
+    TOKEN,
+    URL_USERINFO,
+    Slot,
+    find_slots,
 )
 from smscan.engine.windows import Windows, fixed_windows
+from smscan.kinds import CREDENTIAL
 from smscan.records import TokenScores
 
-KIND = "credential"
+KIND = CREDENTIAL
 
 # Words of a name that say its value is a secret. "key" needs company (api_key, secret_key,
 # private_key), because alone it names dict keys, sort keys and primary keys.
@@ -143,6 +153,7 @@ class CredentialDetector:
     kind = KIND
     unit = "char"
     propagate = True
+    sensitive = True  # a value is a secret: redacted wherever it is shown
     # About 32 tokens: the name and syntax around a value, what its surprise depends on.
     context_chars = 128
 
@@ -156,6 +167,18 @@ class CredentialDetector:
 
     def rule(self) -> dict[str, Any]:
         return self._rule.as_dict()
+
+    def reasons(self, score: float, details: Mapping[str, Any]) -> list[str]:
+        """Why a candidate scored what it did, for ``smscan explain``."""
+        from smscan.detectors.explaining import credential_reasons
+
+        return credential_reasons(score, details)
+
+    def dropped(self, text: str, scores: TokenScores, windows: Windows, *, tau: float, near: float) -> list[Any]:
+        """Slots dropped before scoring, for ``smscan explain`` (``detectors/explaining.py``)."""
+        from smscan.detectors.explaining import credential_dropped
+
+        return credential_dropped(text, self._rule, scores, windows, tau=tau, near=near)
 
     def applies_to(self, path: str) -> bool:
         return True

@@ -46,9 +46,10 @@ from smscan.detectors.python_dead import (
 
 __all__ = ["CODE_SUFFIXES", "KIND", "DeadCodeDetector", "DeadCodeRule", "constant_truth", "dead_lines"]
 from smscan.engine.windows import line_windows
+from smscan.kinds import DEAD_CODE
 from smscan.records import TokenScores
 
-KIND = "dead-code"
+KIND = DEAD_CODE
 # File suffixes of programming languages (dead code lives in code, not in docs or data).
 CODE_SUFFIXES = frozenset(
     """
@@ -106,6 +107,7 @@ class DeadCodeDetector:
     kind = KIND
     unit = "line"
     propagate = False
+    sensitive = False
     # A line's surprise and the prior it is shrunk toward need the code around it: with 128
     # characters before it, MBPP false alarms rose from 1 to 5 (docs/BENCHMARKS.md); evidence
     # lines are rare, so a long context costs little.
@@ -121,6 +123,16 @@ class DeadCodeDetector:
 
     def rule(self) -> dict[str, Any]:
         return self._rule.as_dict()
+
+    def reasons(self, score: float, details: Mapping[str, Any]) -> list[str]:
+        """Why a candidate scored what it did, for ``smscan explain``."""
+        from smscan.detectors.explaining import dead_code_reasons
+
+        return dead_code_reasons(score, details)
+
+    def dropped(self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float) -> list[Any]:
+        """Nothing is dropped before scoring: every judged line is scored."""
+        return []
 
     def applies_to(self, path: str) -> bool:
         """Source code only: prose and data files have no dead code, only surprising lines."""

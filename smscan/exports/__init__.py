@@ -1,11 +1,16 @@
 """Training-ready exports: masked spans, downstream labels, redaction (docs/export-format.md).
 
-    rule.py     MaskRule and mask_group: raw Surprise Masking of one group (pure, numpy)
-    masked.py   the export's wiring: records -> scores -> masks per group -> output records
+    masked.py   the export's chain (smscan/stages.py): records -> scores -> masks per group
+    layout.py   how a masked record is written (spans per text, redaction, labels)
     labels.py   downstream input_ids / attention_mask / labels with -100 where masked
     writer.py   atomic, resumable JSONL output and the reject file
     job.py      one export run: source -> records -> writer
-    coverage.py target coverage and collateral masking against labelled spans
+    ray_engine.py, ray_cluster.py  the same export on Ray Data
+
+    operating_points.py  surprise calibration (to move to calibration/ once open work on it lands)
+
+The raw masking rule is ``smscan/masking.py`` and mask coverage is ``smscan/calibration/coverage.py``
+(``rule.py`` and ``coverage.py`` here only re-export them for old imports).
 
 Importing this package never imports torch.
 """

@@ -8,7 +8,7 @@ repository; unreadable or binary files are counted as skipped, as in a scan) or 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,8 @@ from typing import Any
 from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput, export_groups
 from smscan.exports.writer import ExportWriter
 from smscan.model.scorer import Scorer
-from smscan.records import Document, Skip
-from smscan.sources.datasets import DatasetRecord, RecordFormat, Rejected, iter_dataset
+from smscan.records import DatasetRecord, Document, Rejected, Skip
+from smscan.sources.datasets import RecordFormat, iter_dataset
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,27 @@ class ExportSource:
         return {"file": str(self.path.resolve()), "bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
+@dataclass(frozen=True, slots=True)
+class ScorerRecipe:
+    """How an export builds its scorer: a picklable ``load_scorer`` call, made by each Ray actor
+    (the model is loaded there, never shipped from the driver) or by the local engine."""
+
+    model: str | None = None
+    device: str = "auto"
+    dtype: str = "auto"
+    batch_size: int | None = None
+    threads: int = 0  # 0: the runtime's default; Ray sets OMP_NUM_THREADS to the actor's CPUs
+    runtime: str = "auto"
+
+    def __call__(self) -> Scorer:
+        from smscan.model.load import load_scorer
+
+        return load_scorer(
+            self.model, device=self.device, dtype=self.dtype, batch_size=self.batch_size,
+            threads=self.threads, runtime=self.runtime, pull_if_missing=True,
+        )
+
+
 def iter_source(source: ExportSource, stats: ExportStats) -> Generator[DatasetRecord | Rejected, None, None]:
     """The records of ``source``; folder Skips are counted in ``stats.skipped``."""
     if source.documents is None and source.two_pass:
@@ -66,6 +87,15 @@ def iter_source(source: ExportSource, stats: ExportStats) -> Generator[DatasetRe
             index, {"path": item.path, "text": item.text}, "text", (item.text,), (), (True,), item.group, index + 1
         )
         index += 1
+
+
+def not_done(items: Iterable[DatasetRecord | Rejected], done: int) -> Iterator[DatasetRecord | Rejected]:
+    """The items a resumed export still has to handle: those at or after the writer's ``done``.
+
+    Counted in stream order (``sequence``), rejects included, so both engines skip exactly what
+    the state file says was written.
+    """
+    return (item for item in items if item.sequence >= done)
 
 
 def open_writer(
@@ -118,9 +148,8 @@ def run_export(
         SmscanError: unreadable input, non-contiguous groups, unwritable output, bad resume.
     """
     writer, stats = open_writer(source, output=output, rejects=rejects, resume=resume, options=options, model=model)
-    done = writer.done
     records = iter_source(source, stats)
-    items = (item for item in records if item.sequence >= done)
+    items = not_done(records, writer.done)
     try:
         for group in export_groups(items, scorer, plan, model=model, check_contiguous=source.documents is None):
             writer.write_group(group.records, group.rejected, done=group.consumed)

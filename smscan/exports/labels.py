@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from smscan.errors import ModelError, SmscanError
-from smscan.sources.datasets import DatasetRecord
+from smscan.records import DatasetRecord
 
 IGNORE_INDEX = -100
 
@@ -140,7 +140,7 @@ class DownstreamLabeler:
             SmscanError: the chat template changes a message's content.
         """
         if not getattr(self.tokenizer, "chat_template", None):
-            from smscan.exports.masked import render_chat
+            from smscan.exports.layout import render_chat
 
             return render_chat(record.roles, record.texts)
         messages = [{"role": r, "content": c} for r, c in zip(record.roles, record.texts)]

@@ -1,42 +1,39 @@
-"""The export's wiring: records -> reference scores -> masks per group -> output records.
+"""The export's chain: records -> reference scores -> masks per group -> output records.
 
-Streaming: records are scored a few at a time; duplicate propagation needs a whole group, so the
-records of one group are held until the next group starts, then the group is masked and handed on
-(with the records rejected while it was open). Groups must arrive contiguously: a group key seen
-again after another group is a :class:`~smscan.errors.SourceError` naming the key (``--two-pass``,
-``exports/two_pass.py``, regroups such input).
+The stages are the scan's (``smscan/stages.py``): records are scored a few at a time; duplicate
+propagation needs a whole group, so the records of one group are held until the next group
+starts, then the group is masked and handed on (with the records rejected while it was open).
+Groups must arrive contiguously: a group key seen again after another group is a
+:class:`~smscan.errors.SourceError` naming the key (``--two-pass``, ``exports/two_pass.py``,
+regroups such input).
 
-What is masked: raw Surprise Masking (:class:`~smscan.exports.rule.MaskRule`), or detector
-findings (``credential``, ``dead-code``) at their calibrated thresholds, or both.
-
-Chats are scored as one text, each message rendered as ``"{role}:\\n{content}\\n\\n"``, so later
-messages are scored in the context of earlier ones; only supervised messages' tokens are scored
-for masking and masked, and spans are reported per message.
+What is masked: raw Surprise Masking (:class:`~smscan.masking.MaskRule`), or detector findings
+(``credential``, ``dead-code``) at their calibrated thresholds, or both. Only supervised
+messages' tokens are scored for masking and masked (``exports/layout.py`` writes the record).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
-from smscan.detectors.candidate import propagate_values
+from smscan.detect import candidates_of, kept_in_group
 from smscan.engine.spans import char_spans
 from smscan.errors import SmscanError, SourceError
-from smscan.exports.rule import MaskRule, mask_group, supervised_tokens
+from smscan.exports.layout import Span, output_record, raw_json, render_chat
+from smscan.kinds import SURPRISE
+from smscan.masking import MaskRule, mask_group, supervised_tokens
 from smscan.model.scorer import Scorer
-from smscan.records import TokenScores
+from smscan.records import DatasetRecord, Rejected, TokenScores
 from smscan.rules import Detection
-from smscan.sources.datasets import DatasetRecord, Rejected
+from smscan.stages import Scored, buffer_groups, contiguous, flatten, score_batches
 
 Mode = Literal["mask", "redact"]
 SURPRISE_PLACEHOLDER = "<MASKED>"
-# Texts handed to the scorer at once: enough to fill its batches, few enough to keep memory flat.
-_BATCH_RECORDS = 16
-_BATCH_CHARS = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +57,10 @@ class ExportPlan:
     labeler: Callable[[DatasetRecord, list[list[tuple[int, int]]]], dict[str, Any]] | None = None
 
     def rule_dict(self) -> dict[str, Any]:
-        kinds = (["surprise"] if self.rule is not None else []) + [d.detector.kind for d in self.detections]
+        kinds = ([SURPRISE] if self.rule is not None else []) + [d.detector.kind for d in self.detections]
         out: dict[str, Any] = {"kinds": kinds}
         if self.rule is not None:
-            out["surprise"] = self.rule.as_dict()
+            out[SURPRISE] = self.rule.as_dict()
         for detection in self.detections:
             out[detection.detector.kind] = detection.as_dict()
         out["mode"] = self.mode
@@ -72,7 +69,7 @@ class ExportPlan:
     def placeholder(self, kind: str) -> str:
         if kind in self.placeholders:
             return self.placeholders[kind]
-        return SURPRISE_PLACEHOLDER if kind == "surprise" else f"<{kind.upper().replace('-', '_')}>"
+        return SURPRISE_PLACEHOLDER if kind == SURPRISE else f"<{kind.upper().replace('-', '_')}>"
 
 
 @dataclass(slots=True)
@@ -92,29 +89,18 @@ class GroupOutput:
 
 @dataclass(slots=True)
 class _Pending:
+    """A record as scored: its text (a chat rendered as one) and each text's bounds in it."""
+
     record: DatasetRecord
     text: str
-    bounds: list[tuple[int, int]]  # each text's [start, end) in ``text``
-    scores: TokenScores | None = None
+    bounds: list[tuple[int, int]]
+
+    @property
+    def to_score(self) -> tuple[str]:
+        return (self.text,)
 
 
-def render_chat(roles: Sequence[str], contents: Sequence[str]) -> tuple[str, list[tuple[int, int]]]:
-    """A chat as one text to score, and each message content's ``[start, end)`` in it.
-
-    Example:
-        >>> render_chat(["user", "assistant"], ["hi", "yo"])
-        ('user:\\nhi\\n\\nassistant:\\nyo\\n\\n', [(6, 8), (21, 23)])
-    """
-    parts: list[str] = []
-    bounds: list[tuple[int, int]] = []
-    length = 0
-    for role, content in zip(roles, contents):
-        head = f"{role}:\n"
-        start = length + len(head)
-        bounds.append((start, start + len(content)))
-        parts.append(f"{head}{content}\n\n")
-        length += len(head) + len(content) + 2
-    return "".join(parts), bounds
+_Item = _Pending | Rejected
 
 
 def export_groups(
@@ -141,45 +127,24 @@ def export_groups(
         SourceError: a group's records are not contiguous.
     """
     rule_dict = plan.rule_dict()
-    seen: set[str] = set()
-    current: list[_Pending] = []
-    current_rejects: list[Rejected] = []
-    finished: list[tuple[list[_Pending], list[Rejected], int, int]] = []
-    unscored: list[_Pending] = []
-    chars = 0
-    consumed = 0
-    position = 0
-    key: str | None = None
-    for item in items:
-        position = item.position
-        if isinstance(item, Rejected):
-            current_rejects.append(item)
-            consumed = item.sequence + 1
-            continue
-        if item.group != key:
-            if key is not None:
-                finished.append((current, current_rejects, consumed, position))
-                current, current_rejects = [], []
-            if check_contiguous and item.group in seen:
-                raise scattered_group(item)
-            seen.add(item.group)
-            key = item.group
-        pending = _pending(item)
-        current.append(pending)
-        unscored.append(pending)
-        consumed = item.sequence + 1
-        chars += len(pending.text)
-        if len(unscored) >= _BATCH_RECORDS or chars >= _BATCH_CHARS:
-            _score(scorer, unscored)
-            unscored, chars = [], 0
-            for group in finished:
-                yield _finish(*group, plan, rule_dict, model)
-            finished = []
-    _score(scorer, unscored)
-    finished.append((current, current_rejects, consumed, position))
-    for group in finished:
-        if group[0] or group[1]:
-            yield _finish(*group, plan, rule_dict, model)
+    stream: Iterable[DatasetRecord | Rejected] = items
+    if check_contiguous:
+        stream = contiguous(items, record_group, scattered_record)
+    pending = (item if isinstance(item, Rejected) else _pending(item) for item in stream)
+    scored = flatten(score_batches(pending, scorer, size_of=_size, plan=_as_planned))
+    for group in buffer_groups(scored, _scored_group):
+        yield _finish(group, plan, rule_dict, model)
+
+
+def record_group(item: DatasetRecord | Rejected) -> str | None:
+    """A record's group key; a reject joins the group open when it was read."""
+    return None if isinstance(item, Rejected) else item.group
+
+
+def scattered_record(item: DatasetRecord | Rejected) -> SourceError:
+    """``scattered_group`` for a stream item (only a record has a group key to reappear)."""
+    assert isinstance(item, DatasetRecord)
+    return scattered_group(item)
 
 
 def scattered_group(item: DatasetRecord) -> SourceError:
@@ -198,145 +163,62 @@ def _pending(record: DatasetRecord) -> _Pending:
     return _Pending(record, record.texts[0], [(0, len(record.texts[0]))])
 
 
-def _score(scorer: Scorer, pending: list[_Pending]) -> None:
-    if not pending:
-        return
-    for item, scores in zip(pending, scorer.score_texts([p.text for p in pending])):
-        item.scores = scores
+def _size(item: _Item) -> int | None:
+    return None if isinstance(item, Rejected) else len(item.text)
+
+
+def _as_planned(batch: list[_Item]) -> list[_Pending]:
+    return [item for item in batch if isinstance(item, _Pending)]
+
+
+def _scored_group(item: Scored[_Item, _Pending]) -> str | None:
+    return None if isinstance(item.item, Rejected) else item.item.record.group
 
 
 def _finish(
-    group: list[_Pending],
-    rejected: list[Rejected],
-    consumed: int,
-    position: int,
-    plan: ExportPlan,
-    rule_dict: dict[str, Any],
-    model: dict[str, Any],
+    group: list[Scored[_Item, _Pending]], plan: ExportPlan, rule_dict: dict[str, Any], model: dict[str, Any]
 ) -> GroupOutput:
-    scores = [item.scores for item in group]
-    assert all(s is not None for s in scores)
-    scored: list[TokenScores] = [s for s in scores if s is not None]
-    supervised_intervals = [
-        [b for b, ok in zip(item.bounds, item.record.supervised) if ok] for item in group
-    ]
-    # Kind -> per record -> spans in the scored text's coordinates.
-    found: list[list[tuple[int, int, str]]] = [[] for _ in group]
-    if plan.rule is not None:
-        allowed = [supervised_tokens(s, iv) for s, iv in zip(scored, supervised_intervals)]
-        masks = mask_group(scored, allowed, plan.rule)
-        for spans, s, mask in zip(found, scored, masks):
-            spans.extend((a, b, "surprise") for a, b in char_spans(mask, s.char_starts, s.char_ends))
-    for detection in plan.detections:
-        _detect(detection, group, scored, supervised_intervals, found)
+    members = [(entry.item, entry.scores[0]) for entry in group if isinstance(entry.item, _Pending)]
+    rejected = [entry.item for entry in group if isinstance(entry.item, Rejected)]
+    pending = [item for item, _ in members]
+    scored = [scores for _, scores in members]
+    found = _spans(pending, scored, plan)
     records = []
-    for item, spans, intervals in zip(group, found, supervised_intervals):
+    for item, spans in zip(pending, found):
         try:
-            records.append(_output(item, spans, intervals, plan, rule_dict, model))
+            records.append(output_record(item.record, item.bounds, spans, plan, rule_dict, model))
         except SmscanError as error:  # a record the downstream tokenizer cannot label
-            rejected = [*rejected, Rejected(item.record.index, str(error), _raw(item.record))]
+            rejected.append(Rejected(item.record.index, str(error), raw_json(item.record)))
+    last = group[-1].item
+    consumed = (last.sequence if isinstance(last, Rejected) else last.record.sequence) + 1
+    position = last.position if isinstance(last, Rejected) else last.record.position
     tokens = sum(int(np.isfinite(s.nll).sum()) for s in scored)
     return GroupOutput(records, rejected, consumed, tokens, position)
 
 
-def _raw(record: DatasetRecord) -> str:
-    import json
-
-    return json.dumps(record.data, ensure_ascii=False, default=str)
-
-
-def _detect(
-    detection: Detection,
-    group: list[_Pending],
-    scored: list[TokenScores],
-    supervised_intervals: list[list[tuple[int, int]]],
-    found: list[list[tuple[int, int, str]]],
-) -> None:
-    detector = detection.detector
-    path_of = [str(item.record.data.get("path", "")) for item in group]
-    candidates = [
-        detector.candidates(item.text, s) if detector.applies_to(path) or not path else []
-        for item, s, path in zip(group, scored, path_of)
-    ]
-    if detector.propagate:
-        candidates = propagate_values([item.text for item in group], candidates)
-    for spans, found_here, intervals in zip(found, candidates, supervised_intervals):
-        for candidate in found_here:
-            if candidate.score < detection.threshold:
-                continue
-            for start, end in intervals:
-                a, b = max(candidate.char_start, start), min(candidate.char_end, end)
-                if a < b:
-                    spans.append((a, b, detector.kind))
-
-
-def _output(
-    item: _Pending,
-    spans: list[tuple[int, int, str]],
-    intervals: list[tuple[int, int]],
-    plan: ExportPlan,
-    rule_dict: dict[str, Any],
-    model: dict[str, Any],
-) -> dict[str, Any]:
-    record = item.record
-    per_text: list[list[tuple[int, int, str]]] = [[] for _ in record.texts]
-    for start, end, kind in _merge(spans):
-        for number, (lo, hi) in enumerate(item.bounds):
-            a, b = max(start, lo), min(end, hi)
-            if a < b and record.supervised[number]:
-                per_text[number].append((a - lo, b - lo, kind))
-    supervised_chars = sum(hi - lo for lo, hi in intervals)
-    masked_chars = sum(b - a for spans_ in per_text for a, b, _ in spans_)
-    fraction = round(masked_chars / supervised_chars, 6) if supervised_chars else 0.0
-    masked_spans: list[list[int]] = []
-    kinds: list[str] = []
-    for number, spans_ in enumerate(per_text):
-        for a, b, kind in spans_:
-            masked_spans.append([number, a, b] if record.is_chat else [a, b])
-            kinds.append(kind)
-    out = dict(record.data)
-    info: dict[str, Any] = {
-        "masked_spans": masked_spans,
-        "masked_fraction": fraction,
-        **({"span_kinds": kinds} if plan.detections else {}),
-        "rule": rule_dict,
-        "model": model,
-    }
-    if plan.mode == "redact":
-        redacted = [_redact(text, spans_, plan) for text, spans_ in zip(record.texts, per_text)]
-        if record.is_chat:
-            out[record.field] = [
-                {**message, "content": text} for message, text in zip(record.data[record.field], redacted)
-            ]
-        else:
-            out[record.field] = redacted[0]
-    elif plan.labeler is not None:
-        out.update(plan.labeler(record, [[(a, b) for a, b, _ in s] for s in per_text]))
-    out["smscan"] = info
-    return out
-
-
-def _merge(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """Sorted spans with overlapping or touching ones merged (the first kind wins)."""
-    merged: list[tuple[int, int, str]] = []
-    for start, end, kind in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            last = merged[-1]
-            merged[-1] = (last[0], max(last[1], end), last[2])
-        else:
-            merged.append((start, end, kind))
-    return merged
-
-
-def _redact(text: str, spans: list[tuple[int, int, str]], plan: ExportPlan) -> str:
-    parts: list[str] = []
-    previous = 0
-    for start, end, kind in spans:
-        parts.append(text[previous:start])
-        parts.append(plan.placeholder(kind))
-        previous = end
-    parts.append(text[previous:])
-    return "".join(parts)
+def _spans(pending: list[_Pending], scored: list[TokenScores], plan: ExportPlan) -> list[list[Span]]:
+    """Per record, the spans raw masking and each detector mask, in the scored text."""
+    supervised = [[b for b, ok in zip(item.bounds, item.record.supervised) if ok] for item in pending]
+    found: list[list[Span]] = [[] for _ in pending]
+    if plan.rule is not None:
+        allowed = [supervised_tokens(s, iv) for s, iv in zip(scored, supervised)]
+        masks = mask_group(scored, allowed, plan.rule)
+        for spans, s, mask in zip(found, scored, masks):
+            spans.extend((a, b, SURPRISE) for a, b in char_spans(mask, s.char_starts, s.char_ends))
+    for detection in plan.detections:
+        detector = detection.detector
+        candidates = [
+            candidates_of(detector, str(item.record.data.get("path", "")), item.text, s)
+            for item, s in zip(pending, scored)
+        ]
+        kept = kept_in_group(detection, [item.text for item in pending], candidates)
+        for spans, here, intervals in zip(found, kept, supervised):
+            for candidate in here:
+                for start, end in intervals:
+                    a, b = max(candidate.char_start, start), min(candidate.char_end, end)
+                    if a < b:
+                        spans.append((a, b, detector.kind))
+    return found
 
 
 @dataclass(slots=True)

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from smscan.errors import SourceError
-from smscan.sources.datasets import DatasetRecord, RecordFormat, Rejected, parse_line
+from smscan.records import DatasetRecord, Rejected
+from smscan.sources.datasets import RecordFormat, parse_line
 
 # One index entry: byte offset, byte length, previous record of the same group (-1: none).
 _ENTRY = struct.Struct("<qqq")

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
+from smscan.atomic import write_text_atomically
 from smscan.errors import SmscanError
-from smscan.sources.datasets import Rejected
+from smscan.records import Rejected
 
 
 def _hidden(path: Path, suffix: str) -> Path:
@@ -112,9 +113,7 @@ class ExportWriter:
                 "output_bytes": self._out.tell(),
                 "rejects_bytes": self._rej.tell(),
             }
-            temp = _hidden(self.output, ".state.tmp")
-            temp.write_text(json.dumps(state), encoding="utf-8")
-            os.replace(temp, self.state_path)
+            write_text_atomically(self.state_path, json.dumps(state), make_parents=False)
         except OSError as error:
             raise SmscanError(f"{self.output}: cannot write the export: {error.strerror}") from error
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,14 +135,9 @@ def _read_hash_cache(hash_cache: Path | None) -> _HashCache:
 
 
 def _write_hash_cache(hash_cache: Path, known: _HashCache) -> None:
+    from smscan.atomic import write_text_atomically
+
     try:
-        hash_cache.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=hash_cache.parent, suffix=".tmp")
+        write_text_atomically(hash_cache, json.dumps(known, sort_keys=True))
     except OSError:
         return  # a read-only cache only costs re-hashing next time
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            json.dump(known, stream, sort_keys=True)
-        os.replace(temporary, hash_cache)
-    except OSError:
-        Path(temporary).unlink(missing_ok=True)

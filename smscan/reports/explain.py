@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
+from smscan.reports.redact import occurrences
+
 # Upper bounds (nats per token) of the heat map's bins and their styles; the last bin is open.
 SCALE: tuple[tuple[float, str], ...] = (
     (1.0, "grey50"),
@@ -186,8 +188,11 @@ def _print_heat_map(console: Console, e: Explanation, text: str) -> None:
 
 
 def _masked(text: str, ranges: tuple[tuple[int, int], ...]) -> str:
+    # Each sensitive value is hidden wherever it is written again in the shown text, not only
+    # where it was judged.
+    values = [text[start:end] for start, end in ranges]
     chars = list(text)
-    for start, end in ranges:
+    for start, end in [*ranges, *occurrences(text, values)]:
         for position in range(max(start, 0), min(end, len(chars))):
             if chars[position] != "\n":
                 chars[position] = _MASK

@@ -6,8 +6,7 @@ import json
 from typing import Any
 
 from smscan import __version__
-from smscan.pipeline import ScanResult
-from smscan.records import Finding
+from smscan.records import Finding, ScanResult
 from smscan.reports.redact import redact
 
 VERSION = 2

@@ -20,8 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from smscan import __version__
-from smscan.pipeline import ScanResult
-from smscan.records import Finding
+from smscan.records import Finding, ScanResult
 from smscan.reports.json import stats_dict
 from smscan.reports.redact import redact
 
@@ -100,7 +99,7 @@ def render_sarif(
         The log as a JSON string ending in a newline.
 
     Example:
-        >>> from smscan.pipeline import ScanResult
+        >>> from smscan.records import ScanResult
         >>> log = render_sarif(ScanResult(), model={}, rule={}, config_source="defaults", values={})
         >>> json.loads(log)["version"]
         '2.1.0'

@@ -18,9 +18,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from smscan.pipeline import ScanResult
-from smscan.records import Finding
-from smscan.reports.redact import redact
+from smscan.kinds import DEAD_CODE
+from smscan.records import Finding, ScanResult
+from smscan.reports.redact import redact, redact_repeats
 
 # Lines of an unredacted multi-line span shown before "… N more lines".
 _MAX_FRAME_LINES = 6
@@ -47,16 +47,29 @@ def render_terminal(
         True
     """
     if not quiet:
+        hidden = _hidden_values(result) if redact_values else frozenset()
         for path, findings in groupby(result.findings, key=lambda f: f.path):
             console.print(Text(path, style="bold underline"), overflow="fold")
             for finding in findings:
-                _print_finding(console, result, finding, redact_values=redact_values)
+                _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden)
             console.print()
     console.print(Text("summary", style="bold"))
     console.print(summary_table(result))
 
 
-def _print_finding(console: Console, result: ScanResult, finding: Finding, *, redact_values: bool) -> None:
+def _hidden_values(result: ScanResult) -> frozenset[str]:
+    # Values whose every occurrence a redacted frame hides. Dead code is code, not a secret: its
+    # frame still hides the flagged line itself, but its text may stand in other lines' context.
+    return frozenset(
+        result.values[f.fingerprint]
+        for f in result.findings
+        if f.kind != DEAD_CODE and f.fingerprint in result.values
+    )
+
+
+def _print_finding(
+    console: Console, result: ScanResult, finding: Finding, *, redact_values: bool, hidden: frozenset[str]
+) -> None:
     console.print(_header(finding))
     lines = result.lines.get(finding.path, {})
     value = result.values.get(finding.fingerprint)
@@ -76,6 +89,7 @@ def _print_finding(console: Console, result: ScanResult, finding: Finding, *, re
         after = last_text[_end_column(finding, last_text, last) - 1 :]
         if redact_values:
             span = redact(value if value is not None else span)
+            before, after = redact_repeats(before, hidden), redact_repeats(after, hidden)
         number = f"{finding.start.line}-{last}" if multi else str(finding.start.line)
         _print_frame_line(console, number, gutter, before, span, after, width, marks=True)
         return

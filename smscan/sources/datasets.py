@@ -28,67 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from smscan.errors import SourceError
+from smscan.records import MESSAGES_FIELD, DatasetRecord, Rejected
 
 DEFAULT_TEXT_FIELD = "text"
-MESSAGES_FIELD = "messages"
 DEFAULT_ROLES = ("assistant",)
 _PARQUET_BATCH_ROWS = 256
-
-
-@dataclass(frozen=True, slots=True)
-class DatasetRecord:
-    """One input record to mask.
-
-    Attributes:
-        index: 0-based position of the record in the input (rejected records count too).
-        data: the record as read; the export writes it back with an ``smscan`` field added.
-        field: the field holding the text (``text``, the ``--text-field``) or ``messages``.
-        texts: the text, or each message's content for a chat.
-        roles: for a chat, each message's role; empty for a text record.
-        supervised: per text, whether it is scored and masked.
-        group: the duplicate-propagation group key.
-        position: input consumed so far (bytes for JSONL, rows for Parquet).
-        order: the record's place in a stream that reorders the input (``--two-pass``); -1
-            when the stream follows the input.
-    """
-
-    index: int
-    data: dict[str, Any]
-    field: str
-    texts: tuple[str, ...]
-    roles: tuple[str, ...]
-    supervised: tuple[bool, ...]
-    group: str
-    position: int = 0
-    order: int = -1
-
-    @property
-    def is_chat(self) -> bool:
-        return self.field == MESSAGES_FIELD
-
-    @property
-    def sequence(self) -> int:
-        """The record's place in the stream being exported (what a resume counts)."""
-        return self.index if self.order < 0 else self.order
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """An input record that cannot be masked: its position, a short reason, and the raw input.
-
-    ``index`` is its place in the input; ``order`` as for :class:`DatasetRecord`.
-    """
-
-    index: int
-    reason: str
-    raw: str
-    position: int = 0
-    order: int = -1
-
-    @property
-    def sequence(self) -> int:
-        """The record's place in the stream being exported (what a resume counts)."""
-        return self.index if self.order < 0 else self.order
 
 
 @dataclass(frozen=True, slots=True)

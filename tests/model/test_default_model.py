@@ -11,6 +11,7 @@ import fnmatch
 import random
 import shlex
 import string
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +89,11 @@ def test_default_model_fingerprint(real_scorer: TransformersScorer) -> None:
 @given(st.text(st.characters(codec="utf-8"), max_size=80))
 def test_real_tokens_partition_any_text(real_scorer: TransformersScorer, text: str) -> None:
     [tokens] = real_scorer.tokenize([text])
+    if len(tokens.char_starts) == 0 and text:
+        # The vocabulary has no token for a few C0 controls (e.g. U+0016); inside a text they join
+        # the next token, but a text made only of them has no token at all.
+        assert all(unicodedata.category(char) == "Cc" for char in text)
+        return
     assert joined(text, tokens) == text
     assert (tokens.char_starts <= tokens.char_ends).all()
     assert (tokens.char_starts[1:] == tokens.char_ends[:-1]).all()

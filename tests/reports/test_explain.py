@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,14 @@ def test_a_dead_line_holding_a_reported_credential_is_explained_as_the_scan_deci
     assert found[("credential", 3)][0] is True
     reported, reasons = found[("dead-code", 3)]
     assert not reported and any("credential finding on its line is reported instead" in r for r in reasons)
+
+
+def test_redaction_hides_a_sensitive_value_wherever_it_is_written_again() -> None:
+    explanation = explain()
+    repeated = explanation.text + f"# old key: {SECRET}\n"
+    shown = replace(explanation, text=repeated, last_line=explanation.last_line + 1)
+    console = plain_console(200)
+    render_explanation(console, shown, redact_values=True)
+    text = output(console)
+    assert "# old key: " in text
+    assert SECRET not in text and SECRET[:8] not in text

@@ -100,3 +100,16 @@ def test_colour_only_on_a_terminal_without_no_color() -> None:
     assert colours(render({"TERM": "xterm-256color"}, True))
     assert not colours(render({"TERM": "xterm-256color", "NO_COLOR": "1"}, True))
     assert "\x1b[" not in render({"TERM": "xterm-256color"}, False)
+
+
+def test_redaction_hides_repeats_of_a_flagged_value_in_the_shown_line() -> None:
+    # A test that repeats its secret in the expected output: the flagged span and the repeat are
+    # on one line, and a piped report must show neither.
+    line = f'assert parse("api_key = {SECRET}") == "dotenv set {SECRET}"\n'
+    result = fixture_scan([Document("t.py", f'api_key = "{SECRET}"\n' + line, group="g")])
+    console = plain_console(200)
+    render_terminal(console, result, redact_values=True)
+    text = output(console)
+    assert "[24 chars]" in text
+    assert SECRET not in text
+    assert SECRET[4:] not in text

@@ -1,0 +1,91 @@
+"""What each detector says about its own spans in ``smscan explain``: evidence and dropped slots.
+
+The detectors' ``reasons`` and ``dropped`` methods delegate here, so ``smscan/explain.py`` asks
+every detector the same questions and never branches on a kind or reaches into a detector.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from smscan.engine.windows import Windows
+from smscan.records import TokenScores
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """A span a detector drops before scoring, and why (shown when near the threshold)."""
+
+    start: int
+    end: int
+    surprise: float
+    reasons: tuple[str, ...]
+
+
+def credential_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
+    """A credential's score as its best window's surprise plus the place evidence."""
+    if "surprise" not in details:
+        return []
+    bonus = score - float(details["surprise"])
+    sign = "+" if bonus >= 0 else "-"
+    place = f"a value in a {details.get('place', '?')}, {details.get('length', '?')} characters"
+    return [f"best window surprise {details['surprise']:.2f} {sign} place evidence {abs(bonus):.2f} ({place})"]
+
+
+def dead_code_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
+    """A dead line's mean NLL and the Python evidence that adds the bonus."""
+    reasons = [f"line mean NLL {details.get('line_nll', float('nan')):.2f}"]
+    if details.get("evidence"):
+        reasons.append(f"Python evidence: {details['evidence']} (adds the rule's evidence bonus)")
+    else:
+        reasons.append("no evidence that the line is dead (no evidence bonus)")
+    return reasons
+
+
+def credential_dropped(
+    text: str, rule: Any, scores: TokenScores, windows: Windows, *, tau: float, near: float
+) -> list[Dropped]:
+    """Credential slots the placeholder or shape rules drop before scoring, when surprising.
+
+    Args:
+        text: the document.
+        rule: the detector's ``CredentialRule``.
+        scores: the document's token scores.
+        windows: raw surprise windows over ``scores`` (the explain view's).
+        tau: the raw surprise threshold; a shape-dropped slot is shown from ``tau - near``.
+        near: how far below ``tau`` still counts as near.
+    """
+    from smscan.detectors.credential import judge_slot
+    from smscan.detectors.placeholders import is_reference, is_stand_in
+    from smscan.detectors.slots import find_slots
+
+    out = []
+    for slot in find_slots(text):
+        if judge_slot(text, slot, rule) is not None:
+            continue
+        surprise = _best_window(scores, windows, slot.start, slot.end)
+        stand_in = is_stand_in(text[slot.start : slot.end])
+        if not stand_in and not (surprise >= tau - near):
+            continue
+        if stand_in:
+            value = text[slot.start : slot.end]
+            why = "a reference to a secret kept elsewhere" if is_reference(value) else "a placeholder or documented example"
+            reason = f"{why}: never reported as a credential (placeholder rule)"
+        else:
+            reason = "not shaped like a credential in this place (an identifier, a URL or path, or too short or plain)"
+        seen = f"best window surprise {surprise:.2f}" if math.isfinite(surprise) else "no scored window"
+        out.append(Dropped(slot.start, slot.end, surprise, (reason, seen)))
+    return out
+
+
+def _best_window(scores: TokenScores, windows: Windows, start: int, end: int) -> float:
+    tokens = np.flatnonzero((scores.char_starts < end) & (scores.char_ends > start))
+    if not tokens.size:
+        return math.nan
+    overlapping = (windows.starts <= tokens[-1]) & (windows.ends > tokens[0]) & np.isfinite(windows.scores)
+    return float(windows.scores[overlapping].max()) if overlapping.any() else math.nan

@@ -1,0 +1,77 @@
+"""One library call for every scanning command: scan, then decide what is reported.
+
+``smscan repo``, ``staged``, ``diff``, ``files``, ``baseline`` and ``explain`` all reach their
+findings through :func:`scan_and_decide`, so what one reports is what the others report; the
+commands only choose the source, build the scorer and rules, and render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from smscan.baseline import Baseline
+from smscan.decisions import Suppressed, decide
+from smscan.judgements import JudgementMemo
+from smscan.model.scorer import Scorer
+from smscan.pipeline import ProgressCallback, scan
+from smscan.records import Document, ScanResult, Skip
+from smscan.rules import ScanRules
+
+
+def scan_and_decide(
+    items: Sequence[Document | Skip],
+    scorer: Scorer | None,
+    rules: ScanRules,
+    *,
+    kinds: Iterable[str] | None,
+    baseline: tuple[str, Baseline] | None = None,
+    on_item: ProgressCallback | None = None,
+    annotate: Callable[[ScanResult], None] | None = None,
+) -> tuple[ScanResult, Suppressed]:
+    """Scan ``items`` and keep the findings a report shows (``smscan.decisions``).
+
+    Args:
+        items: Documents and Skips, documents of a group contiguous.
+        scorer: the scorer chain, or None when there is nothing to score (only Skips).
+        rules: the kinds and thresholds (``smscan.rules.scan_rules``).
+        kinds: the kinds the user asked for (``Settings.kinds``); None: every kind of ``rules``.
+        baseline: the baseline's name and entries, or None.
+        on_item: called once per item (progress).
+        annotate: may annotate the detectors' findings before any decision (commit ids).
+
+    Returns:
+        The result with its reported findings, and what was suppressed.
+    """
+    if scorer is None:
+        result = skips_only(items, on_item)
+    else:
+        memo = judgement_memo(scorer, rules)
+        result = scan(items, scorer, rules.surprise, detections=rules.detections, on_item=on_item, judgements=memo)
+    if annotate is not None:
+        annotate(result)
+    suppressed = decide(result, items, kinds=kinds, baseline=baseline)
+    return result, suppressed
+
+
+def judgement_memo(scorer: Scorer, rules: ScanRules) -> JudgementMemo | None:
+    """Remembered candidates of unchanged documents, kept in the score cache when it is on."""
+    from smscan.cache import CachedScorer, settings_key
+
+    if not isinstance(scorer, CachedScorer) or rules.surprise is not None or not rules.detections:
+        return None
+    return JudgementMemo(
+        scorer.cache, fingerprint=scorer.fingerprint, settings_key=settings_key(scorer.settings),
+        detectors=[detection.detector for detection in rules.detections],
+    )
+
+
+def skips_only(items: Sequence[Document | Skip], on_item: ProgressCallback | None = None) -> ScanResult:
+    """The result of a scan with nothing to score: no model is loaded (or downloaded) to say so."""
+    result = ScanResult()
+    for item in items:
+        if isinstance(item, Skip):
+            result.skips.append(item)
+            result.stats.skipped[item.reason] += 1
+        if on_item is not None:
+            on_item(item)
+    return result

@@ -27,7 +27,6 @@ from typing import Any
 
 from smscan.detectors import python_flow
 
-
 # Evidence that a statement cannot run or does nothing at all, and that real code rarely holds by
 # accident (on clean code, dead stores and unreachable tails are the usual evidence; see
 # docs/BENCHMARKS.md): it may weigh more than the rest (DeadCodeRule.strong_bonus).

@@ -46,14 +46,15 @@ def is_pure(node: ast.expr) -> bool:
     """Whether evaluating ``node`` cannot change anything: names, literals, operators, subscripts
     and attributes of those, and pure builtins called on them."""
     for inner in ast.walk(node):
-        if isinstance(inner, ast.Call):
-            if not (isinstance(inner.func, ast.Name) and inner.func.id in PURE_BUILTINS):
-                return False
-        elif isinstance(inner, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)):
+        if isinstance(inner, ast.Call) and not (isinstance(inner.func, ast.Name) and inner.func.id in PURE_BUILTINS):
             return False
-        elif isinstance(inner, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        # Comprehensions run code of their own (and may call anything through their iterables).
+        if isinstance(inner, (*_ACTING, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             return False
     return True
+
+
+_ACTING = (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)
 
 
 def is_impossible(test: ast.expr) -> bool:

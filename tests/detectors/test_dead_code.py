@@ -4,7 +4,12 @@ import ast
 
 import pytest
 
-from smscan.detectors.dead_code import DeadCodeDetector, DeadCodeRule, constant_truth, dead_lines
+from smscan.detectors.dead_code import (
+    DeadCodeDetector,
+    DeadCodeRule,
+    constant_truth,
+    dead_lines,
+)
 from smscan.detectors.python_dead import dead_blocks
 from tests.detectors.scores import char_scores
 

@@ -11,6 +11,8 @@ from smscan.detectors.dead_code import (
     dead_lines,
 )
 from smscan.detectors.python_dead import dead_blocks
+from smscan.plan import document_scores, plan_pieces
+from smscan.records import Document
 from tests.detectors.scores import char_scores
 
 
@@ -279,3 +281,30 @@ def test_weak_evidence_keeps_the_plain_bonus() -> None:
 
     assert block.details["evidence"] == "dead-store"
     assert block.score == pytest.approx(1.0 + 2.0)
+
+
+@pytest.mark.parametrize(
+    ("dead", "reason"),
+    [
+        ("if n and not n:\n        return 0", "impossible-condition"),
+        ("for c in n[:0]:\n        print(c)", "empty-slice"),
+        ("n_len = len(n)", "dead-computation"),
+        ("len(n)", "dropped-result"),
+    ],
+)
+def test_each_data_flow_kind_is_planned_and_judged(dead: str, reason: str) -> None:
+    # Far from the file's start, so only the planned piece around the dead statement is scored.
+    filler = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(40))
+    text = filler + f"def f(n):\n    {dead}\n    return n\n"
+    document = Document("m.py", text)
+    detector = DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0))
+
+    pieces = plan_pieces(document, [detector])
+
+    start = text.index(dead)
+    assert len(pieces) == 1 and 0 < pieces[0].offset <= start
+    assert pieces[0].offset + len(pieces[0].text) >= start + len(dead)
+    scores = document_scores(pieces, [char_scores(piece.text, low=1.0) for piece in pieces])
+    (block,) = DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0)).candidates(text, scores)
+    assert (block.char_start, block.char_end) == (start, start + len(dead))
+    assert block.details["evidence"] == reason

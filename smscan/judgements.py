@@ -14,11 +14,15 @@ Only whole documents are remembered (a diff scan's pieces depend on its changed 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from smscan import __version__
 
 from smscan.detectors.candidate import Candidate, Detector
 from smscan.records import Document
@@ -40,6 +44,21 @@ class Remembered:
 JUDGEMENT_FORMAT = 3
 
 
+@functools.cache
+def detector_code_digest() -> str:
+    """A digest of the code that turns scores into candidates (smscan's version and the source of
+    its detector, plan and region modules).
+
+    A format bump is easy to forget; with this, a detector changed by an upgrade or an edit never
+    answers from what its older code remembered. Read once per process (a few dozen small files).
+    """
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted([*(package / "detectors").glob("*.py"), package / "plan.py", package / "regions.py"]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 class JudgementMemo:
     """Candidates of whole documents in a score cache (``smscan.cache.ScoreCache``).
 
@@ -54,6 +73,7 @@ class JudgementMemo:
         self._cache = cache
         identity = {
             "format": JUDGEMENT_FORMAT,
+            "code": detector_code_digest(),
             "fingerprint": fingerprint,
             "settings": settings_key,
             "detectors": [[d.kind, d.rule(), getattr(d, "context_chars", None)] for d in detectors],

@@ -10,6 +10,7 @@ import pytest
 from smscan.cache import DATABASE_NAME, CachedScorer, ScoreCache
 from smscan.detectors import make_detector
 from smscan.detectors.credential import CredentialDetector
+import smscan.judgements as judgements
 from smscan.judgements import JudgementMemo
 from smscan.pipeline import ScanResult, scan
 from smscan.records import Document
@@ -106,3 +107,28 @@ def test_no_text_is_stored(tmp_path: Path) -> None:
     stored = b"".join(p.read_bytes() for p in (tmp_path / "scores").rglob("*") if p.is_file())
     assert stored and KEY.encode() not in stored and KEY[5:15].encode() not in stored
     assert b"api_key" not in stored and b"render(request)" not in stored
+
+
+def test_changed_detector_code_judges_everything_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An upgrade or an edit of a detector must not answer from what its older code remembered.
+    counting = Counting(monkeypatch)
+    run(tmp_path, documents(), detections())
+    monkeypatch.setattr("smscan.judgements.detector_code_digest", lambda: "other code")
+    run(tmp_path, documents(), detections())
+    assert len(counting.judged) == 6
+
+
+def test_the_code_digest_follows_the_detector_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = judgements.detector_code_digest()
+    fake_package = tmp_path / "smscan"
+    (fake_package / "detectors").mkdir(parents=True)
+    for name in ("plan.py", "regions.py", "judgements.py"):
+        (fake_package / name).write_text("")
+    (fake_package / "detectors" / "credential.py").write_text("x = 1\n")
+    monkeypatch.setattr(judgements, "__file__", str(fake_package / "judgements.py"))
+    judgements.detector_code_digest.cache_clear()
+    first = judgements.detector_code_digest()
+    (fake_package / "detectors" / "credential.py").write_text("x = 2\n")
+    judgements.detector_code_digest.cache_clear()
+    assert judgements.detector_code_digest() != first != before
+    judgements.detector_code_digest.cache_clear()

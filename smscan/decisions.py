@@ -4,8 +4,9 @@ After the detectors (``smscan.pipeline.scan``), a scan's findings go through, in
 
 1. **kinds**: only the kinds the user asked for (``kinds`` in the config, ``--kinds``);
 2. **allow comments**: a finding whose line says ``smscan: ignore`` (``detectors/suppress.py``);
-3. **overlap**: a ``dead-code`` finding on a line holding a ``credential`` finding is dropped, the
-   credential being the one to act on;
+3. **overlap**: a ``dead-code`` finding whose every line holds a ``credential`` finding is
+   dropped, the credential being the one to act on (a dead block reaching past those lines stays
+   whole);
 4. **baseline**: findings the baseline accepts (``smscan/baseline.py``).
 
 The overlap looks at the credentials left after allow comments, before the baseline: a line
@@ -79,11 +80,12 @@ def decide(
 def without_dead_code_on_credential_lines(
     findings: list[Finding], *, credentials: Iterable[Finding] | None = None
 ) -> list[Finding]:
-    """Drop ``dead-code`` findings on a line that holds a ``credential`` finding.
+    """Drop ``dead-code`` findings whose every line holds a ``credential`` finding.
 
     A credential makes its whole line surprising, and a secret assigned to a name nothing reads
     is also a dead store, so the same line would be reported twice; the credential is the finding
-    to act on (and removing it removes the line's dead code too).
+    to act on (and removing it removes the line's dead code too). A dead block that also covers
+    lines without a credential is kept whole: removing the credential would leave the rest.
 
     Args:
         findings: the findings to filter.
@@ -98,5 +100,5 @@ def without_dead_code_on_credential_lines(
         finding
         for finding in findings
         if finding.kind != DEAD_CODE
-        or credential_lines.get(finding.path, set()).isdisjoint(range(finding.start.line, finding.end.line + 1))
+        or not credential_lines.get(finding.path, set()).issuperset(range(finding.start.line, finding.end.line + 1))
     ]

@@ -1,13 +1,15 @@
 """What a scan reports is decided once (smscan/decisions.py): scan, baseline and explain agree.
 
-The fixture is a dead-code line that also holds a credential: the scan reports the credential
-there, not the dead code; `smscan baseline` records exactly the two findings the scan reports
-(not three), a scan with that baseline reports nothing and calls no entry stale, and `explain`
-marks the hidden dead-code finding as not reported.
+The fixture has a dead block of two lines and, in a second function, a dead line that also holds a
+credential: the scan reports the block and the credential, not that line's dead code; `smscan
+baseline` records exactly the two findings the scan reports (not three), a scan with that baseline
+reports nothing and calls no entry stale, and `explain` marks the hidden dead-code finding as not
+reported.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -15,13 +17,16 @@ import pytest
 
 from smscan.baseline import Baseline
 from smscan.cli import main
-from smscan.decisions import decide
+from smscan.decisions import decide, without_dead_code_on_credential_lines
 from smscan.records import Document, Finding, Position, ScanResult
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
-DEAD = f'def connect(retries):\n    return retries\n    print("unreachable")\n    token = "{SECRET}"\n'
+DEAD = (
+    'def connect(retries):\n    return retries\n    print("unreachable")\n    print("twice")\n\n\n'
+    f'def token():\n    return 1\n    token = "{SECRET}"\n'
+)
 
 
 @pytest.fixture
@@ -51,7 +56,7 @@ def test_scan_baseline_and_explain_agree_on_a_dead_line_holding_a_credential(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = scan_json(capsys)
-    assert sorted((f["kind"], f["start"]["line"]) for f in report["findings"]) == [("credential", 4), ("dead-code", 3)]
+    assert sorted((f["kind"], f["start"]["line"]) for f in report["findings"]) == [("credential", 9), ("dead-code", 3)]
 
     assert main(["baseline", ".", "-o", "../baseline.json", "--thresholds", "../thresholds.json", "--no-cache"]) == 0
     entries = json.loads((project.parent / "baseline.json").read_text())["entries"]
@@ -63,14 +68,21 @@ def test_scan_baseline_and_explain_agree_on_a_dead_line_holding_a_credential(
     assert with_baseline["suppressed"]["baseline"]["stale"] == []
 
     capsys.readouterr()
-    assert main(["explain", "dead.py:3-4", "--thresholds", "../thresholds.json", "--no-cache", "--no-redact"]) == 0
+    assert main(["explain", "dead.py:3-9", "--thresholds", "../thresholds.json", "--no-cache", "--no-redact"]) == 0
     out = capsys.readouterr().out
-    assert "4:5-4:39  dead-code  score 4.00 vs threshold 2.80: not reported" in out and "not reported: the credential finding on its line" in out
-    assert "3:5-3:25  dead-code  score 3.00 vs threshold 2.80: reported" in out
+    assert "9:5-9:39  dead-code  score 4.00 vs threshold 2.80: not reported" in out and "not reported: the credential finding on its line" in out
+    assert "3:5-4:19  dead-code  score 3.00 vs threshold 2.80: reported" in out
 
 
 def finding(kind: str, line: int, fingerprint: str, columns: tuple[int, int] = (1, 9)) -> Finding:
     return Finding("a.py", kind, 0, 1, Position(line, columns[0]), Position(line, columns[1]), 9.0, 3.0, fingerprint)
+
+
+def test_a_dead_block_reaching_past_a_credential_line_stays_whole() -> None:
+    block = dataclasses.replace(finding("dead-code", 3, "d"), end=Position(4, 20))
+    found = [finding("credential", 4, "c", (14, 38)), block, finding("dead-code", 4, "e", (1, 40))]
+    # The block covers line 3 too, so it is kept whole; the one-line finding on line 4 is hidden.
+    assert [f.fingerprint for f in without_dead_code_on_credential_lines(found)] == ["c", "d"]
 
 
 def test_an_allowed_credential_no_longer_hides_its_lines_dead_code() -> None:

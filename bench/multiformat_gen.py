@@ -234,7 +234,7 @@ def key_files(hosts: list[Host], n: int, seed: int) -> list[tuple[Host, list[dic
     r = random.Random(f"{seed}-keys")
     folders = sorted({(h.package, h.path.rsplit("/", 1)[0] if "/" in h.path else "") for h in hosts})
     taken = {h.rel for h in hosts}
-    out = []
+    out: list[tuple[Host, list[dict], list[dict]]] = []
     for j in range(n):
         package, folder = r.choice(folders)
         secret = j % 3 != 2

@@ -35,6 +35,7 @@ CHARSETS = {
     "nospace": re.compile(r"[^\s\"'\\`]+"),
     "url": re.compile(r"[A-Za-z0-9._~!*=\-]+"),
     "xml": re.compile(r"[^\s<>&\"'\\]+"),
+    "pem": re.compile(r"-----BEGIN [A-Z ]+-----\n[A-Za-z0-9+/=\n]+\n-----END [A-Z ]+-----"),
 }
 
 
@@ -48,6 +49,7 @@ class Context:
     negatives: str = "keyed"  # keyed | named | none
     charset: str = "nospace"
     exts: tuple[str, ...] = ()  # only host files with these extensions (empty: all of the formats)
+    weight: float = 1.0  # how often it is drawn among the contexts a host offers
 
 
 # command lines: planted in shell scripts, Dockerfile RUN lines, CI steps and docs
@@ -131,10 +133,15 @@ CONTEXTS: list[Context] = [
         negatives="named", charset="url"),
     Context("toml_key", ("toml",), "kv", ANY, ('{k} = "{v}"', "{k} = '{v}'", '{k} = "{v}"  # {note}')),
     Context("json_key", ("json",), "json", ANY, ('{i}"{k}": "{v}",', '{i}"{kc}": "{v}",')),
+    Context("yaml_pem", ("yaml",), "yaml", ("private_key",), ("{i}{k}: |\n{i}  {v}",), negatives="none", charset="pem", weight=0.3),
+    Context("json_pem", ("json",), "json", ("private_key",), ('{i}"{k}": "{v}\\n",',), negatives="none", charset="pem", weight=0.3),
     Context("json_connection_string", ("json",), "json", PW, (
         '{i}"connectionString": "Server={dbh};Database=app;User Id={u};Password={v};",',), negatives="named"),
     Context("xml_element", ("xml",), "xml", ANY, ("{i}<{kc}>{v}</{kc}>", '{i}<add key="{P}" value="{v}" />',
                                                   '{i}<property name="{kd}" value="{v}"/>'), charset="xml"),
+    Context("xml_connection_string", ("xml",), "xml", PW, (
+        '{i}<add name="Default" connectionString="Server={dbh};Database=app;User Id={u};Password={v};" />',),
+        negatives="named", charset="xml"),
     # ---------------------------------------------------------------- source code
     Context("c_define", ("c",), "top", ANY, ('#define {K} "{v}"', 'static const char *{k} = "{v}";',
                                              'static const char {k}[] = "{v}"; /* {note} */')),
@@ -162,6 +169,7 @@ CONTEXTS: list[Context] = [
     Context("rust_basic_auth", ("rust",), "stmt", PW, ('{i}let req = client.get(url).basic_auth("{u}", Some("{v}"));',),
             negatives="named"),
     Context("ruby_top", ("ruby",), "top", ANY, ('{K} = "{v}"', "{K} = ENV.fetch('{K}', '{v}')", "config.{k} = '{v}'")),
+    Context("ruby_stmt", ("ruby",), "stmt", ANY, ("{i}{k} = ENV.fetch('{K}', '{v}')", "{i}{k} = '{v}'")),
     Context("php_top", ("php",), "top", ANY, ("define('{K}', '{v}');", '${k} = "{v}";')),
     Context("php_curlopt", ("php",), "top", PW, ("curl_setopt($ch, CURLOPT_PASSWORD, '{v}');",
                                                  "curl_setopt($ch, CURLOPT_USERPWD, '{u}:{v}');",
@@ -172,7 +180,8 @@ CONTEXTS: list[Context] = [
         '{i}var conn = new SqlConnection("Server={dbh};Database=app;User Id={u};Password={v};");',), negatives="named"),
     Context("haskell_top", ("haskell",), "top", ANY, ('{kc} :: String\n{kc} = "{v}"', '{kc} = "{v}" -- {note}')),
     Context("swift_top", ("swift",), "top", ANY, ('let {kc} = "{v}"', 'private let {kc}: String = "{v}" // {note}')),
-    Context("code_comment", CODE, "top", ANY + ("aws_access_key_id",), ("{c} {cmd}",), negatives="named"),
+    # a comment fits every source file: a lower weight keeps it from crowding out the code contexts
+    Context("code_comment", CODE, "top", ANY + ("aws_access_key_id",), ("{c} {cmd}",), negatives="named", weight=0.4),
     # ---------------------------------------------------------------- notebooks (lines of a cell's source)
     Context("nb_code", ("ipynb",), "nb_code", ANY, ('{k} = "{v}"', "os.environ['{K}'] = '{v}'",
                                                     "conn = psycopg2.connect(host='{dbh}', user='{u}', password='{v}')")),
@@ -202,6 +211,7 @@ SECRET_KEYS: dict[str, list[tuple[str, ...]]] = {
     "jwt": [("access", "token"), ("bearer", "token"), ("id", "token"), ("session", "token")],
     "aws_access_key_id": [("aws", "access", "key", "id"), ("access", "key", "id")],
     "oauth_client_secret": [("client", "secret"), ("oauth", "client", "secret"), ("google", "client", "secret")],
+    "private_key": [("private", "key"), ("signing", "key"), ("tls", "key")],
 }
 SECRET_KEYS["human_password"] = SECRET_KEYS["password"]
 # vendor-prefixed values sometimes sit under a name that says nothing

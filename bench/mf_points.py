@@ -59,6 +59,10 @@ def _code_points(fmt: str, lines: list[str], points: Points) -> None:
         # first statement of a function body
         if line.strip() and line[0].isspace() and FUNC_OPEN.search(prev) and not NOT_FUNC.search(prev) and len(_indent(line)) > len(_indent(prev)):
             _add(points, "stmt", j, _indent(line))
+        # Ruby: a statement may start wherever the previous line ended one
+        if fmt == "ruby" and line.strip() and not re.match(r"^\s*(\.|end\b|else\b|elsif\b|when\b|rescue\b|ensure\b|\}|\])", line) \
+                and prev.strip() and not prev.rstrip().endswith((",", "\\", "(", "[", "{", "+", "&&", "||", ".", "|", "do", "=")):
+            _add(points, "stmt", j, _indent(line))
         # first member of a class body
         if line.strip() and re.search(r"\b(class|struct)\s+\w+[^;]*\{\s*$", prev) and len(_indent(line)) > len(_indent(prev)):
             _add(points, "member", j, _indent(line))
@@ -77,6 +81,11 @@ def _doc_points(fmt: str, lines: list[str], points: Points) -> None:
         if fmt == "md" and line.startswith(("|", "<")):
             continue
         _add(points, "para", j)
+    if fmt in ("txt", "noext") and "para" not in points:
+        # notes kept one item a line, without paragraphs: any unindented line
+        for j, line in enumerate(lines):
+            if j and line.strip() and not line[0].isspace():
+                _add(points, "para", j)
 
 
 def _yaml_points(lines: list[str], points: Points, ci: bool) -> None:
@@ -120,8 +129,8 @@ def _notebook_points(lines: list[str], points: Points) -> None:
             if re.match(r"^\s*\]", line):
                 in_source = False
                 continue
-            # before a source line that follows another one ending in "\n",
-            if j > 0 and lines[j - 1].rstrip().endswith('\\n",') and cell in ("code", "markdown"):
+            # before any string of a source list: the planted string ends in "\n", and a comma
+            if re.match(r'^\s*"', line) and cell in ("code", "markdown"):
                 _add(points, f"nb_{cell}", j, _indent(line))
 
 

@@ -143,7 +143,7 @@ SECRETS = {
     "slack_app_token": slack_app, "stripe_restricted_key": stripe_restricted,
     "gitlab_runner_token": gitlab_runner, "gitlab_oauth_secret": gitlab_oauth_secret,
     "newrelic_key": newrelic, "atlassian_token": atlassian, "posthog_key": posthog, "jwt": jwt,
-    "aws_access_key_id": aws_key_id, "oauth_client_secret": oauth_client_secret,
+    "aws_access_key_id": aws_key_id, "oauth_client_secret": oauth_client_secret, "private_key": private_key_block,
 }
 PASSWORDS = ("password", "human_password")
 TOKENS = ("api_key", "slack_bot_token", "slack_app_token", "stripe_restricted_key", "gitlab_runner_token",

@@ -136,8 +136,7 @@ def plant(r: random.Random, fmt: str, ext: str, points: dict, secret: bool) -> P
             and (secret or c.negatives != "none")]
     if not ctxs:
         return None
-    # a comment fits every source file; without a lower weight it would crowd out the code contexts
-    ctx: Context = r.choices(ctxs, [0.4 if c.name == "code_comment" else 1.0 for c in ctxs])[0]
+    ctx: Context = r.choices(ctxs, [c.weight for c in ctxs])[0]
     if secret:
         category = r.choice(ctx.categories)
     else:
@@ -167,6 +166,8 @@ def plant(r: random.Random, fmt: str, ext: str, points: dict, secret: bool) -> P
         "u": r.choice(V.USERS), "h": r.choice(HOSTS_), "dbh": r.choice(DB_HOSTS), "note": r.choice(NOTES),
         "c": LINE_COMMENT.get(fmt, "#"),
     }
+    if category == "private_key":  # a PEM block as a YAML block scalar or a JSON string
+        value = value.replace("\n", "\n" + indent + "  ") if ctx.name == "yaml_pem" else value.replace("\n", "\\n")
     text, span = _fill(template, fields, value)
     if ctx.name == "doc_command":
         text, span = _wrap_command(fmt, text, span)
@@ -182,7 +183,7 @@ def inject(host: Host, r: random.Random) -> tuple[str, list[dict], list[dict]]:
     lines = text.split("\n")[:-1]
     points = insertion_points(host.format, lines)
     ext = host.path.rsplit(".", 1)[-1].lower() if "." in host.path.rsplit("/", 1)[-1] else ""
-    n_secret = 0 if r.random() < 0.15 else r.choices([1, 2, 3], [5, 3, 2])[0]
+    n_secret = 0 if r.random() < 0.15 else r.choices([1, 2, 3, 4], [3, 4, 2, 1])[0]
     n_negative = r.choices([0, 1, 2], [3, 4, 3])[0]
     jobs = [True] * n_secret + [False] * n_negative
     r.shuffle(jobs)

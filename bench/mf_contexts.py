@@ -23,8 +23,9 @@ PW = ("password", "human_password")
 VENDOR = ("slack_bot_token", "slack_app_token", "stripe_restricted_key", "gitlab_runner_token", "gitlab_oauth_secret",
           "newrelic_key", "atlassian_token", "posthog_key", "jwt")
 TOK = ("api_key", "oauth_client_secret", "secret_uuid") + VENDOR
-ANY = PW + TOK
-DOC = ANY + ("activation_key",)
+ANY = PW + TOK + ("activation_key",)
+DOC = ANY
+CMD = PW + TOK + ("aws_access_key_id",)  # what a command line holds
 
 DOCS = ("md", "rst", "txt", "noext")
 CODE = ("c", "java", "go", "rust", "ruby", "php", "csharp", "haskell", "swift")
@@ -93,7 +94,7 @@ CONTEXTS: list[Context] = [
                                                 "For local testing the {label} is set to {v}, see the ops wiki.")),
     Context("doc_table", ("md",), "para", DOC, ("| environment | user | {label} |\n|---|---|---|\n| staging | {u} | {v} |",)),
     Context("doc_url", DOCS, "para", PW, ("Admin console: https://{u}:{v}@{h}/admin",), negatives="named", charset="url"),
-    Context("doc_command", DOCS, "para", ANY + ("aws_access_key_id",), ("{cmd}",), negatives="named"),
+    Context("doc_command", DOCS, "para", CMD, ("{cmd}",), negatives="named"),
     # ---------------------------------------------------------------- SQL
     Context("sql_identified_by", ("sql",), "sql", PW, (
         "CREATE USER '{u}'@'%' IDENTIFIED BY '{v}';", "ALTER USER {u} IDENTIFIED BY \"{v}\";",
@@ -105,17 +106,17 @@ CONTEXTS: list[Context] = [
                                                  "UPDATE settings SET value = '{v}' WHERE name = '{k}';")),
     Context("sql_comment", ("sql",), "sql", ANY, ("-- {k}: {v}", "-- run as: {cmd}")),
     # ---------------------------------------------------------------- shell
-    Context("sh_command", ("sh",), "top", ANY + ("aws_access_key_id",), ("{cmd}",), negatives="named"),
+    Context("sh_command", ("sh",), "top", CMD, ("{cmd}",), negatives="named"),
     Context("sh_export", ("sh",), "top", ANY, ("export {K}={v}", "export {K}='{v}'", '{K}="{v}"')),
     # ---------------------------------------------------------------- Dockerfile
     Context("docker_env", ("docker",), "instr", ANY, ("ENV {K}={v}", "ARG {K}={v}", 'ENV {K}="{v}"')),
-    Context("docker_run", ("docker",), "instr", ANY + ("aws_access_key_id",), ("RUN {cmd}",), negatives="named"),
+    Context("docker_run", ("docker",), "instr", CMD, ("RUN {cmd}",), negatives="named"),
     Context("docker_npmrc", ("docker",), "instr", ("api_key", "jwt"),
             ('RUN echo "//registry.npmjs.org/:_authToken={v}" > /root/.npmrc',), negatives="named"),
     # ---------------------------------------------------------------- CI YAML
     Context("ci_env_new", ("ci",), "ci_env_new", ANY, ("env:\n  {K}: {v}",)),
     Context("ci_env_in", ("ci",), "ci_env_in", ANY, ("{i}{K}: {v}",)),
-    Context("ci_step", ("ci",), "ci_step", ANY + ("aws_access_key_id",), ("{i}- run: {cmd}",
+    Context("ci_step", ("ci",), "ci_step", CMD, ("{i}- run: {cmd}",
                                                                           "{i}- name: Smoke test\n{i}  run: {cmd}"), negatives="named"),
     # ---------------------------------------------------------------- config files
     Context("yaml_key", ("yaml", "ci"), "yaml", ANY, ("{i}{k}: {v}", '{i}{k}: "{v}"', "{i}{k}: '{v}'",
@@ -181,11 +182,11 @@ CONTEXTS: list[Context] = [
     Context("haskell_top", ("haskell",), "top", ANY, ('{kc} :: String\n{kc} = "{v}"', '{kc} = "{v}" -- {note}')),
     Context("swift_top", ("swift",), "top", ANY, ('let {kc} = "{v}"', 'private let {kc}: String = "{v}" // {note}')),
     # a comment fits every source file: a lower weight keeps it from crowding out the code contexts
-    Context("code_comment", CODE, "top", ANY + ("aws_access_key_id",), ("{c} {cmd}",), negatives="named", weight=0.4),
+    Context("code_comment", CODE, "top", CMD, ("{c} {cmd}",), negatives="named", weight=0.4),
     # ---------------------------------------------------------------- notebooks (lines of a cell's source)
     Context("nb_code", ("ipynb",), "nb_code", ANY, ('{k} = "{v}"', "os.environ['{K}'] = '{v}'",
                                                     "conn = psycopg2.connect(host='{dbh}', user='{u}', password='{v}')")),
-    Context("nb_shell", ("ipynb",), "nb_code", ANY + ("aws_access_key_id",), ("!{cmd}",), negatives="named"),
+    Context("nb_shell", ("ipynb",), "nb_code", CMD, ("!{cmd}",), negatives="named"),
     Context("nb_markdown", ("ipynb",), "nb_markdown", DOC, ("{label}: {v}", "- {label}: `{v}`")),
 ]
 

@@ -77,7 +77,7 @@ def run_tool(tool: str, data: Path, *, shared: Path, work: Path, peers_python: s
             raise SystemExit(f"{tool} needs --peers-python (a venv with detect-secrets==1.5.0 credsweeper==1.19.5)")
         cmd += ["--python", peers_python, "--repeat", "1"]
     env = dict(os.environ, SECRETS_EVAL_RESULTS=str(work / "shared-results"))
-    subprocess.run(cmd, check=True, env=env)
+    subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)  # stdout is the tables
 
 
 def context_of(span: dict[str, Any]) -> str:

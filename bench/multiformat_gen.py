@@ -64,6 +64,7 @@ GEN_VERSION = "mf1"
 FORMATS = ("md", "rst", "txt", "noext", "sql", "sh", "docker", "ci", "yaml", "env", "ini", "properties", "toml",
            "json", "xml", "c", "java", "go", "rust", "ruby", "php", "csharp", "haskell", "swift", "ipynb", "key")
 URL_COMMANDS = ("cli_url_userinfo", "cli_query", "cli_x_amz_credential")
+CATEGORY_WEIGHTS = {"activation_key": 2.0, "password": 1.5, "human_password": 1.5}
 HOSTS_ = ("api.example.com", "internal.example.org", "hooks.example.net", "registry.example.io", "ci.example.com")
 DB_HOSTS = ("db.internal", "postgres", "mysql.prod.svc", "db-01.corp.example.com", "localhost", "10.20.0.15")
 
@@ -138,7 +139,8 @@ def plant(r: random.Random, fmt: str, ext: str, points: dict, secret: bool) -> P
         return None
     ctx: Context = r.choices(ctxs, [c.weight for c in ctxs])[0]
     if secret:
-        category = r.choice(ctx.categories)
+        # licence keys and passwords are what notes and configs leak most: drawn more often
+        category = r.choices(ctx.categories, [CATEGORY_WEIGHTS.get(c, 1.0) for c in ctx.categories])[0]
     else:
         pool = V.SECRET_NAMED_LOOKALIKES if ctx.negatives == "named" else tuple(V.LOOKALIKES)
         category = r.choice(sorted(pool))

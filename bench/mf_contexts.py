@@ -91,7 +91,8 @@ CONTEXTS: list[Context] = [
                                             "user: {u}  pass: {v}"), negatives="named"),
     Context("doc_sentence", DOCS, "para", DOC, ("The {label} for the staging box is {v} (rotate it after the demo).",
                                                 "Use {v} as the {label} when the installer asks for it.",
-                                                "For local testing the {label} is set to {v}, see the ops wiki.")),
+                                                "For local testing the {label} is set to {v}, see the ops wiki."),
+            negatives="named"),  # the sentences say "secret": a hash or UUID there would be one
     Context("doc_table", ("md",), "para", DOC, ("| environment | user | {label} |\n|---|---|---|\n| staging | {u} | {v} |",)),
     Context("doc_url", DOCS, "para", PW, ("Admin console: https://{u}:{v}@{h}/admin",), negatives="named", charset="url"),
     Context("doc_command", DOCS, "para", CMD, ("{cmd}",), negatives="named"),

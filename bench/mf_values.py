@@ -167,6 +167,7 @@ EXAMPLE_KEYS = ["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKE
                 "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "rk_live_XXXXXXXXXXXXXXXXXXXXXXXX"]
 MODELS = ["SmolLM2-135M-Instruct", "Qwen2.5-Coder-1.5B-Instruct", "Llama-3.1-8B-Instruct", "Mistral-7B-v0.3",
           "Phi-3-mini-4k-instruct", "gemma-2-2b-it", "bert-base-uncased", "all-MiniLM-L6-v2", "t5-small"]
+FAMILIES = ["Qwen2.5", "Llama-3.2", "SmolLM2", "gemma-2", "Phi-3.5", "Mistral", "OLMo-2", "granite-3.0"]
 FONTS = ["Source Sans Pro", "Helvetica Neue", "JetBrains Mono", "Fira Code", "Noto Sans CJK JP", "DejaVuSansMono-Bold"]
 PKGS = ["libssl1.1", "openjdk-17-jre-headless", "python3.11-venv", "postgresql-client-15", "nodejs", "libpq-dev"]
 
@@ -203,7 +204,7 @@ def version(r: random.Random) -> str:
 def name_of_thing(r: random.Random) -> str:
     return r.choice([lambda: r.choice(MODELS), lambda: r.choice(FONTS),
                      lambda: f"{r.choice(PKGS)}={version(r).lstrip('v')}",
-                     lambda: f"{r.choice(MODELS).split('-')[0]}-{r.choice(['7B', '1.5B', '135M', '360M'])}-{r.choice(['Instruct', 'Chat', 'Base'])}"])()
+                     lambda: f"{r.choice(FAMILIES)}-{r.choice(['7B', '1.5B', '135M', '360M'])}-{r.choice(['Instruct', 'Chat', 'Base'])}"])()
 
 
 LOOKALIKES = {

@@ -235,7 +235,8 @@ def _certificate(r: random.Random) -> str:
 def key_files(hosts: list[Host], n: int, seed: int) -> list[tuple[Host, list[dict], list[dict]]]:
     """Private-key files (and public look-alikes) written in folders of the sampled packages."""
     r = random.Random(f"{seed}-keys")
-    folders = sorted({(h.package, h.path.rsplit("/", 1)[0] if "/" in h.path else "") for h in hosts})
+    folders = sorted({(h.package, h.path.rsplit("/", 1)[0] if "/" in h.path else "") for h in hosts
+                      if not re.search(r"(^|/)\.|egg-info", h.path)})  # not in build metadata or dot folders
     taken = {h.rel for h in hosts}
     out: list[tuple[Host, list[dict], list[dict]]] = []
     for j in range(n):

@@ -27,6 +27,7 @@ seeded with the seed and the file's path.
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import random
@@ -65,7 +66,7 @@ FORMATS = ("md", "rst", "txt", "noext", "sql", "sh", "docker", "ci", "yaml", "en
            "json", "xml", "c", "java", "go", "rust", "ruby", "php", "csharp", "haskell", "swift", "ipynb", "key")
 URL_COMMANDS = ("cli_url_userinfo", "cli_query", "cli_x_amz_credential")
 CATEGORY_WEIGHTS = {"activation_key": 2.0, "password": 1.5, "human_password": 1.5}
-HOSTS_ = ("api.example.com", "internal.example.org", "hooks.example.net", "registry.example.io", "ci.example.com")
+API_HOSTS = ("api.example.com", "internal.example.org", "hooks.example.net", "registry.example.io", "ci.example.com")
 DB_HOSTS = ("db.internal", "postgres", "mysql.prod.svc", "db-01.corp.example.com", "localhost", "10.20.0.15")
 
 
@@ -165,7 +166,7 @@ def plant(r: random.Random, fmt: str, ext: str, points: dict, secret: bool) -> P
         "i": indent, "k": render_key(words, style), "K": render_key(words, "upper"), "P": render_key(words, "pascal"),
         "kd": render_key(words, "dot"), "kc": render_key(words, "camel"),
         "label": render_key(words, r.choice(["words", "title"])), "LABEL": render_key(words, "caps"),
-        "u": r.choice(V.USERS), "h": r.choice(HOSTS_), "dbh": r.choice(DB_HOSTS), "note": r.choice(NOTES),
+        "u": r.choice(V.USERS), "h": r.choice(API_HOSTS), "dbh": r.choice(DB_HOSTS), "note": r.choice(NOTES),
         "c": LINE_COMMENT.get(fmt, "#"),
     }
     if category == "private_key":  # a PEM block as a YAML block scalar or a JSON string
@@ -226,7 +227,6 @@ LOOKALIKE_KEY_NAMES = ("server.crt", "id_rsa.pub", "ca-bundle.pem", "public.pem"
 
 
 def _certificate(r: random.Random) -> str:
-    import base64
     body = base64.b64encode(b"\x30\x82\x03\x1d\x30\x82\x02\x05\xa0\x03\x02\x01\x02" + r.randbytes(780)).decode()
     return "-----BEGIN CERTIFICATE-----\n" + "\n".join(body[i:i + 64] for i in range(0, len(body), 64)) \
         + "\n-----END CERTIFICATE-----"
@@ -253,7 +253,6 @@ def key_files(hosts: list[Host], n: int, seed: int) -> list[tuple[Host, list[dic
             spans = [{"start": 0, "end": len(block), "category": "private_key", "context": "key_file", "secret_id": 0}]
             out.append((Host(package, path, "key", block + "\n"), spans, []))
         elif name.endswith(".pub"):
-            import base64
             pub = "ssh-rsa " + base64.b64encode(b"\x00\x00\x00\x07ssh-rsa" + fr.randbytes(270)).decode() + " deploy@ci"
             out.append((Host(package, path, "key", pub + "\n"),
                         [], [{"start": 0, "end": len(pub), "category": "public_key", "context": "key_file"}]))

@@ -156,3 +156,21 @@ def test_eval_scores_the_labels_as_perfect_and_nothing_as_zero(tmp_path, fixture
     assert all(c["recall"] == 1.0 for c in perfect["per_context"].values())
     assert empty["overall"]["secret_recall"] == 0.0
     assert sum(m["secrets"] for m in perfect["per_format"].values()) == perfect["overall"]["secrets"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tools", "gitleaks"], "unknown tool"),
+    (["--tools", ""], "unknown tool"),
+    (["--data", "{empty}"], "holds no labels.jsonl"),
+])
+def test_eval_refuses_bad_input_with_one_message_and_exit_2(tmp_path, capsys, args, message) -> None:
+    from bench.multiformat_eval import main
+
+    (tmp_path / "empty").mkdir()
+    argv = ["--data", str(tmp_path / "empty"), "--work", str(tmp_path / "work"), "--tools", "credsweeper"]
+    argv += [a.replace("{empty}", str(tmp_path / "empty")) for a in args]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -9,11 +9,13 @@ false positive against every tool).
 
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 import sys
 import tarfile
 import zipfile
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,3 +182,50 @@ def collect(pkgs: list[Package], archives: dict[Package, Path]) -> list[Host]:
             if fmt is not None and text is not None and len(text) >= (10 if fmt == "env" else MIN_CHARS):
                 hosts.append(Host(pkg.folder, path, fmt, text))
     return hosts
+
+
+def copy_of(h: Host, k: int) -> Host:
+    """The k-th copy of a host (another name in the same folder, its own plants): formats with few
+    real files in the packages still get enough credentials to measure."""
+    folder, _, name = h.path.rpartition("/")
+    stem, dot, ext = name.rpartition(".") if "." in name.lstrip(".") else (name, "", "")
+    new = f"{stem}_{k + 1}{dot}{ext}"
+    return Host(h.package, f"{folder}/{new}" if folder else new, h.format, h.text)
+
+
+def sample(hosts: list[Host], n: int, rng: random.Random, key_share: int, copies: int = 4) -> list[Host]:
+    """About the same number of files of each format, round-robin over packages so that one big
+    package does not fill a format; a format with too few files takes copies of them."""
+    by_format: dict[str, list[Host]] = defaultdict(list)
+    for h in sorted(hosts, key=lambda h: h.rel):
+        by_format[h.format].append(h)
+    formats = sorted(by_format)
+    quota = {f: 0 for f in formats}
+    left = n - key_share
+    while left > 0:
+        open_ = [f for f in formats if quota[f] < copies * len(by_format[f])]
+        if not open_:
+            break
+        for f in open_:
+            if left > 0:
+                quota[f] += 1
+                left -= 1
+    picked = []
+    for f in formats:
+        per_package: dict[str, list[Host]] = defaultdict(list)
+        for h in by_format[f]:
+            per_package[h.package].append(h)
+        queues = []
+        for p in sorted(per_package):
+            q = per_package[p][:]
+            rng.shuffle(q)
+            queues.append(q)
+        rng.shuffle(queues)
+        order: list[Host] = []
+        while any(queues):
+            for q in queues:
+                if q:
+                    order.append(q.pop())
+        order += [copy_of(h, k) for k in range(1, copies) for h in order]
+        picked.extend(order[:quota[f]])
+    return sorted(picked, key=lambda h: h.rel)

@@ -28,6 +28,12 @@ WORDS = ["maple", "harbor", "sunset", "river", "falcon", "copper", "violet", "wi
 USERS = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy", "oscar", "admin", "deploy", "svc_app", "ci_bot", "backup", "reporting", "app_user", "etl", "master", "root"]
 
 
+def file_rng(seed: int, rel: str) -> random.Random:
+    """The generator of one file's values: the seed and the file's path, nothing else."""
+    digest = hashlib.sha256(f"{seed}\0{rel}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
 def draw(r: random.Random, alphabet: str, n: int) -> str:
     return "".join(r.choice(alphabet) for _ in range(n))
 

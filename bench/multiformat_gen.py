@@ -27,14 +27,12 @@ seeded with the seed and the file's path.
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
 import json
 import random
 import re
 import shutil
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +54,8 @@ from bench.mf_contexts import (
     Context,
     render_key,
 )
-from bench.mf_hosts import Host, Package, collect, fetch, read_packages
+from bench.mf_hosts import Host, Package, collect, fetch, read_packages, sample
+from bench.mf_keys import key_files
 from bench.mf_points import insertion_points
 
 HERE = Path(__file__).resolve().parent
@@ -76,11 +75,6 @@ class Plant:
     text: str
     span: tuple[int, int]  # of the value in text
     record: dict
-
-
-def file_rng(seed: int, rel: str) -> random.Random:
-    digest = hashlib.sha256(f"{seed}\0{rel}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 def shared_packages(a: list[Package], b: list[Package]) -> set[str]:
@@ -220,98 +214,6 @@ def inject(host: Host, r: random.Random) -> tuple[str, list[dict], list[dict]]:
     return "".join(out), spans, negatives
 
 
-# ------------------------------------------------------------------------------------ key files
-
-KEY_NAMES = ("id_rsa", "deploy_key", "server.key", "jwt_private.pem", "signing-key.pem", "tls.key")
-LOOKALIKE_KEY_NAMES = ("server.crt", "id_rsa.pub", "ca-bundle.pem", "public.pem")
-
-
-def _certificate(r: random.Random) -> str:
-    body = base64.b64encode(b"\x30\x82\x03\x1d\x30\x82\x02\x05\xa0\x03\x02\x01\x02" + r.randbytes(780)).decode()
-    return "-----BEGIN CERTIFICATE-----\n" + "\n".join(body[i:i + 64] for i in range(0, len(body), 64)) \
-        + "\n-----END CERTIFICATE-----"
-
-
-def key_files(hosts: list[Host], n: int, seed: int) -> list[tuple[Host, list[dict], list[dict]]]:
-    """Private-key files (and public look-alikes) written in folders of the sampled packages."""
-    r = random.Random(f"{seed}-keys")
-    folders = sorted({(h.package, h.path.rsplit("/", 1)[0] if "/" in h.path else "") for h in hosts
-                      if not re.search(r"(^|/)\.|egg-info", h.path)})  # not in build metadata or dot folders
-    taken = {h.rel for h in hosts}
-    out: list[tuple[Host, list[dict], list[dict]]] = []
-    for j in range(n):
-        package, folder = r.choice(folders)
-        secret = j % 3 != 2
-        name = r.choice(KEY_NAMES if secret else LOOKALIKE_KEY_NAMES)
-        path = f"{folder}/{name}" if folder else name
-        if f"{package}/{path}" in taken:
-            continue
-        taken.add(f"{package}/{path}")
-        fr = file_rng(seed, f"{package}/{path}")
-        if secret:
-            block = V.private_key_block(fr)
-            spans = [{"start": 0, "end": len(block), "category": "private_key", "context": "key_file", "secret_id": 0}]
-            out.append((Host(package, path, "key", block + "\n"), spans, []))
-        elif name.endswith(".pub"):
-            pub = "ssh-rsa " + base64.b64encode(b"\x00\x00\x00\x07ssh-rsa" + fr.randbytes(270)).decode() + " deploy@ci"
-            out.append((Host(package, path, "key", pub + "\n"),
-                        [], [{"start": 0, "end": len(pub), "category": "public_key", "context": "key_file"}]))
-        else:
-            cert = _certificate(fr)
-            out.append((Host(package, path, "key", cert + "\n"),
-                        [], [{"start": 0, "end": len(cert), "category": "certificate", "context": "key_file"}]))
-    return out
-
-
-# ------------------------------------------------------------------------------------ sampling
-
-def copy_of(h: Host, k: int) -> Host:
-    """The k-th copy of a host (another name in the same folder, its own plants): formats with few
-    real files in the packages still get enough credentials to measure."""
-    folder, _, name = h.path.rpartition("/")
-    stem, dot, ext = name.rpartition(".") if "." in name.lstrip(".") else (name, "", "")
-    new = f"{stem}_{k + 1}{dot}{ext}"
-    return Host(h.package, f"{folder}/{new}" if folder else new, h.format, h.text)
-
-
-def sample(hosts: list[Host], n: int, rng: random.Random, key_share: int, copies: int = 4) -> list[Host]:
-    """About the same number of files of each format, round-robin over packages so that one big
-    package does not fill a format; a format with too few files takes copies of them."""
-    by_format: dict[str, list[Host]] = defaultdict(list)
-    for h in sorted(hosts, key=lambda h: h.rel):
-        by_format[h.format].append(h)
-    formats = sorted(by_format)
-    quota = {f: 0 for f in formats}
-    left = n - key_share
-    while left > 0:
-        open_ = [f for f in formats if quota[f] < copies * len(by_format[f])]
-        if not open_:
-            break
-        for f in open_:
-            if left > 0:
-                quota[f] += 1
-                left -= 1
-    picked = []
-    for f in formats:
-        per_package: dict[str, list[Host]] = defaultdict(list)
-        for h in by_format[f]:
-            per_package[h.package].append(h)
-        queues = []
-        for p in sorted(per_package):
-            q = per_package[p][:]
-            rng.shuffle(q)
-            queues.append(q)
-        rng.shuffle(queues)
-        order: list[Host] = []
-        while any(queues):
-            for q in queues:
-                if q:
-                    order.append(q.pop())
-        order += [copy_of(h, k) for k in range(1, copies) for h in order]
-        picked.extend(order[:quota[f]])
-    return sorted(picked, key=lambda h: h.rel)
-
-
 def build(packages_file: Path, out: Path, *, seed: int, files: int, pkg_dir: Path, split: str) -> dict:
     pkgs = read_packages(packages_file)
     other = [p for s, f in PACKAGE_LISTS.items() if s != split and f.exists() and f != packages_file for p in read_packages(f)]
@@ -328,7 +230,7 @@ def build(packages_file: Path, out: Path, *, seed: int, files: int, pkg_dir: Pat
     corpus.mkdir(parents=True)
     rows = []
     for h in chosen:
-        text, spans, negatives = inject(h, file_rng(seed, h.rel))
+        text, spans, negatives = inject(h, V.file_rng(seed, h.rel))
         rows.append((Host(h.package, h.path, h.format, text), spans, negatives))
     rows += key_files(chosen, n_keys, seed)
     rows.sort(key=lambda row: row[0].rel)

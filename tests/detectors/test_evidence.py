@@ -1,0 +1,147 @@
+"""The small evidence modules of the credential detector, one job each."""
+
+from __future__ import annotations
+
+import pytest
+
+from smscan.detectors.bindings import binding_before
+from smscan.detectors.command_forms import docker_env_value, glued_passwords
+from smscan.detectors.credential import CredentialRule, judge_slot
+from smscan.detectors.prose_labels import label_values, table_values
+from smscan.detectors.query_strings import query_values
+from smscan.detectors.secret_names import name_class
+from smscan.detectors.slots import find_slots
+from smscan.detectors.value_shapes import is_name_of_thing
+from smscan.detectors.vendor_prefixes import find_vendor_tokens, vendor_of
+
+KEY = "Zq8xP1sV9kL2mN4bT7wR"
+UUID = "123e4567-e89b-42d3-a456-426614174000"
+
+
+def judged(text: str) -> list[tuple[str, float | None]]:
+    rule = CredentialRule()
+    return [(text[s.start : s.end], judge_slot(text, s, rule)) for s in find_slots(text)]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("--super-secret_token", "secret"), ("PW", "secret"), ("API Secret", "secret"),
+        ("Activation key", "secret"), ("SECRET KEY", "secret"), ("license_key", "secret"),
+        ("CURLOPT_PASSWORD", "secret"), ("X-Amz-Credential", "secret"), ("sort key", "neutral"),
+        ("channelId", "identifier"), ("Theme", "neutral"),
+    ],
+)
+def test_the_secret_name_vocabulary(name: str, expected: str) -> None:
+    assert name_class(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("xoxb-2048571938-4417382913-" + KEY, "xoxb-"), ("glrt-" + KEY, "glrt-"), ("gloas-" + KEY, "gloas-"),
+        ("NRJS-" + KEY, "NRJS-"), ("ATATT3xFfGF0" + KEY * 2, "ATATT"), ("phr_" + KEY, "phr_"),
+        ("rk_live_" + KEY, "rk_live_"), ("AKIAQZLRMEUDXJIWGOC2", "aws-key-id"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2lnbmF0dXJlLXZhbHVl", "jwt"),
+        ("acme_live_" + KEY, None),  # unknown formats are judged by name and surprise alone
+        ("glrt-short", None),  # a prefix without a token's body
+        ("prefix xoxb-" + KEY, None),  # a vendor token inside a longer value is not the value
+    ],
+)
+def test_vendor_formats(value: str, expected: str | None) -> None:
+    assert vendor_of(value) == expected
+
+
+def test_a_vendor_token_is_found_wherever_it_sits() -> None:
+    text = f'socket = connectWith "xapp-1-A0B1C2-{KEY}" -- bot\nhttps://x.test/cb#xoxp-11-22-{KEY}.'
+    assert [text[a:b] for a, b, _ in find_vendor_tokens(text)] == [f"xapp-1-A0B1C2-{KEY}", f"xoxp-11-22-{KEY}"]
+
+
+def test_vendor_evidence_adds_to_a_secret_name_and_stands_in_for_a_missing_one() -> None:
+    rule = CredentialRule()
+    assert judged(f'token = "glrt-{KEY}"  # runner\n') == [(f"glrt-{KEY}", rule.secret_bonus + rule.vendor_bonus)]
+    assert judged(f'mk "glrt-{KEY}"\n') == [(f"glrt-{KEY}", rule.vendor_bonus)]
+    assert judged('token = "glrt-xxxxxxxxxxxxxxxxxxxx"\n') == [("glrt-xxxxxxxxxxxxxxxxxxxx", None)]
+
+
+def test_a_uuid_is_a_credential_under_a_secret_name_only() -> None:
+    rule = CredentialRule()
+    assert judged(f"run --super-secret_token {UUID}\n") == [(UUID, rule.secret_bonus)]
+    assert [evidence for _, evidence in judged(f"run --request-id {UUID}\nchannel = '{UUID}'\n")] == [None, None]
+
+
+@pytest.mark.parametrize(
+    "value", ["SmolLM2-135M-Instruct", "HuggingFaceTB/SmolLM2-135M-Instruct", "Qwen2.5-Coder-7B", "Noto-Sans-CJK"]
+)
+def test_names_of_things_are_not_credentials_under_a_neutral_name(value: str) -> None:
+    assert is_name_of_thing(value)
+    assert judged(f'model = "{value}"\n') == [(value, None)]
+
+
+def test_a_random_value_with_dashes_is_no_name_of_a_thing() -> None:
+    assert not is_name_of_thing("Zq8x-P1sV-9kL2")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('SECRET := getenv("SESSION_SIGNER", "v")', "SESSION_SIGNER SECRET"),
+        ('x = os.environ.get("DB_PASS", "v")', "DB_PASS"),
+        ('curl_easy_setopt(curl, CURLOPT_PASSWORD, "v");', "CURLOPT_PASSWORD"),
+        ("CREATE USER 'r'@'%' IDENTIFIED BY 'v';", "password"),
+        ("CREATE USER etl WITH PASSWORD 'v';", "password"),
+        ('#define API_KEY "v"', "API_KEY"),
+        ('pub const API_KEY: &str = "v";', "API_KEY"),
+        ('client.setPassword("v");', "setPassword"),
+        ('val password: String = "v"', "password"),
+    ],
+)
+def test_bindings_in_each_syntax(line: str, expected: str) -> None:
+    assert binding_before(line, line.rindex('"v"') if '"v"' in line else line.rindex("'v'")) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("- password: Q8zt3kPx0w", [("Q8zt3kPx0w", "password")]),
+        ("Legacy panel: ID:master,PW:Xk9mPq2Lz", [("Xk9mPq2Lz", "PW")]),
+        ("API Secret:q8Zt3kPx0wLm9Rv2", [("q8Zt3kPx0wLm9Rv2", "API Secret")]),
+        ("Activation key : ABCDE-12FGH-XY9ZK", [("ABCDE-12FGH-XY9ZK", "Activation key")]),
+        ("| password | Q8zt3kPx0w |", [("Q8zt3kPx0w", "password")]),
+        ("The new password is Q8zt3kPx0w.", [("Q8zt3kPx0w", "The new password")]),
+        ("timeout: 30, user: admin", []),
+        ("token = get_token(user)", []),
+    ],
+)
+def test_labels_in_prose(line: str, expected: list[tuple[str, str]]) -> None:
+    assert [(line[a:b], label) for a, b, label in label_values(line)] == expected
+
+
+def test_a_table_column_named_password_holds_passwords() -> None:
+    lines = ["| service | user | Password |", "|---|---|---|", "| grafana | admin | Q8zt3kPx0w |", "", "| a |"]
+    assert [(i, lines[i][a:b], c) for i, a, b, c in table_values(lines)] == [(2, "Q8zt3kPx0w", "Password")]
+
+
+def test_query_parameters_named_secret_and_an_aws_credential_scope() -> None:
+    line = f"https://b.s3.amazonaws.com/r.csv?X-Amz-Credential=AKIAQZLRMEUDXJIWGOC2%2F20240611%2Fus-east-1&page=2&token={KEY}"
+    assert [(line[a:b], n) for a, b, n in query_values(line)] == [("AKIAQZLRMEUDXJIWGOC2", "X-Amz-Credential"), (KEY, "token")]
+
+
+def test_command_line_and_dockerfile_forms() -> None:
+    line = "mysqldump -u backup -pQ8zt3kPx0w shop > shop.sql"
+    assert [line[a:b] for a, b in glued_passwords(line)] == ["Q8zt3kPx0w"]
+    assert list(glued_passwords("gcc -pthread -o x x.c")) == []
+    line = f"ENV SERVICE_TOKEN {KEY}"
+    assert docker_env_value(line) == (line.index(KEY), len(line), "SERVICE_TOKEN")
+
+
+def test_a_connection_string_with_spaced_keys_is_split_into_its_pairs() -> None:
+    text = 'c = "Data Source=sql01; User ID=shop; Password=Q8zt3kPx0w;"\n'
+    assert [(text[s.start : s.end], s.key) for s in find_slots(text)] == [
+        ("sql01", "Data Source"), ("shop", "User ID"), ("Q8zt3kPx0w", "Password"),
+    ]
+
+
+def test_only_path_segments_of_a_url_can_be_tokens() -> None:
+    text = f"see https://hooks.example.com/services/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
+    assert [(text[s.start : s.end], s.where) for s in find_slots(text)] == [(f"{KEY}a1b2", "token")]

@@ -21,7 +21,7 @@ LEFT_CHARS = 120
 _OPERATOR = re.compile(
     r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"'\]]?[ \t]*(?:\?\??)?"
     r"(?:[ \t]*:[ \t]*[\w.\[\]<>|&'*]+(?:[ \t]+[\w.\[\]<>|&'*]+)?)?"
-    r"[ \t]*(?:===?|!==?|:=|=>|=|:)[^=:]*$"
+    r"[ \t]*(?:===?|!==?|:=|=>|=|:)(?:[^=:]|::)*$"
 )
 _LOOKUP_DEFAULT = re.compile(r"""(?P<call>[\w.]+)\(\s*["'](?P<key>[\w.\-]+)["']\s*,\s*$""")
 _FALLBACK = re.compile(r"(?P<key>[\w$]+)\s*(?:\|\||\?\?|\bor\b)\s*$")
@@ -49,8 +49,12 @@ def binding_before(line: str, quote_start: int) -> str:
         # The lookup's own name, and when that says nothing of a secret, the name its result is
         # stored under too (`SECRET := getenv("X", "...")`).
         key = lookup.group("key")
+        if is_secret_name(key):
+            return key
+        # `SetBasicAuth("admin", "...")`: the call's own name may say what the value is.
+        call = lookup.group("call").rsplit(".", 1)[-1]
         outer = _OPERATOR.search(left[: lookup.start()])
-        return f"{key} {outer.group('key').strip('$@')}" if outer and not is_secret_name(key) else key
+        return " ".join([key, call, *([outer.group("key").strip("$@")] if outer else [])])
     fallback = _FALLBACK.search(left)
     if fallback:
         return fallback.group("key")

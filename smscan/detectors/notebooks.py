@@ -32,9 +32,15 @@ class Cell:
 
 
 def is_notebook(text: str) -> bool:
-    """True for a Jupyter notebook's JSON (an object with ``cells`` and ``nbformat``)."""
-    head = text.lstrip()[:1]
-    return head == "{" and '"cells"' in text and '"nbformat"' in text
+    """True for a Jupyter notebook: a JSON object whose ``cells`` is a list and ``nbformat`` a
+    number (a notebook's JSON schema names both too, as strings)."""
+    if text.lstrip()[:1] != "{" or '"cells"' not in text or '"nbformat"' not in text:
+        return False
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("cells"), list) and isinstance(data.get("nbformat"), int)
 
 
 def notebook_cells(text: str) -> list[Cell]:
@@ -46,9 +52,7 @@ def notebook_cells(text: str) -> list[Cell]:
         >>> cell.text, nb[slice(*cell.file_span(5, 7))]
         ('k = "v1"\\nx', 'v1')
     """
-    try:
-        json.loads(text)
-    except ValueError:
+    if not is_notebook(text):
         return []
     cells = []
     for number, source in enumerate(_SOURCE.finditer(text)):

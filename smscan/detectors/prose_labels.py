@@ -14,14 +14,28 @@ from collections.abc import Iterator
 
 from smscan.detectors.secret_names import is_secret_name
 
-# One to three words, a separator (`:`, `=`, a table bar, or `is`/`was` in a sentence), the value.
+# One to three words, a separator (`:`, `=`, a table bar), the value.
 _LABEL = re.compile(
     r"(?:^|(?<=[\s,;|(\[*>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,2})"
-    r"(?:[ \t]*[:=|][ \t]*|[ \t]+(?:is|was|are|as)[ \t]+[:=]?[ \t]*)"
+    r"[ \t]*[:=|][ \t]*"
     r"[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
 )
+# One word and the value after a space: `login frank password <value>`.
+_SPACED = re.compile(r"(?:^|(?<=[\s,;(]))(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:]+)")
+# A sentence: up to eight words, `is`/`was`, the value (`The api key for the staging box is <value>`).
+_SENTENCE = re.compile(
+    r"(?:^|(?<=[\s,;(>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,7}?)"
+    r"[ \t]+(?:is|was|are|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
+)
+# The value first: `Use <value> as the password`.
+_USE_AS = re.compile(
+    r"(?i)\b(?:use|using|with)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|]+?)[`'\"]?[ \t]+as[ \t]+"
+    r"(?P<label>(?:(?:the|your|a|an)[ \t]+)?[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*)?)"
+)
+# Words of a sentence that follow a label without being its value (`the password is ...`).
+_FUNCTION_WORDS = frozenset("is was are for to of the a an and or in on at by with from as".split())
 # A value that calls or indexes something is code, not a written-down secret.
-_CODE_VALUE = re.compile(r"^[\w.$]+[(\[{]|^[(\[{]")
+_CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -33,11 +47,14 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         >>> [(line[a:b], label) for a, b, label in label_values(line)]
         [('Zq8xP1sV9', 'PW')]
     """
-    for match in _LABEL.finditer(line):
+    seen: set[int] = set()
+    matches = [*_LABEL.finditer(line), *_SENTENCE.finditer(line), *_USE_AS.finditer(line), *_SPACED.finditer(line)]
+    for match in matches:
         label = match.group("label")
-        if not is_secret_name(label):
-            continue
         start, end = match.start("value"), match.end("value")
+        if start in seen or not is_secret_name(label) or match.group("value").lower() in _FUNCTION_WORDS:
+            continue
+        seen.add(start)
         # Sentence punctuation after a value is not part of it.
         while end > start and line[end - 1] in ".)":
             end -= 1

@@ -15,13 +15,14 @@ SECRET_WORDS = frozenset(
     """
     password passwd passwords pwd passphrase pass pw psw pswd passcode passkey passwort secret
     secrets token tokens apikey credential credentials creds cred auth authorization bearer privkey
+    userpwd userpass
     """.split()
 )
 KEY_COMPANY = frozenset(
     """
     api access secret private auth client signing encryption master license licence app service
     account ssh tls ssl gpg pgp deploy webhook session consumer shared hmac jwt activation product
-    serial registration storage subscription instrumentation
+    serial registration storage subscription instrumentation personal
     """.split()
 )
 # Words of a name that say its value identifies something (random-looking but public).

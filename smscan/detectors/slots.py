@@ -83,6 +83,10 @@ _QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)"
 _OPTION = re.compile(
     r"(?<![\w\-])(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
+# `user:password` under a name that says it holds both (CURLOPT_USERPWD, userpass, basic_auth).
+_USER_PASSWORD = re.compile(r"^[\w.@\-]+:(?P<p>[^\s:]+)$")
+_USER_PASSWORD_NAME = re.compile(r"(?i)user_?pwd|user_?pass|basic_?auth")
+_OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
 _ASSIGNED = re.compile(
@@ -292,6 +296,11 @@ def _option_values(line: str, offset: int) -> Iterator[Slot]:
             if not _AUTH_SCHEME.match(header.group("value")):
                 yield Slot(offset + start + header.start("value"), offset + start + header.end("value"),
                            header.group("name"), ARGUMENT)
+        elif _OPTION_PAIR.match(value):
+            # -var client_secret=..., -e API_TOKEN=..., --build-arg NPM_TOKEN=...: the pair's name.
+            pair = _OPTION_PAIR.match(value)
+            assert pair is not None
+            yield Slot(offset + start + pair.start("v"), offset + end, pair.group("k"), ARGUMENT)
         elif not value.startswith("-"):
             yield Slot(offset + start, offset + end, name, ARGUMENT)
 
@@ -302,8 +311,12 @@ def _split_value(line: str, start: int, end: int, key: str, offset: int, where: 
     if not body.strip():
         return
     if _URL_USERINFO.search(body):
-        for slot in _url_passwords(body, offset + start, key):
-            yield slot
+        yield from _url_passwords(body, offset + start, key)
+        return
+    user_password = _USER_PASSWORD.match(body)
+    if user_password and _USER_PASSWORD_NAME.search(key):
+        # CURLOPT_USERPWD, "user:password": the password is the secret.
+        yield Slot(offset + start + user_password.start("p"), offset + end, key, where)
         return
     scheme = _AUTH_SCHEME.match(body)
     if scheme:

@@ -85,7 +85,7 @@ def test_a_random_value_with_dashes_is_no_name_of_a_thing() -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ('SECRET := getenv("SESSION_SIGNER", "v")', "SESSION_SIGNER SECRET"),
+        ('SECRET := getenv("SESSION_SIGNER", "v")', "SESSION_SIGNER getenv SECRET"),
         ('x = os.environ.get("DB_PASS", "v")', "DB_PASS"),
         ('curl_easy_setopt(curl, CURLOPT_PASSWORD, "v");', "CURLOPT_PASSWORD"),
         ("CREATE USER 'r'@'%' IDENTIFIED BY 'v';", "password"),
@@ -145,3 +145,56 @@ def test_a_connection_string_with_spaced_keys_is_split_into_its_pairs() -> None:
 def test_only_path_segments_of_a_url_can_be_tokens() -> None:
     text = f"see https://hooks.example.com/services/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
     assert [(text[s.start : s.end], s.where) for s in find_slots(text)] == [(f"{KEY}a1b2", "token")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("login frank password Xy9kPq2Lz", [("Xy9kPq2Lz", "password")]),
+        ("The api key for the staging box is Q8zt3kPx0w (rotate it)", [("Q8zt3kPx0w", "The api key for the staging box")]),
+        ("Use Q8zt3kPx0w as the Password when asked", [("Q8zt3kPx0w", "the Password when")]),
+        ("let password = &password[..password.len().min(72)];", []),
+    ],
+)
+def test_labels_in_sentences(line: str, expected: list[tuple[str, str]]) -> None:
+    # Other words of the sentence may be read as values too; they are judged out as plain words.
+    found = [(line[a:b], label) for a, b, label in label_values(line)]
+    assert [pair for pair in found if any(c.isdigit() for c in pair[0])] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "key"),
+    [
+        (f"terraform apply -var client_secret={KEY} -auto-approve\n", KEY, "client_secret"),
+        (f"curl_setopt($ch, CURLOPT_USERPWD, 'ci_bot:{KEY}');\n", KEY, "CURLOPT_USERPWD"),
+        (f'req.SetBasicAuth("admin", "{KEY}")\n', KEY, "admin SetBasicAuth"),
+        (f'let smtp_password = env::var("SMTP").unwrap_or_else(|_| "{KEY}".to_string());\n', KEY, "smtp_password"),
+    ],
+)
+def test_more_bindings_name_the_secret(text: str, value: str, key: str) -> None:
+    (slot,) = [s for s in find_slots(text) if text[s.start : s.end] == value]
+    assert slot.key == key
+    assert judge_slot(text, slot, CredentialRule()) == CredentialRule().secret_bonus
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["xoxb-not-a-real-token-this-will-not-work", "p@ssw0rd-placeholder", "0123456789abcdef0123456789abcdef"],
+)
+def test_values_that_say_they_are_not_real_are_placeholders(value: str) -> None:
+    assert judged(f'password = "{value}"\n') == [(value, None)]
+
+
+def test_an_email_shape_with_a_digit_in_its_domain_is_a_password() -> None:
+    assert judged("ALTER ROLE svc WITH ENCRYPTED PASSWORD 'hj@pmAszz.Jdsjp0WaoV';\n") == [
+        ("hj@pmAszz.Jdsjp0WaoV", CredentialRule().secret_bonus)
+    ]
+    assert judged("password = 'ops@example.com'\n") == [("ops@example.com", None)]
+
+
+def test_a_notebook_schema_is_not_a_notebook() -> None:
+    from smscan.detectors.notebooks import is_notebook
+
+    schema = '{"properties": {"cells": {"type": "array"}, "nbformat": {"type": "integer"}}}'
+    assert not is_notebook(schema)
+    assert is_notebook('{"cells": [], "nbformat": 4, "metadata": {}}')

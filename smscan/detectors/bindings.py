@@ -29,6 +29,9 @@ _XML_KEY_ATTR = re.compile(r"""\b(?:key|name|id)\s*=\s*["'](?P<key>[^"']+)["']""
 _VALUE_ATTR = re.compile(r"\bvalue\s*=\s*$")
 # SQL: CREATE USER ... IDENTIFIED BY '...', IDENTIFIED WITH plugin BY '...', [WITH] PASSWORD '...'.
 _SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED(?:\s+WITH\s+\w+)?\s+BY|PASSWORD)\s*$", re.IGNORECASE)
+_SQL_INSERT = re.compile(r"(?i)\bINSERT\s+INTO\s+[\w.`\"\[\]]+\s*\((?P<columns>[^()]*)\)\s*VALUES\s*\((?P<before>[^()]*)$")
+# Commas between values, outside quoted strings: a quoted string is skipped whole.
+_QUOTED_OR_COMMA = re.compile(r"""'(?:[^'\\]|\\.|'')*'(?!')|"(?:[^"\\]|\\.)*"|(,)""")
 _DEFINE = re.compile(r"^\s*#\s*define\s+(?P<key>\w+)\s+$")
 # An identifier argument just before the string in a call: `setopt(h, CURLOPT_PASSWORD, "...")`.
 _ARGUMENT_BEFORE = re.compile(r"[(,]\s*(?P<key>[A-Za-z_][\w.:>\-]*)\s*,\s*$")
@@ -64,6 +67,13 @@ def binding_before(line: str, quote_start: int) -> str:
             return attribute.group("key")
     if _SQL_PASSWORD.search(left):
         return "password"
+    insert = _SQL_INSERT.search(left)
+    if insert:
+        # INSERT INTO t (owner, client_secret) VALUES ('carol', '...'): the value's column.
+        columns = [column.strip(" `\"[]") for column in insert.group("columns").split(",")]
+        position = sum(1 for match in _QUOTED_OR_COMMA.finditer(insert.group("before")) if match.group(1))
+        if position < len(columns):
+            return columns[position]
     define = _DEFINE.match(left)
     if define:
         return define.group("key")

@@ -53,6 +53,7 @@ from smscan.detectors.value_shapes import (
     is_name_of_thing,
     is_other_identifier,
     is_prose,
+    is_ssh_public_key,
     is_uuid,
     shannon_entropy,
 )
@@ -224,6 +225,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
     # A UUID under a secret name is a key (API keys and tokens are often drawn as UUIDs);
     # under any other name it is an id.
     secret_uuid = place == "secret" and is_uuid(value)
+    if is_ssh_public_key(value):
+        return None
     if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key:
         return None
     if place != "secret" and (is_prose(value) or is_name_of_thing(value)):

@@ -134,6 +134,16 @@ def shannon_entropy(value: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values()) if total else 0.0
 
 
+# The base64 of an OpenSSH public key starts with its type's length and name (ssh-rsa,
+# ssh-ed25519, ecdsa-sha2-...): `AAAAB3NzaC1yc2E...` is a public key, never a secret.
+_SSH_PUBLIC_BLOB = ("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc3M")
+
+
+def is_ssh_public_key(value: str) -> bool:
+    """True for the base64 body of an OpenSSH public key (``ssh-rsa AAAAB3NzaC1yc2E...``)."""
+    return value.startswith(_SSH_PUBLIC_BLOB)
+
+
 def is_uuid(value: str) -> bool:
     """True for an RFC 4122 UUID (``5f0c2a9e-6a47-4b8e-9d7a-3c2f1e0b9a88``)."""
     return bool(_UUID.match(value))
@@ -154,6 +164,8 @@ def has_digest_name_before(before: str) -> bool:
 _THING_SEGMENT = r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})(?:[A-Z]{2,}|[A-Z][a-z]+)*\d*(?:\.\d+)?|v?\d+(?:\.\d+)?[A-Za-z]{0,2}"
 _NAME_OF_THING = re.compile(rf"^(?:{_THING_SEGMENT})(?:[-_/](?:{_THING_SEGMENT}))+$")
 _PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
+_NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")
+_WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*)*$")
 
 
 def is_name_of_thing(value: str) -> bool:
@@ -166,6 +178,20 @@ def is_name_of_thing(value: str) -> bool:
         >>> is_name_of_thing("SmolLM2-135M-Instruct"), is_name_of_thing("Qwen2.5-Coder-7B"), is_name_of_thing("Zq8x-P1sV-9kL2")
         (True, True, False)
     """
-    if not _NAME_OF_THING.match(value):
-        return False
-    return any(_PLAIN_WORD.fullmatch(part) for part in re.split(r"[-_/]", value))
+    if _NAME_OF_THING.match(value):
+        segments = re.split(r"[-_/]", value)
+        # A name carries a mark of one: a size or version (`135M`, `7B`, `2.5`) or an acronym
+        # (`LM`, `CJK`); words and a number alone (`lantern-phoenix-glacier83`) are a passphrase.
+        return any(_PLAIN_WORD.fullmatch(part) for part in segments) and any(
+            _NAME_MARK.search(part) for part in segments
+        )
+    # A path or file name made of such names: `models/SmolLM2-135M-Instruct/tokenizer.json`,
+    # `SmolLM2-135M-Instruct.Q4_1.gguf`. Each part is a name or plain words, never a mix of
+    # cases and digits inside one word (`K7MDENG`, `bPxRfiCY` in a base64 key).
+    parts = [part for part in re.split(r"[/.]", value) if part]
+    return (
+        len(parts) >= 2
+        and ("/" in value or bool(re.fullmatch(r"[a-z][a-z0-9]{0,4}", parts[-1])))
+        and all(_NAME_OF_THING.match(part) or _WORD_PIECES.match(part) for part in parts)
+        and any(_PLAIN_WORD.search(part) for part in parts)
+    )

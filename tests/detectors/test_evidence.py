@@ -198,3 +198,29 @@ def test_a_notebook_schema_is_not_a_notebook() -> None:
     schema = '{"properties": {"cells": {"type": "array"}, "nbformat": {"type": "integer"}}}'
     assert not is_notebook(schema)
     assert is_notebook('{"cells": [], "nbformat": 4, "metadata": {}}')
+
+
+def test_an_sql_insert_binds_each_value_to_its_column() -> None:
+    line = f"INSERT INTO api_credentials (owner, client_secret) VALUES ('ca,rol', '{KEY}');"
+    assert binding_before(line, line.index(KEY) - 1) == "client_secret"
+    assert binding_before(line, line.index("'ca,rol'")) == "owner"
+
+
+def test_an_ssh_public_key_is_no_credential() -> None:
+    body = "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7Zq8xP1sV9kL2mN4bT7wR"
+    assert [evidence for _, evidence in judged(f"ssh-rsa {body} deploy@ci\n") if _ == body] == [None]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (".cache/smscan/models/SmolLM2-135M-Instruct/tokenizer.json", True),
+        ("SmolLM2-135M-Instruct.Q4_1.gguf", True),
+        ("gpt-4o-mini", True),
+        ("lantern-phoenix-glacier83", False),  # a passphrase: words and a number, no mark of a name
+        ("Summer-2024", False),
+        ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYzZx", False),
+    ],
+)
+def test_paths_and_files_named_after_things_and_passphrases(value: str, expected: bool) -> None:
+    assert is_name_of_thing(value) is expected

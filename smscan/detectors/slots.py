@@ -4,8 +4,9 @@ A slot is the character span of one *value* (never its key, quotes or scheme wor
 the name it is bound to, if any, and what kind of place it is:
 
 ``pem``            a private-key block, ``-----BEGIN ... PRIVATE KEY-----`` to its END line
-``public-block``   a certificate or public-key block: public, kept only so that no line of it is
-                   taken for a token
+``public-block``   a certificate or public-key block, or a block of encoded data (three or more
+                   lines of base64 of one width, as YAML ``!!binary`` or an embedded image):
+                   kept only so that no line of it is taken for a token
 ``url-userinfo``   the password in ``scheme://user:password@host``
 ``header``         the token after an ``Authorization`` scheme word (``Bearer``, ``Basic``, ...)
 ``vendor``         a token in a format a vendor publishes (``xoxb-...``, ``glrt-...``, a JWT, an AWS
@@ -148,10 +149,33 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
         line_starts.append(offset)
         found.extend(_line_slots(text, line, offset))
         offset += len(line) + 1
+    found.extend(_data_blocks(lines, line_starts))
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
     return tuple(_resolve(_share_secret_names(found)))
+
+
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
+
+
+def _data_blocks(lines: list[str], line_starts: list[int]) -> Iterator[Slot]:
+    """Blocks of three or more lines that are each one base64 run of the same width (the last
+    one may be shorter): encoded data wrapped at a fixed width, not a key."""
+    index = 0
+    while index < len(lines):
+        width = len(lines[index].strip())
+        end = index
+        while (end < len(lines) and _BASE64_LINE.fullmatch(lines[end].strip())
+               and len(lines[end].strip()) == width):
+            end += 1
+        if end < len(lines) and end > index and _BASE64_LINE.fullmatch(lines[end].strip() or "-") and len(lines[end].strip()) < width:
+            end += 1  # the shorter last line
+        if end - index >= 3 and _BASE64_LINE.fullmatch(lines[index].strip()):
+            yield Slot(line_starts[index], line_starts[end - 1] + len(lines[end - 1]), "", PUBLIC_BLOCK)
+            index = end
+        else:
+            index += 1
 
 
 def _share_secret_names(slots: list[Slot]) -> list[Slot]:

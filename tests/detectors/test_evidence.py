@@ -224,3 +224,10 @@ def test_an_ssh_public_key_is_no_credential() -> None:
 )
 def test_paths_and_files_named_after_things_and_passphrases(value: str, expected: bool) -> None:
     assert is_name_of_thing(value) is expected
+
+
+def test_a_block_of_base64_lines_of_one_width_is_data() -> None:
+    text = "picture: !!binary |\n R0lGODlhDAAMAIQAAP//9/X\n 17unp5WZmZgAAAOfn515eXv\n Pz7Y6OjuDg4J+fn5OTk6enp\n 56enmleECcgggoBADs=\nnext: 1\n"
+    assert [(s.where, judge_slot(text, s, CredentialRule())) for s in find_slots(text) if s.where != "assignment"] == [
+        ("public-block", None)
+    ]

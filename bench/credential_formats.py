@@ -62,7 +62,7 @@ def main() -> int:
     per_group: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     per_negative: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    flagged_total = true_flagged = 0
+    flagged_total = true_flagged = other_spans = 0
     for row, text, candidates in zip(rows, texts, found):
         flagged = bytearray(len(text))
         for candidate in candidates:
@@ -72,6 +72,8 @@ def main() -> int:
         for span in row["spans"]:
             positive[span["start"] : span["end"]] = b"\1" * (span["end"] - span["start"])
         flagged_total += sum(flagged)
+        other_spans += sum(1 for c in candidates if c.score >= threshold
+                           and not any(positive[c.char_start : c.char_end]))
         true_flagged += sum(f & p for f, p in zip(flagged, positive))
         stats = per_group[row.get(args.by, "?")]
         stats["flagged"] += sum(flagged)
@@ -108,6 +110,7 @@ def main() -> int:
     negative_hits = sum(s["negatives_flagged"] for s in per_group.values())
     print(f"| **all** | {total} | {hits / max(total, 1):.3f} | {negatives} | {negative_hits / max(negatives, 1):.3f} | "
           f"{true_flagged / max(flagged_total, 1):.3f} |")
+    print(f"\nspans flagged outside every credential (look-alikes included): {other_spans}")
     print("\n| category | n | recall |\n|---|---|---|")
     for name, (n, hit) in sorted(per_category.items()):
         print(f"| {name} | {n} | {hit / n:.2f} |")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Credential recall and look-alike rate per file format and per category, from cached scores.
 
-    python -m bench.credential_formats --data DATA [--cache DIR] [--threshold packaged|X] [--max-chars N]
+    python -m bench.credential_formats --data DATA [--cache DIR] [--threshold packaged|X] [--max-chars N] [--set KEY=VALUE]
 
 For a set in the layout of ``shared/bench/secrets_gen.py`` (``labels.jsonl`` rows with ``path``,
 ``ext_class``, ``spans`` with ``category``/``context``/``secret_id``, ``negatives``): the
@@ -31,6 +31,8 @@ def main() -> int:
     parser.add_argument("--threshold", default="packaged")
     parser.add_argument("--max-chars", type=int, default=None)
     parser.add_argument("--by", default="ext_class", help="label field to group files by")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rule parameter other than its default (e.g. vendor_bonus=1.0)")
     parser.add_argument("--misses", action="store_true", help="list missed secrets' contexts and flagged look-alikes (no values)")
     args = parser.parse_args()
     fingerprint, settings_key = default_model_identity()
@@ -42,7 +44,7 @@ def main() -> int:
             if (args.max_chars is None or len(text) <= args.max_chars)
             and cache.contains(cache_key(fingerprint, scorer.settings, text))]
     rows, texts = [rows[i] for i in keep], [texts[i] for i in keep]
-    detector = make_detector("credential")
+    detector = make_detector("credential", {key: float(value) for key, value in (item.split("=", 1) for item in args.set)})
     if args.threshold == "packaged":
         from smscan.calibration.thresholds import packaged_thresholds
 

@@ -19,11 +19,13 @@ LEFT_CHARS = 120
 
 # `name = `, `name: Type = `, `name := `, `"name": `, `name => `, with no other operator between.
 _OPERATOR = re.compile(
-    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"'\]]?[ \t]*(?:\?\??)?"
+    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)(?:\[\w*\]|[\"'\]])?[ \t]*(?:\?\??)?"
     r"(?:[ \t]*:[ \t]*[\w.\[\]<>|&'*]+(?:[ \t]+[\w.\[\]<>|&'*]+)?)?"
     r"[ \t]*(?:===?|!==?|:=|=>|=|:)(?:[^=:]|::)*$"
 )
-_LOOKUP_DEFAULT = re.compile(r"""(?P<call>[\w.]+)\(\s*["'](?P<key>[\w.\-]+)["']\s*,\s*$""")
+# The default of a lookup, or the second argument of a call such as `basic_auth("user", Some("..."))`
+# (an `Option`/`Optional` wrapper around it is looked through).
+_LOOKUP_DEFAULT = re.compile(r"""(?P<call>[\w.]+)\(\s*["'](?P<key>[\w.\-]+)["']\s*,\s*(?:[A-Za-z_]\w*\(\s*)?$""")
 _FALLBACK = re.compile(r"(?P<key>[\w$]+)\s*(?:\|\||\?\?|\bor\b)\s*$")
 _XML_KEY_ATTR = re.compile(r"""\b(?:key|name|id)\s*=\s*["'](?P<key>[^"']+)["']""")
 _VALUE_ATTR = re.compile(r"\bvalue\s*=\s*$")

@@ -25,7 +25,7 @@ _SPACED = re.compile(r"(?:^|(?<=[\s,;(]))(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?
 # A sentence: up to eight words, `is`/`was`, the value (`The api key for the staging box is <value>`).
 _SENTENCE = re.compile(
     r"(?:^|(?<=[\s,;(>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,7}?)"
-    r"[ \t]+(?:is|was|are|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
+    r"[ \t]+(?:(?:is|was|are)(?:[ \t]+set[ \t]+to)?|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
 )
 # The value first: `Use <value> as the password`.
 _USE_AS = re.compile(

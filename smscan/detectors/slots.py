@@ -87,6 +87,7 @@ _OPTION = re.compile(
 # `user:password` under a name that says it holds both (CURLOPT_USERPWD, userpass, basic_auth).
 _USER_PASSWORD = re.compile(r"^[\w.@\-]+:(?P<p>[^\s:]+)$")
 _USER_PASSWORD_NAME = re.compile(r"(?i)user_?pwd|user_?pass|basic_?auth")
+_TRAILING_SECRET_PAIR = re.compile(r"^\S*[:/]_?(?P<k>[A-Za-z][\w\-]*)=(?P<v>[^=\s]\S*)$")
 _OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
@@ -353,6 +354,11 @@ def _split_value(line: str, start: int, end: int, key: str, offset: int, where: 
         for pair_key, value_start, value_end in _spaced_pairs(body):
             yield Slot(offset + start + value_start, offset + start + value_end, pair_key, where)
         return
+    trailing = _TRAILING_SECRET_PAIR.match(body)
+    if trailing and is_secret_name(trailing.group("k")):
+        # `//registry.npmjs.org/:_authToken=...` (.npmrc), `host/:password=...`: the last pair.
+        yield Slot(offset + start + trailing.start("v"), offset + end, trailing.group("k"), where)
+        return
     pairs = [pair for pair in _PAIR.finditer(body) if _NAME_SHAPE.match(pair.group("k"))]
     if pairs and (len(pairs) > 1 or (pairs[0].start() == 0 and _is_lone_pair_name(pairs[0].group("k")))):
         for pair in pairs:
@@ -377,6 +383,7 @@ def _spaced_pairs(body: str) -> list[tuple[str, int, int]]:
 def _is_lone_pair_name(key: str) -> bool:
     """Whether a lone ``key=value`` reads as a name and its value (``Password=...``), not as a
     random value that holds ``=`` (``mNf=V78u...``): a name has a word of three letters or more."""
+    key = key.lstrip("_")  # .npmrc's `_authToken`, `_password`
     return bool(_NAME_SHAPE.match(key)) and any(len(word) >= 3 for word in _NAME_LETTER_WORDS.findall(key))
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 # (prefix, shortest body): body characters are letters, digits, `_`, `-` and inner dots (SendGrid's
-# `SG.x.y`); a dot that ends a sentence is not part of the token.
+# `SG.x.y`) and one inner `=` (Atlassian's `ATATT...=<checksum>`); a dot that ends a sentence is
+# not part of the token.
 _PREFIXES: tuple[tuple[str, int], ...] = (
     # Slack bot, user, app-level, workspace and refresh tokens.
     ("xoxb-", 20), ("xoxp-", 20), ("xoxa-", 20), ("xoxr-", 20), ("xoxs-", 20), ("xoxe-", 20), ("xapp-", 20),
@@ -32,7 +33,7 @@ _PREFIXES: tuple[tuple[str, int], ...] = (
 )
 _PREFIX_RE = "|".join(re.escape(prefix) for prefix, _ in sorted(_PREFIXES, key=lambda p: -len(p[0])))
 _MIN_BODY = dict(_PREFIXES)
-_PREFIXED = re.compile(rf"(?<![A-Za-z0-9_\-])(?P<prefix>{_PREFIX_RE})(?P<body>[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*)")
+_PREFIXED = re.compile(rf"(?<![A-Za-z0-9_\-])(?P<prefix>{_PREFIX_RE})(?P<body>[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*(?:=[A-Za-z0-9]+)?)")
 _AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 _JWT = re.compile(r"(?<![\w\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
 

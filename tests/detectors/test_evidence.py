@@ -231,3 +231,29 @@ def test_a_block_of_base64_lines_of_one_width_is_data() -> None:
     assert [(s.where, judge_slot(text, s, CredentialRule())) for s in find_slots(text) if s.where != "assignment"] == [
         ("public-block", None)
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "key"),
+    [
+        (f'static const char api_secret[] = "{KEY}";\n', KEY, "api_secret"),
+        (f'let req = client.get(url).basic_auth("frank", Some("GNq^1Q7l6Y.D6e"));\n', "GNq^1Q7l6Y.D6e", "frank basic_auth req"),
+        (f'RUN echo "//registry.npmjs.org/:_authToken={KEY}" > /root/.npmrc\n', KEY, "authToken"),
+        ("user: ivan  pass: violet.lotus.396\n", "violet.lotus.396", "pass"),
+        ("For local testing the Root password is set to Q8zt3kPx0w, see the wiki.\n", "Q8zt3kPx0w", "the Root password"),
+    ],
+)
+def test_secret_values_in_more_places_and_shapes(text: str, value: str, key: str) -> None:
+    (slot,) = [s for s in find_slots(text) if text[s.start : s.end] == value]
+    assert key in slot.key
+    assert judge_slot(text, slot, CredentialRule()) == CredentialRule().secret_bonus
+
+
+@pytest.mark.parametrize("value", ["requests>=2.31", "lodash^4.17.21", "notes.v2.txt", "a.tar.gz"])
+def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
+    assert judged(f'dependency = "{value}"\n') == [(value, None)]
+
+
+def test_an_atlassian_token_keeps_its_checksum() -> None:
+    token = "ATATT3xFfGF0" + KEY * 3 + "=FF9A0982"
+    assert vendor_of(token) == "ATATT"

@@ -237,7 +237,7 @@ def test_a_block_of_base64_lines_of_one_width_is_data() -> None:
     ("text", "value", "key"),
     [
         (f'static const char api_secret[] = "{KEY}";\n', KEY, "api_secret"),
-        (f'let req = client.get(url).basic_auth("frank", Some("GNq^1Q7l6Y.D6e"));\n', "GNq^1Q7l6Y.D6e", "frank basic_auth req"),
+        ('let req = client.get(url).basic_auth("frank", Some("GNq^1Q7l6Y.D6e"));\n', "GNq^1Q7l6Y.D6e", "frank basic_auth req"),
         (f'RUN echo "//registry.npmjs.org/:_authToken={KEY}" > /root/.npmrc\n', KEY, "authToken"),
         ("user: ivan  pass: violet.lotus.396\n", "violet.lotus.396", "pass"),
         ("For local testing the Root password is set to Q8zt3kPx0w, see the wiki.\n", "Q8zt3kPx0w", "the Root password"),

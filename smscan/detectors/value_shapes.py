@@ -163,7 +163,10 @@ def has_digest_name_before(before: str) -> bool:
 # Names of things: models, products, packages, fonts (`SmolLM2-135M-Instruct`, `Noto-Sans-CJK`,
 # `Qwen2.5-Coder-7B`): segments joined by `-`, `_` or `/`, each a capitalised or lower-case word
 # with an optional version number, an acronym, or a number with a unit letter (`135M`, `7B`).
-_THING_SEGMENT = r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})(?:[A-Z]{2,}|[A-Z][a-z]+)*\d*(?:\.\d+)?|v?\d+(?:\.\d+)?[A-Za-z]{0,2}"
+_THING_SEGMENT = (
+    r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})(?:[A-Z]{2,}|[A-Z][a-z]+)*\d*(?:\.\d+)?|v?\d+(?:\.\d+)?[A-Za-z]{0,2}"
+    r"|[A-Z]\d{1,4}"  # a letter and a number: `L6`, `B16`, `H100`
+)
 _NAME_OF_THING = re.compile(rf"^(?:{_THING_SEGMENT})(?:[-_/](?:{_THING_SEGMENT}))+$")
 _PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
 _NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")

@@ -71,7 +71,8 @@ def test_a_uuid_is_a_credential_under_a_secret_name_only() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", ["SmolLM2-135M-Instruct", "HuggingFaceTB/SmolLM2-135M-Instruct", "Qwen2.5-Coder-7B", "Noto-Sans-CJK"]
+    "value",
+    ["SmolLM2-135M-Instruct", "HuggingFaceTB/SmolLM2-135M-Instruct", "Qwen2.5-Coder-7B", "Noto-Sans-CJK", "all-MiniLM-L6-v2"],
 )
 def test_names_of_things_are_not_credentials_under_a_neutral_name(value: str) -> None:
     assert is_name_of_thing(value)

@@ -2,21 +2,26 @@
 
 The recipe (paper section 2 and D.1, made precise):
 
-1. Find value slots (:mod:`smscan.detectors.slots`): string literals, config and env values, URL
-   passwords, ``Authorization`` values, option values, private-key blocks, long tokens.
+1. Find value slots (:mod:`smscan.detectors.slots`) in any text format: string literals, config
+   and env values, URL passwords and secret-named query parameters, ``Authorization`` values,
+   option values, labels in prose and tables, vendor-format tokens, private-key blocks, long
+   tokens; a notebook cell by cell (:mod:`smscan.detectors.notebooks`).
 2. Drop what cannot be a credential whatever the model thinks: references, placeholders and
    documented examples (:mod:`smscan.detectors.placeholders`); values shaped like identifiers
-   of other things (UUIDs, versions, URLs, paths, digests under a hash-like name, prose); values
-   too short or too plain (one character class) for their place.
-3. Score what is left by its surprise: the highest mean NLL of a ``window``-token window that
-   overlaps the value (Global SM with one selected window), plus the evidence of its place: a
-   name that says secret (``password``, ``api_key``, ``token``...), a URL password, an
-   ``Authorization`` value or a private-key block adds ``secret_bonus``; a bare token with no
-   name at all pays ``token_penalty``. The score stays in nats, so one calibrated threshold
-   per model decides, and the whole value is the span.
+   of other things (:mod:`smscan.detectors.value_shapes`: UUIDs under a name that is not
+   secret, versions, URLs, paths, digests, names of things, prose); values too short or too
+   plain (one character class) for their place.
+3. Score what is left by its surprise (nats per character, or the paper's best 4-token window)
+   plus the evidence of its place, added up: a name that says secret
+   (:mod:`smscan.detectors.secret_names`), a URL password, an ``Authorization`` value or a
+   private-key block adds ``secret_bonus``; a vendor's published format
+   (:mod:`smscan.detectors.vendor_prefixes`) adds ``vendor_bonus``; a bare token with neither
+   pays ``token_penalty``. The score stays in nats, so one calibrated threshold per model
+   decides, and the whole value is the span.
 
-Nothing here knows a vendor's format: a random token behind ``acme_live_`` is judged exactly like
-one behind ``ghp_``.
+A vendor format is evidence, not a way in: a token behind an unknown ``acme_live_`` is judged by
+its name and surprise, as every value is, and a known prefix only adds a little to a value that
+must still surprise the model.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def binding_before(line: str, quote_start: int) -> str:
 
     Example:
         >>> binding_before('SECRET := getenv("X", "v")', 22), binding_before("IDENTIFIED BY 'v'", 14)
-        ('X SECRET', 'password')
+        ('X getenv SECRET', 'password')
     """
     left = line[max(quote_start - LEFT_CHARS, 0) : quote_start]
     lookup = _LOOKUP_DEFAULT.search(left)

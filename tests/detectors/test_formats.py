@@ -81,3 +81,14 @@ def test_a_notebook_value_with_escapes_maps_to_its_escaped_span() -> None:
 
     assert text[candidate.char_start : candidate.char_end] == json.dumps(value)[1:-1]
     assert candidate.details["cell_end"] - candidate.details["cell_start"] == len(value)
+
+
+def test_explain_names_the_notebook_cell() -> None:
+    text = (DATA / "explore.ipynb").read_text(encoding="utf-8")
+    scores = FakeScorer(unit="char", default_nll=SURPRISE).score_texts([text])[0]
+    detector = CredentialDetector()
+    (candidate,) = [c for c in detector.candidates(text, scores) if c.score >= TAU]
+
+    (reason,) = detector.reasons(candidate.score, candidate.details)
+
+    assert "notebook cell 1 at " in reason

@@ -34,6 +34,8 @@ def credential_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
     bonus = score - float(details["surprise"])
     sign = "+" if bonus >= 0 else "-"
     place = f"a value in a {details.get('place', '?')}, {details.get('length', '?')} characters"
+    if "cell" in details:
+        place += f", notebook cell {details['cell']} at {details.get('cell_start', '?')}-{details.get('cell_end', '?')}"
     return [f"best window surprise {details['surprise']:.2f} {sign} place evidence {abs(bonus):.2f} ({place})"]
 
 

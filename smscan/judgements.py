@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from smscan import __version__
-
 from smscan.detectors import js_syntax
 from smscan.detectors.candidate import Candidate, Detector
 from smscan.records import Document

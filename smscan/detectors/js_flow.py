@@ -11,7 +11,9 @@ The JavaScript side of :mod:`smscan.detectors.python_flow`, with the same eviden
   reads, or that only other dead stores read; ``dead-computation`` when every value stored is
   computed without side effects (``const nLen = n.length``, ``const s = String(n)``) outside a
   ``try`` body, where a computation may be made for the exception it throws;
-- ``dropped-result``: such a computation as a statement of its own (``a + b;``);
+- ``dropped-result``: such a computation as a statement of its own (``a + b;``,
+  ``Math.abs(x);``), unless it calls a method of a value (``this.toString();`` may run the class's
+  own method for what it does);
 - ``empty-branch``: an ``if`` without ``else`` whose side-effect-free test guards an empty block.
 
 Reads are counted across the whole function, nested functions included (closures read the
@@ -365,7 +367,19 @@ def _is_dropped(statement: Node) -> bool:
     expression = statement.named_children[0]
     if expression.type == "unary_expression" and operator(expression) == "void":
         return False  # `void promise`: a value dropped on purpose
-    return is_pure(expression) and computes(expression)
+    return is_pure(expression) and computes(expression) and not _calls_a_method(expression)
+
+
+def _calls_a_method(node: Node) -> bool:
+    """Whether a method of a value is called: a dropped ``this.toString()`` runs the class's own
+    method for what it does (minimatch fills a cache that way)."""
+    for inner in walk(node):
+        callee = inner.child_by_field_name("function") if inner.type == "call_expression" else None
+        if callee is not None and callee.type == "member_expression":
+            owner = callee.child_by_field_name("object")
+            if owner is None or owner.type != "identifier" or text_of(owner) not in _PURE_NAMESPACES:
+                return True
+    return False
 
 
 def _is_empty_branch(statement: Node) -> bool:

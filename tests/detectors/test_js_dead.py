@@ -67,6 +67,8 @@ def test_dead_lines(source: str, expected: dict[int, str]) -> None:
         _fn("let total = 0;", "for (const v of arr) {", "  total += v;", "}", "return total;"),
         # Assertion styles whose dropped member reads act (chai, should.js).
         _fn("expect(n).to.be.true;", "n.should.be.ok;"),
+        # A method called for what it does (minimatch's `this.toString()` fills a cache).
+        "class A {\n  m() {\n    this.toString();\n    return 1;\n  }\n}\n",
         "'use strict';\nmodule.exports = function f(n) {\n  return n;\n};\n",
     ],
 )

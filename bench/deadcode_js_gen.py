@@ -3,8 +3,11 @@
 
     npm pack lodash-es@4.17.21 && tar xzf lodash-es-4.17.21.tgz      # the pinned corpus
     python -m bench.deadcode_js_gen --corpus package --out DIR [--rate 0.5] [--per-split 150]
+    npm pack rxjs@7.8.1 && tar xzf rxjs-7.8.1.tgz                       # TypeScript
+    python -m bench.deadcode_js_gen --corpus package/src/internal --pattern '**/*.ts' --max-lines 150 --out DIR
 
-Every module of the corpus (``*.js`` at its top level, at most ``--max-lines`` lines) whose
+Every module of the corpus (``--pattern``, ``*.js`` at its top level by default; at most
+``--max-lines`` lines) whose
 outermost function has two statements or more is one program. The programs are split in two by a hash of the file name (``dev``: tune here;
 ``heldout``: measure once) and ``--per-split`` of each split are drawn (seeded); ``--rate`` of those
 are poisoned, the attacks in equal shares, at a site between two statements of the module's
@@ -26,8 +29,8 @@ the statement after it. The attacks mirror ``bench/deadcode_variants_gen.py``:
 
 No injection changes what the program does: conditions and stored values are computed only
 from names bound before the site, with operators that cannot throw (``==``, ``typeof``, ``!``).
-Written as DIR/js_dev.jsonl and DIR/js_heldout.jsonl (``id``, ``code``, ``poisoned_lines``
-1-based, ``attack``) and DIR/manifest.json.
+Written as DIR/js_dev.jsonl and DIR/js_heldout.jsonl (``ts_`` for a ``.ts`` pattern; ``id``,
+``code``, ``poisoned_lines`` 1-based, ``attack``) and DIR/manifest.json.
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ def _bound_names(function: Node, before_line: int) -> list[str]:
     names: list[str] = []
     parameters = function.child_by_field_name("parameters")
     for parameter in parameters.named_children if parameters is not None else []:
+        if parameter.type in ("required_parameter", "optional_parameter"):  # TypeScript: `x: T`
+            parameter = parameter.child_by_field_name("pattern") or parameter
         target = parameter.child_by_field_name("left") if parameter.type == "assignment_pattern" else parameter
         if target is not None and target.type == "identifier":
             names.append(text_of(target))
@@ -193,11 +198,11 @@ def _has_site(path: Path) -> bool:
 def build_split(files: list[Path], split: str, per_split: int, rate: float) -> list[dict[str, Any]]:
     rng = random.Random(SEEDS[split])
     # Modules whose outermost function has a site: each could be poisoned.
-    mine = sorted((path for path in files if split_of(path.name) == split and _has_site(path)), key=lambda p: p.name)
+    mine = sorted((path for path in files if split_of(path.name) == split and _has_site(path)), key=lambda p: str(p))
     chosen = rng.sample(mine, min(per_split, len(mine)))
     records = []
     poisoned_count = 0
-    for index, path in enumerate(sorted(chosen, key=lambda p: p.name)):
+    for path in sorted(chosen, key=lambda p: str(p)):
         code = path.read_text(encoding="utf-8")
         record = {"id": path.stem, "code": code, "poisoned_lines": [], "attack": "clean"}
         if rng.random() < rate:
@@ -217,17 +222,19 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=0.5)
     parser.add_argument("--per-split", type=int, default=150)
     parser.add_argument("--max-lines", type=int, default=80)
+    parser.add_argument("--pattern", default="*.js", help="which files of the corpus are programs (a glob)")
     args = parser.parse_args()
     if not js_syntax.is_available():
         raise SystemExit("the js extra is needed: pip install -e '.[js]'")
-    files = [p for p in sorted(args.corpus.glob("*.js"))
+    files = [p for p in sorted(args.corpus.glob(args.pattern))
              if len(p.read_text(encoding="utf-8").split("\n")) <= args.max_lines]
+    prefix = "ts" if args.pattern.endswith(".ts") else "js"
     args.out.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"rate": args.rate, "seeds": SEEDS, "per_split": args.per_split,
                                 "max_lines": args.max_lines, "corpus_files": len(files)}
     for split in SEEDS:
         records = build_split(files, split, args.per_split, args.rate)
-        path = args.out / f"js_{split}.jsonl"
+        path = args.out / f"{prefix}_{split}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records))
         attacks: dict[str, int] = {}
         for record in records:

@@ -195,7 +195,7 @@ def _has_site(path: Path) -> bool:
     return root is not None and _outer_function(root) is not None
 
 
-def build_split(files: list[Path], split: str, per_split: int, rate: float) -> list[dict[str, Any]]:
+def build_split(files: list[Path], split: str, per_split: int, rate: float, corpus: Path) -> list[dict[str, Any]]:
     rng = random.Random(SEEDS[split])
     # Modules whose outermost function has a site: each could be poisoned.
     mine = sorted((path for path in files if split_of(path.name) == split and _has_site(path)), key=lambda p: str(p))
@@ -204,7 +204,9 @@ def build_split(files: list[Path], split: str, per_split: int, rate: float) -> l
     poisoned_count = 0
     for path in sorted(chosen, key=lambda p: str(p)):
         code = path.read_text(encoding="utf-8")
-        record = {"id": path.stem, "code": code, "poisoned_lines": [], "attack": "clean"}
+        # The path in the corpus names a program (rxjs has a merge.ts in two folders).
+        name = path.relative_to(corpus).with_suffix("").as_posix().replace("/", "__")
+        record = {"id": name, "code": code, "poisoned_lines": [], "attack": "clean"}
         if rng.random() < rate:
             attack = ATTACKS[poisoned_count % len(ATTACKS)]
             done = poison(code, attack, rng)
@@ -233,7 +235,7 @@ def main() -> int:
     manifest: dict[str, Any] = {"rate": args.rate, "seeds": SEEDS, "per_split": args.per_split,
                                 "max_lines": args.max_lines, "corpus_files": len(files)}
     for split in SEEDS:
-        records = build_split(files, split, args.per_split, args.rate)
+        records = build_split(files, split, args.per_split, args.rate, args.corpus)
         path = args.out / f"{prefix}_{split}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records))
         attacks: dict[str, int] = {}

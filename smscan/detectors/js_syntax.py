@@ -62,8 +62,14 @@ def grammar_versions() -> str:
         return ""
     from importlib import metadata
 
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:  # importable without an installed distribution
+            return "unknown"
+
     names = ("tree-sitter", "tree-sitter-javascript", "tree-sitter-typescript")
-    return ", ".join(f"{name} {metadata.version(name)}" for name in names)
+    return ", ".join(f"{name} {version(name)}" for name in names)
 
 
 def parse(source: str) -> Node | None:

@@ -20,7 +20,11 @@ from smscan.cli.eval import eval_command
 from smscan.cli.explain import explain_command
 from smscan.cli.export import export_command
 from smscan.cli.git_modes import (
-    diff_command, files_command, hook_command, install_hook_command, staged_command,
+    diff_command,
+    files_command,
+    hook_command,
+    install_hook_command,
+    staged_command,
 )
 from smscan.cli.help import Command
 from smscan.cli.model import model_app

@@ -10,7 +10,13 @@ import typer
 from smscan.cli.groups import command
 from smscan.cli.options import ModelOptions, ScanOptions
 from smscan.cli.prepare import baseline_path
-from smscan.cli.scanning import ScanJob, check_inputs, collect, command_settings, write_atomically
+from smscan.cli.scanning import (
+    ScanJob,
+    check_inputs,
+    collect,
+    command_settings,
+    write_atomically,
+)
 from smscan.cli.services import current_services
 from smscan.errors import SmscanError
 
@@ -24,8 +30,9 @@ def baseline_command(
         Optional[Path],
         typer.Option("--output", "-o", metavar="FILE", help="Baseline file to write (default: the config's 'baseline', else .smscan-baseline.json at the root)."),
     ] = None,
-    model: ModelOptions = ModelOptions(),
-    scan: ScanOptions = ScanOptions(),
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
 ) -> int:
     """Scan PATH as `smscan repo` does and record every finding in a baseline file.
 

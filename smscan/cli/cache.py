@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-
 from smscan.cli.help import Command
 from smscan.cli.options import ConfigOption
 from smscan.cli.scanning import command_settings

@@ -76,11 +76,12 @@ class SurpriseRuleOptions:
 def calibrate_command(
     kind: KindArgument,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Thresholds file to add this kind's entry to.")],
-    data: DataOptions = DataOptions(),
-    criterion: CriterionOptions = CriterionOptions(),
-    rule: SurpriseRuleOptions = SurpriseRuleOptions(),
-    model: ModelOptions = ModelOptions(),
-    measure: MeasureOptions = MeasureOptions(),
+    *,
+    data: DataOptions,
+    criterion: CriterionOptions,
+    rule: SurpriseRuleOptions,
+    model: ModelOptions,
+    measure: MeasureOptions,
 ) -> int:
     """Choose the threshold of one finding kind on labelled data (or on --synthetic data built
     from your own files) and add it to a thresholds file; the validation metrics and the model
@@ -264,7 +265,13 @@ def command_settings(config: Path | None, model: ModelOptions, services: Service
 
 def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
     """Score texts through the cache, with a progress bar on a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from smscan.calibration.calibrate import score_documents
 

@@ -14,7 +14,11 @@ from rich.console import Console
 from rich.table import Table
 
 from smscan.cli.calibrate import (
-    LabelsOption, MeasureOptions, command_settings, load_cached_scorer, score_planned_with_progress,
+    LabelsOption,
+    MeasureOptions,
+    command_settings,
+    load_cached_scorer,
+    score_planned_with_progress,
 )
 from smscan.cli.groups import command
 from smscan.cli.options import ModelOptions
@@ -49,10 +53,11 @@ class EvalOutputOptions:
 def eval_command(
     kind: Annotated[str, typer.Option("--kind", metavar="KIND", help="credential or dead-code.")],
     labels: LabelsOption = None,
-    point: PointOptions = PointOptions(),
-    out: EvalOutputOptions = EvalOutputOptions(),
-    model: ModelOptions = ModelOptions(),
-    measure: MeasureOptions = MeasureOptions(),
+    *,
+    point: PointOptions,
+    out: EvalOutputOptions,
+    model: ModelOptions,
+    measure: MeasureOptions,
 ) -> int:
     """TPR, FPR, precision and F1 at character and line level, and AUROC (ties count one half),
     of one finding kind on labelled data, as in the paper's appendix B.4."""

@@ -45,8 +45,9 @@ def parse_target(target: str) -> tuple[Path, int | None, int | None]:
 @command
 def explain_command(
     target: Annotated[str, typer.Argument(metavar="FILE[:LINE[-LINE]]", help="FILE, FILE:LINE or FILE:FIRST-LAST.")],
-    model: ModelOptions = ModelOptions(),
-    scan: ScanOptions = ScanOptions(),
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
     no_redact: NoRedactOption = False,
 ) -> int:
     """Show a file's per-token surprisal as a heat map, its most surprising windows, and why each

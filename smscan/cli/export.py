@@ -11,7 +11,15 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from smscan.cli.groups import command
-from smscan.cli.options import FLAG, ConfigOption, KindsOption, ModelOptions, NoCacheOption, cache_override, parse_kinds
+from smscan.cli.options import (
+    FLAG,
+    ConfigOption,
+    KindsOption,
+    ModelOptions,
+    NoCacheOption,
+    cache_override,
+    parse_kinds,
+)
 from smscan.cli.services import Services, current_services
 
 
@@ -79,12 +87,13 @@ class SetupOptions:
 def export_command(
     source: Annotated[Path, typer.Argument(metavar="SOURCE", help="A folder or git work tree, or a JSONL/Parquet dataset.")],
     output: Annotated[Path, typer.Option("--output", "-o", metavar="OUT", help="JSONL file to write (atomically).")],
-    records: RecordOptions = RecordOptions(),
-    mask: MaskOptions = MaskOptions(),
-    write: WriteOptions = WriteOptions(),
-    engine: EngineOptions = EngineOptions(),
-    model: ModelOptions = ModelOptions(),
-    setup: SetupOptions = SetupOptions(),
+    *,
+    records: RecordOptions,
+    mask: MaskOptions,
+    write: WriteOptions,
+    engine: EngineOptions,
+    model: ModelOptions,
+    setup: SetupOptions,
 ) -> int:
     """Score SOURCE with the reference model and write each record with its masked spans (and,
     with --tokenizer, training labels). Exit 0 when every record was exported, 1 when some were
@@ -217,7 +226,9 @@ def _export(run: _Run, scorer: Any, description: dict[str, Any], fingerprint: st
                 rate=f"{stats.run_records / elapsed:.1f} rec/s", tokens=f"{stats.tokens / elapsed:.0f} tok/s",
             )
 
-        common = {"output": run.output, "rejects": run.rejects, "resume": run.resume, "options": run.options, "on_group": on_group}
+        common: dict[str, Any] = {
+            "output": run.output, "rejects": run.rejects, "resume": run.resume, "options": run.options, "on_group": on_group,
+        }
         if cluster is not None:
             from smscan.exports.ray_engine import run_ray_export
 

@@ -17,7 +17,13 @@ from typing import Annotated, Optional
 import typer
 
 from smscan.cli.groups import command
-from smscan.cli.options import FLAG, BaselineOption, ModelOptions, ReportOptions, ScanOptions
+from smscan.cli.options import (
+    FLAG,
+    BaselineOption,
+    ModelOptions,
+    ReportOptions,
+    ScanOptions,
+)
 from smscan.cli.prepare import prepare_scan
 from smscan.cli.scanning import ScanJob, run_scan
 from smscan.cli.services import Services, current_services
@@ -51,9 +57,10 @@ def _blocking(code: int, services: Services) -> int:
 
 @command
 def staged_command(
-    model: ModelOptions = ModelOptions(),
-    scan: ScanOptions = ScanOptions(),
-    report: ReportOptions = ReportOptions(),
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
 ) -> int:
     """Scan what is about to be committed: the staged (index) version of each added or modified
@@ -76,9 +83,10 @@ def diff_command(
     base: Annotated[str, typer.Argument(metavar="BASE[...HEAD]", help="Base commit, or BASE...HEAD (from their merge base, as in a pull request) or BASE..HEAD.")],
     head: Annotated[Optional[str], typer.Argument(metavar="HEAD", help="Head commit (default: HEAD).")] = None,
     each_commit: Annotated[bool, typer.Option("--each-commit", metavar=FLAG, help="Scan what each commit of the range added, so a value added and removed again inside the range is still found.")] = False,
-    model: ModelOptions = ModelOptions(),
-    scan: ScanOptions = ScanOptions(),
-    report: ReportOptions = ReportOptions(),
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
 ) -> int:
     """Scan what a commit range added (committed content only), reporting only findings on added
@@ -131,9 +139,10 @@ def _commit_annotator(pairs: list[tuple[str, Document | Skip]]) -> Callable[[Sca
 @command
 def files_command(
     files: Annotated[list[Path], typer.Argument(metavar="FILES...", help="Files to scan, whole.")],
-    model: ModelOptions = ModelOptions(),
-    scan: ScanOptions = ScanOptions(),
-    report: ReportOptions = ReportOptions(),
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
 ) -> int:
     """Scan the given files, whole, from disk."""
@@ -152,9 +161,10 @@ def files_command(
 @command
 def hook_command(
     files: Annotated[Optional[list[Path]], typer.Argument(metavar="FILES...", help="Files pre-commit passes.")] = None,
-    model: ModelOptions = ModelOptions(),
-    scan: ScanOptions = ScanOptions(),
-    report: ReportOptions = ReportOptions(),
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
 ) -> int:
     """The pre-commit entry point. Per file: with staged changes, its staged version, reporting

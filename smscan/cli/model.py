@@ -117,7 +117,7 @@ def pull_command(
 
 @model_app.command("info", cls=Command)
 @command
-def info_command(model: ModelOptions = ModelOptions(), config: ConfigOption = None) -> None:
+def info_command(*, model: ModelOptions, config: ConfigOption = None) -> None:
     """Load the model and show its source, device, runtime, dtype, fingerprint, load time and speed."""
     from smscan.model.speed import measure_throughput
 

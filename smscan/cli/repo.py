@@ -22,9 +22,10 @@ def repo_command(
     rev: Annotated[
         Optional[str], typer.Option("--rev", metavar="REV", help="Scan the files of this commit, read from git objects, not the disk.")
     ] = None,
-    model: ModelOptions = ModelOptions(),
-    scan: ScanOptions = ScanOptions(),
-    report: ReportOptions = ReportOptions(),
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
 ) -> int:
     """Scan the text files under PATH: in a git work tree the tracked and untracked-but-not-ignored

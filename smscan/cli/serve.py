@@ -39,7 +39,8 @@ def parse_duration(text: str) -> float:
 
 @command
 def serve_command(
-    model: ModelOptions = ModelOptions(),
+    *,
+    model: ModelOptions,
     threads: Annotated[Optional[int], typer.Option("--threads", metavar="N", help="CPU threads of the model (0: torch's default).")] = None,
     config: ConfigOption = None,
     idle_timeout: Annotated[str, typer.Option("--idle-timeout", metavar="DURATION", help="Stop after this long without a request: 900, 90s, 15m, 1h.")] = "15m",
@@ -65,7 +66,12 @@ def serve_command(
 
 
 def _client(settings: Settings) -> tuple[Path, WorkerClient]:
-    from smscan.worker.address import check_private_dir, run_dir, socket_path, worker_key
+    from smscan.worker.address import (
+        check_private_dir,
+        run_dir,
+        socket_path,
+        worker_key,
+    )
     from smscan.worker.client import WorkerClient
 
     folder = run_dir()

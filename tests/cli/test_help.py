@@ -72,3 +72,12 @@ def test_flags_take_no_placeholder_and_values_name_what_they_take() -> None:
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"smscan {__version__}\n"
+
+
+@pytest.mark.parametrize("command", [[], ["model"], ["cache"]], ids=lambda c: " ".join(c) or "smscan")
+def test_no_command_prints_the_help_as_it_is(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Usage: smscan") and "smscan: error" not in err
+    listed = err.split("Commands:\n", 1)[1].splitlines()
+    assert all(len(line) <= 80 and not line.endswith("...") for line in listed)

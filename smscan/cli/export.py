@@ -105,14 +105,16 @@ def export_command(
     root = source.resolve() if source.is_dir() else source.resolve().parent
     settings = _settings(root, model, mask, setup, services)
     export_source = _source(source, settings, records)
-    scorer, description, fingerprint = _scoring(settings, engine, write.deterministic, services)
-    rule, detections = _rules(settings, root, fingerprint, mask)
+    # Placeholders and the downstream tokenizer are checked before the reference model loads.
+    placeholders = _placeholders(write.placeholder)
     labeler = None
     if write.tokenizer is not None:
         from smscan.exports.labels import DownstreamLabeler
 
         labeler = DownstreamLabeler(write.tokenizer)
-    plan = ExportPlan(rule, detections, mode=write.mode, placeholders=_placeholders(write.placeholder), labeler=labeler)  # type: ignore[arg-type]
+    scorer, description, fingerprint = _scoring(settings, engine, write.deterministic, services)
+    rule, detections = _rules(settings, root, fingerprint, mask)
+    plan = ExportPlan(rule, detections, mode=write.mode, placeholders=placeholders, labeler=labeler)  # type: ignore[arg-type]
     options = {
         "rule": plan.rule_dict(), "format": [records.text_field, records.roles, records.group_by, records.two_pass],
         "tokenizer": write.tokenizer, "deterministic": write.deterministic, "settings": description.get("settings"),

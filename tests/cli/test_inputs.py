@@ -87,3 +87,19 @@ def test_the_library_names_an_override_it_was_not_told_about(tmp_path: Path) -> 
         load_settings(tmp_path, overrides={"window": 0}, environ={})
     with pytest.raises(ConfigError, match="^--window: window must be"):
         load_settings(tmp_path, overrides={"window": 0}, environ={}, origins={"window": "--window"})
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--placeholder", "no-equals-sign"], "--placeholder 'no-equals-sign': expected KIND=TEXT"),
+        (["--tokenizer", "{tmp}/no-such-tokenizer"], "tokenizer {tmp}/no-such-tokenizer: cannot load it"),
+    ],
+)
+def test_export_options_fail_before_the_model_loads(cli, tmp_path: Path, args: list[str], message: str) -> None:
+    write_files(tmp_path, {"in.jsonl": '{"text": "x = 1"}\n'})
+    result = cli("export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl"),
+                 *(arg.replace("{tmp}", str(tmp_path)) for arg in args))
+    assert result.code == 2 and len(result.err_lines) == 1, result.err
+    assert message.replace("{tmp}", str(tmp_path)) in result.err
+    assert cli.loads == []

@@ -64,11 +64,11 @@ class CriterionOptions:
 class SurpriseRuleOptions:
     """The rule options of --kind surprise (the detectors' rules come from their defaults)."""
 
-    window: Annotated[Optional[int], typer.Option("--window", metavar="N", help="surprise: window length in reference tokens [default: 4].")] = None
-    consensus: Annotated[Optional[int], typer.Option("--consensus", metavar="K", help="surprise: selected windows a token needs to be masked (k) [default: 1].")] = None
+    window: Annotated[Optional[int], typer.Option("--window", metavar="N", help="surprise: window length in reference tokens (config: window) [default: 4].")] = None
+    consensus: Annotated[Optional[int], typer.Option("--consensus", metavar="K", help="surprise: selected windows a token needs to be masked, k (config: consensus) [default: 1].")] = None
     propagate: Annotated[
         Optional[bool],
-        typer.Option("--propagate/--no-propagate", metavar=FLAG, help="surprise: duplicate propagation within a group, in the loop [default: on]."),
+        typer.Option("--propagate/--no-propagate", metavar=FLAG, help="surprise: duplicate propagation within a group, in the loop (config: propagate) [default: on]."),
     ] = None
 
 
@@ -92,13 +92,13 @@ def calibrate_command(
 
     services = current_services()
     chosen = _criterion(criterion)
-    surprise_rule = _surprise_rule(kind, rule)
+    settings = command_settings(measure.config, model, services)
+    surprise_rule = _surprise_rule(kind, rule, settings)
     if surprise_rule is not None and measure.plot is not None:
         raise SmscanError("--plot draws a detector's scores; it does not combine with --kind surprise")
     if criterion.folds < 2 and not (surprise_rule is not None and criterion.folds == 0):
         raise SmscanError(f"--folds must be at least 2{' (or 0: no estimate)' if surprise_rule is not None else ''}, got {criterion.folds}")
     documents, labels_name, labels_digest = _documents(kind, data)
-    settings = command_settings(measure.config, model, services)
     scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
     entry, scores = _calibrate(kind, documents, scorer, surprise_rule, chosen, criterion.folds)
     provenance = _provenance(scorer, settings, entry, labels_name, labels_digest) | {
@@ -185,8 +185,12 @@ def _criterion(options: CriterionOptions) -> str:
     return parse_criterion(chosen[0] if chosen else "best-f1")
 
 
-def _surprise_rule(kind: str, options: SurpriseRuleOptions) -> Any:
-    """The raw masking rule to calibrate (--kind surprise), or None for a detector kind."""
+def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> Any:
+    """The raw masking rule to calibrate (--kind surprise), or None for a detector kind.
+
+    Each value is the flag's, else the config's (``window``, ``consensus``, ``propagate``), else
+    the default: the rule a scan or an export of the same repository masks with.
+    """
     from smscan.errors import SmscanError
     from smscan.exports.rule import MaskRule
 
@@ -200,9 +204,9 @@ def _surprise_rule(kind: str, options: SurpriseRuleOptions) -> Any:
         return None
     try:
         return MaskRule(
-            window=4 if window is None else window,
-            consensus=1 if consensus is None else consensus,
-            propagate=True if propagate is None else propagate,
+            window=settings.window if window is None else window,
+            consensus=settings.consensus if consensus is None else consensus,
+            propagate=settings.propagate if propagate is None else propagate,
         )
     except ValueError as error:
         raise SmscanError(f"--kind surprise: {error}") from error

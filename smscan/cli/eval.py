@@ -14,12 +14,11 @@ from rich.console import Console
 from rich.table import Table
 
 from smscan.cli.calibrate import (
-    LabelsOption,
-    MeasureOptions,
     command_settings,
     load_cached_scorer,
     score_planned_with_progress,
 )
+from smscan.cli.calibrate_options import LabelsOption, MeasureOptions
 from smscan.cli.groups import command
 from smscan.cli.options import ModelOptions
 from smscan.cli.scanning import write_atomically

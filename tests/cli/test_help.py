@@ -81,3 +81,14 @@ def test_no_command_prints_the_help_as_it_is(capsys: pytest.CaptureFixture[str],
     assert err.startswith("Usage: smscan") and "smscan: error" not in err
     listed = err.split("Commands:\n", 1)[1].splitlines()
     assert all(len(line) <= 80 and not line.endswith("...") for line in listed)
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_reports_carry_the_version_that_made_them(cli, tmp_path, fmt: str) -> None:
+    import json
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    result = cli("repo", str(tmp_path), "--format", fmt, "--kinds", "surprise", "--threshold", "3")
+    report = json.loads(result.out)
+    version = report["tool"]["version"] if fmt == "json" else report["runs"][0]["tool"]["driver"]["version"]
+    assert (result.code, version) == (0, __version__)

@@ -77,6 +77,13 @@ class Settings:
     # The keys a config file or a flag set (the rest are defaults): a calibrated thresholds entry
     # beats a default but never a value the user chose (smscan.rules).
     given: frozenset[str] = field(default=frozenset(), compare=False)
+    # Where each given value came from ("--model", ".smscan.toml key 'model'", "environment
+    # variable SMSCAN_MODEL"), so an error found later (a model that does not load) names it.
+    origins: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def origin(self, key: str) -> str | None:
+        """Where ``key``'s value came from, or None for a default."""
+        return dict(self.origins).get(key)
 
     def __post_init__(self) -> None:
         _check_choice("device", self.device, Device)
@@ -111,7 +118,7 @@ class InvalidSetting(ValueError):
         self.key = key
 
 
-CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("source", "given"))
+CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("source", "given", "origins"))
 
 
 def _check_choice(key: str, value: object, choices: Any) -> None:
@@ -198,7 +205,7 @@ def load_settings(
             values[key] = value
             where[key] = (origins or {}).get(key, f"the value given for {key}")
     try:
-        return Settings(**values, source=source, given=frozenset(values))
+        return Settings(**values, source=source, given=frozenset(values), origins=tuple(where.items()))
     except InvalidSetting as error:
         raise ConfigError(f"{where.get(error.key, source)}: {error}") from error
     except ValueError as error:

@@ -61,17 +61,36 @@ class Services:
         """The command's scorer: score cache, warm worker, then ``load_model`` (model/chain.py)."""
         from smscan.model.chain import build_scorer
 
-        return build_scorer(settings, environ=self.environ, dtype=dtype, batch_size=batch_size, load=self.load_model)
+        load = _naming_the_model_source(self.load_model, settings)
+        return build_scorer(settings, environ=self.environ, dtype=dtype, batch_size=batch_size, load=load)
 
     def model_scorer(self, settings: Settings) -> Any:
         """The reference model in this process, no layer in front (what ``smscan serve`` holds)."""
         from smscan.model.chain import build_model_scorer
 
-        return build_model_scorer(settings, environ=self.environ, load=self.load_model)
+        return build_model_scorer(settings, environ=self.environ, load=_naming_the_model_source(self.load_model, settings))
 
     def is_ci(self) -> bool:
         """Whether the environment says it is a CI run (output is shared: values stay hidden)."""
         return bool(self.environ.get("CI"))
+
+
+def _naming_the_model_source(load: ModelLoader, settings: Settings) -> ModelLoader:
+    """``load``, whose errors also say where the model name came from (flag, config key or
+    environment variable): the load may fail long after the settings were read."""
+    origin = settings.origin("model")
+    if origin is None:
+        return load
+
+    def named(spec: str, **options: Any) -> Any:
+        from smscan.errors import ModelError
+
+        try:
+            return load(spec, **options)
+        except ModelError as error:
+            raise ModelError(f"{origin}: {error}") from error
+
+    return named
 
 
 def current_services() -> Services:

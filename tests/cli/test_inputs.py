@@ -103,3 +103,37 @@ def test_export_options_fail_before_the_model_loads(cli, tmp_path: Path, args: l
     assert result.code == 2 and len(result.err_lines) == 1, result.err
     assert message.replace("{tmp}", str(tmp_path)) in result.err
     assert cli.loads == []
+
+
+@pytest.mark.parametrize(
+    ("how", "origin"),
+    [
+        ("env", "environment variable SMSCAN_MODEL"),
+        ("config", "{tmp}/.smscan.toml key 'model'"),
+        ("flag", "--model"),
+    ],
+)
+def test_a_model_that_does_not_load_names_where_its_name_came_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, origin: str
+) -> None:
+    from smscan.cli import main
+    from smscan.cli.services import Services
+    from smscan.errors import ModelError
+
+    def missing(spec: str, **options: object) -> object:
+        raise ModelError(f"model {spec!r}: no such folder or hub id")
+
+    write_files(tmp_path, {"a.py": "x = 1\n"})
+    import os
+
+    args = ["repo", str(tmp_path), "--no-cache", "--kinds", "surprise"]
+    environ = {key: value for key, value in os.environ.items() if key != "SMSCAN_MODEL"}
+    if how == "env":
+        environ["SMSCAN_MODEL"] = "org/nope"
+    elif how == "config":
+        write_files(tmp_path, {".smscan.toml": 'model = "org/nope"\n'})
+    else:
+        args += ["--model", "org/nope"]
+    assert main(args, services=Services(environ=environ, load_model=missing)) == 2
+    err = capsys.readouterr().err
+    assert err == f"smscan: error: {origin.replace('{tmp}', str(tmp_path))}: model 'org/nope': no such folder or hub id\n"

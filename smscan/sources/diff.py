@@ -27,13 +27,7 @@ from dataclasses import dataclass
 
 from smscan.errors import SourceError
 from smscan.records import Document, Skip
-from smscan.sources.changes import (
-    FileChange,
-    LineRanges,
-    intersect_ranges,
-    parse_added_lines,
-    parse_raw_diff,
-)
+from smscan.sources.changes import FileChange, LineRanges, intersect_ranges, parse_added_lines, parse_raw_diff
 from smscan.sources.git import GITLINK_MODE, SYMLINK_MODE, CommitInfo, GitRepository
 from smscan.sources.revision import blob_item, link_target
 from smscan.sources.select import SUBMODULE, SYMLINK_OUTSIDE

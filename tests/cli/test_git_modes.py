@@ -10,14 +10,7 @@ import pytest
 
 from smscan.cli import main
 from smscan.cli.git_modes import HOOK_SCRIPT
-from tests.conftest import (
-    commit_files,
-    head_id,
-    init_repo,
-    run_git,
-    stage_files,
-    write_files,
-)
+from tests.conftest import commit_files, head_id, init_repo, run_git, stage_files, write_files
 from tests.scorers import TEST_CONFIG, RandomWordScorer
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"

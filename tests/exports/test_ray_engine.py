@@ -21,13 +21,7 @@ from smscan.errors import InvalidValue, ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, run_export
 from smscan.exports.labels import DownstreamLabeler
 from smscan.exports.masked import ExportPlan
-from smscan.exports.ray_engine import (
-    RayCluster,
-    ScorerRecipe,
-    actors_that_fit,
-    group_chunks,
-    run_ray_export,
-)
+from smscan.exports.ray_engine import RayCluster, ScorerRecipe, actors_that_fit, group_chunks, run_ray_export
 from smscan.exports.rule import MaskRule
 from smscan.sources.datasets import RecordFormat, iter_dataset
 from tests.conftest import commit_files

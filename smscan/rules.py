@@ -191,7 +191,8 @@ def scan_rules(settings: Settings, *, root: Path, fingerprint: str, thresholds: 
     """
     kinds = settings.kinds or DEFAULT_KINDS
     detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
-    surprise = surprise_rule(settings, root=root, fingerprint=fingerprint) if SURPRISE in kinds else None
+    flags = RuleFlags(thresholds=thresholds)  # a file named by the flag is read as export reads it
+    surprise = surprise_rule(settings, root=root, fingerprint=fingerprint, flags=flags) if SURPRISE in kinds else None
     return ScanRules(surprise, detections)
 
 

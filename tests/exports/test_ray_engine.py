@@ -17,7 +17,7 @@ import ray
 import ray.data
 
 from smscan.cli import main
-from smscan.errors import ModelError, SmscanError, SourceError
+from smscan.errors import InvalidValue, ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, run_export
 from smscan.exports.labels import DownstreamLabeler
 from smscan.exports.masked import ExportPlan
@@ -251,10 +251,10 @@ def test_cli_bad_engine_options_exit_2(tmp_path: Path, capsys, args: list[str], 
 @pytest.mark.parametrize(
     ("cluster", "message"),
     [
-        (RayCluster(gpus_per_worker=1), "--workers 1 --gpus-per-worker 1 needs 1 CPU(s) and 1 GPU(s) (each actor's on one node); "
-                                        "the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): lower --workers or --gpus-per-worker"),
-        (RayCluster(workers=2, gpus_per_worker=0.25), "needs 2 CPU(s) and 0.5 GPU(s)"),
-        (RayCluster(workers=3), "--workers 3 needs 3 CPU(s); the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): lower --workers"),
+        (RayCluster(gpus_per_worker=1), "Ray actors (workers 1, gpus_per_worker 1) need 1 CPU(s) and 1 GPU(s) (each actor's on one node); "
+                                        "the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): use fewer workers or fewer GPUs per worker"),
+        (RayCluster(workers=2, gpus_per_worker=0.25), "need 2 CPU(s) and 0.5 GPU(s)"),
+        (RayCluster(workers=3), "Ray actors (workers 3) need 3 CPU(s); the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): use fewer workers"),
     ],
 )
 def test_actors_the_cluster_cannot_hold_are_refused_not_waited_for(tmp_path: Path, cluster: RayCluster, message: str) -> None:
@@ -301,9 +301,11 @@ def test_cli_without_ray_says_how_to_install_it(tmp_path: Path, capsys, monkeypa
     assert code == 2 and "pip install 'smscan[ray]'" in err
 
 
-def test_cluster_options_are_validated() -> None:
-    with pytest.raises(SmscanError, match="--workers"):
+def test_cluster_options_are_validated_in_library_terms() -> None:
+    # The library names its parameter; the CLI maps it to --workers (test_cli_bad_engine_options_exit_2).
+    with pytest.raises(InvalidValue, match="^workers must be at least 1") as raised:
         RayCluster(workers=0)
+    assert raised.value.name == "workers"
     with pytest.raises(SmscanError, match="got nan"):
         RayCluster(gpus_per_worker=float("nan"))
 
@@ -326,6 +328,7 @@ def test_a_local_export_does_not_import_ray(tmp_path: Path) -> None:
 
 def test_ci_and_readme_install_every_extra_with_the_same_command() -> None:
     import re
+
     import tomllib
 
     extras = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])

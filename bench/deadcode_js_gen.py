@@ -43,6 +43,7 @@ import string
 from pathlib import Path
 from typing import Any
 
+from bench.deadcode_variants_gen import split_manifest
 from smscan.detectors import js_syntax
 from smscan.detectors.js_syntax import FUNCTIONS, Node, first_line, text_of
 
@@ -238,12 +239,7 @@ def main() -> int:
         records = build_split(files, split, args.per_split, args.rate, args.corpus)
         path = args.out / f"{prefix}_{split}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records))
-        attacks: dict[str, int] = {}
-        for record in records:
-            attacks[record["attack"]] = attacks.get(record["attack"], 0) + 1
-        manifest[split] = {"programs": len(records), "attacks": attacks,
-                           "poisoned_lines": sum(len(r["poisoned_lines"]) for r in records),
-                           "output_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        manifest[split] = split_manifest(records, path)
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps(manifest, indent=2))
     return 0

@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from smscan.errors import SourceError
-from smscan.sources.git_hardening import command_options, config_listing_command, driver_overrides, pinned_environment
+from smscan.sources.git_hardening import (
+    command_options,
+    config_listing_command,
+    driver_overrides,
+    pinned_environment,
+)
 
 GITLINK_MODE = "160000"
 """The index mode of a submodule entry (a commit id, not a file)."""

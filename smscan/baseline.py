@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smscan.errors import SmscanError
+from smscan.finite import check_finite
 from smscan.records import Finding
 
 FORMAT_VERSION = 1
@@ -163,6 +164,7 @@ def load_baseline(path: Path) -> Baseline:
         raise SmscanError(f"{path}: cannot read the baseline: {exc.strerror}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SmscanError(f"{path}: not a baseline file (not valid JSON)") from exc
+    check_finite(data, source=str(path))
     if not isinstance(data, dict) or data.get("smscan_baseline") != FORMAT_VERSION:
         raise SmscanError(
             f"{path}: not an smscan baseline of format {FORMAT_VERSION} "

@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from smscan.errors import ConfigError
+from smscan.finite import check_finite
 from smscan.kinds import Kind
 
 # Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
@@ -136,11 +137,12 @@ def find_config_file(root: Path, explicit: Path | None = None) -> tuple[Path, st
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from error
+    return data
 
 
 def load_settings(
@@ -174,7 +176,9 @@ def load_settings(
         data = _read_toml(path)
         if table:
             data = data.get("tool", {}).get("smscan", {})
-        values.update(_validate_table(data, where=f"{path}" + (f" [{table}]" if table else "")))
+        where = f"{path}" + (f" [{table}]" if table else "")
+        check_finite(data, source=where, error=ConfigError)
+        values.update(_validate_table(data, where=where))
         source = str(path)
     for key, value in (overrides or {}).items():
         if value is not None:

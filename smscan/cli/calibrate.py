@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
+from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption, finite_float
 
 KindArgument = Annotated[str, typer.Option("--kind", help="credential, dead-code, or surprise (raw masking for export).")]
 # The rule options of --kind surprise (the detectors' rules come from their defaults).
@@ -42,8 +42,8 @@ def calibrate_command(
         typer.Option("--synthetic", help="Build labelled data from the files under PATH, planting synthetic credentials or dead lines in memory."),
     ] = None,
     best_f1: Annotated[bool, typer.Option("--best-f1", help="The threshold of best validation F1 (the default).")] = False,
-    target_recall: Annotated[Optional[float], typer.Option("--target-recall", help="The highest threshold reaching this validation recall.")] = None,
-    max_fpr: Annotated[Optional[float], typer.Option("--max-fpr", help="The lowest threshold keeping the validation false-positive rate at or below this.")] = None,
+    target_recall: Annotated[Optional[float], typer.Option("--target-recall", parser=finite_float, metavar="FLOAT", help="The highest threshold reaching this validation recall.")] = None,
+    max_fpr: Annotated[Optional[float], typer.Option("--max-fpr", parser=finite_float, metavar="FLOAT", help="The lowest threshold keeping the validation false-positive rate at or below this.")] = None,
     operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="SM50, SM70, SM90 or SM95: recall 0.5 ... 0.95.")] = None,
     folds: Annotated[int, typer.Option("--folds", help="Folds of the cross-validated estimate (surprise: 0 for none).")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of --synthetic data.")] = 0,

@@ -15,7 +15,7 @@ from rich.table import Table
 from smscan.cli.calibrate import (
     LabelsOption, ScoreCacheOption, command_settings, load_cached_scorer, score_planned_with_progress,
 )
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
+from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption, finite_float
 from smscan.cli.scanning import ReportFormat, write_atomically
 
 
@@ -26,7 +26,7 @@ def eval_command(
         Optional[Path],
         typer.Option("--thresholds", help="Thresholds file (default lookup: config, .smscan/thresholds.json, packaged)."),
     ] = None,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Evaluate at this threshold instead of a saved one.")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="FLOAT", help="Evaluate at this threshold instead of a saved one.")] = None,
     operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="A saved operating point (SM50 ... SM95, best-f1) instead of the saved threshold.")] = None,
     report_format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.text,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")] = None,

@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from smscan.cli.options import (
-    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, NoCacheOption, cache_override, parse_kinds,
+    ConfigOption, DeviceOption, DtypeOption, KindsOption, ModelOption, NoCacheOption, cache_override,
+    finite_float, parse_kinds,
 )
 
 
@@ -24,10 +25,10 @@ def export_command(
     two_pass: Annotated[bool, typer.Option("--two-pass", help="With --group-by on JSONL: index the input first, then export group by group, so groups need not be contiguous.")] = False,
     kinds: KindsOption = None,
     window: Annotated[Optional[int], typer.Option("--window", help="Window length in reference tokens.")] = None,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Mean window NLL (nats) at or above which a window is selected (global ranking).")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="FLOAT", help="Mean window NLL (nats) at or above which a window is selected (global ranking).")] = None,
     consensus: Annotated[Optional[int], typer.Option("--consensus", help="Selected windows a token needs to be masked (k).")] = None,
     ranking: Annotated[str, typer.Option("--ranking", help="global (one threshold) or local (rank among neighbouring windows).")] = "global",
-    rank_max: Annotated[float, typer.Option("--rank-max", help="Local ranking: select windows ranked below this (0-100).")] = 10.0,
+    rank_max: Annotated[float, typer.Option("--rank-max", parser=finite_float, metavar="FLOAT", help="Local ranking: select windows ranked below this (0-100).")] = 10.0,
     neighbours: Annotated[int, typer.Option("--neighbours", help="Local ranking: windows compared on each side.")] = 32,
     propagate: Annotated[Optional[bool], typer.Option("--propagate/--no-propagate", help="Duplicate propagation within a group.")] = None,
     thresholds: Annotated[Optional[Path], typer.Option("--thresholds", help="Thresholds file (smscan calibrate); its 'surprise' entry sets the rule.")] = None,
@@ -41,7 +42,7 @@ def export_command(
     engine: Annotated[str, typer.Option("--engine", help="local (this process) or ray (Ray Data actors; pip install 'smscan\\[ray]').")] = "local",
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="--engine ray: 'auto' or ray://HOST:PORT to join a cluster (default: start a local instance).")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", help="--engine ray: model actors, each loading the reference model once (default: 1).")] = None,
-    gpus_per_worker: Annotated[Optional[float], typer.Option("--gpus-per-worker", help="--engine ray: GPUs per actor (default: 0, CPU actors).")] = None,
+    gpus_per_worker: Annotated[Optional[float], typer.Option("--gpus-per-worker", parser=finite_float, metavar="FLOAT", help="--engine ray: GPUs per actor (default: 0, CPU actors).")] = None,
     model: ModelOption = None,
     device: DeviceOption = None,
     dtype: DtypeOption = None,

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from smscan.cli.scanning import ReportFormat
+
+
+def finite_float(text: str) -> float:
+    """A float option value that is not nan or inf: click's FLOAT accepts them, and with NaN
+    every comparison is false (a NaN threshold would report nothing)."""
+    try:
+        number = float(text)
+    except ValueError as error:
+        raise typer.BadParameter(f"{text!r} is not a number") from error
+    if not math.isfinite(number):
+        raise typer.BadParameter(f"{text!r} is not a finite number")
+    return number
+
 
 ModelOption = Annotated[
     Optional[str],
@@ -16,7 +30,7 @@ ModelOption = Annotated[
 DeviceOption = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda or mps.")]
 DtypeOption = Annotated[Optional[str], typer.Option("--dtype", help="auto, bf16, fp16 or fp32; int8 on the ctranslate2 runtime.")]
 ThresholdOption = Annotated[
-    Optional[float], typer.Option("--threshold", help="Mean window NLL (nats) at or above which a window is surprising.")
+    Optional[float], typer.Option("--threshold", parser=finite_float, metavar="FLOAT", help="Mean window NLL (nats) at or above which a window is surprising.")
 ]
 FormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
 OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")]

@@ -25,6 +25,7 @@ from smscan.cli.model import model_app
 from smscan.cli.repo import repo_command
 from smscan.cli.serve import serve_command
 from smscan.errors import SmscanError
+from smscan.reports.visible import visible
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="smscan")
     except SmscanError as error:
-        print(f"smscan: error: {error}", file=sys.stderr)
+        print(f"smscan: error: {visible(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except typer.Abort:
         print("smscan: interrupted", file=sys.stderr)
@@ -75,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if callable(show):
             show(file=sys.stderr)
         else:
-            print(f"smscan: error: {error}", file=sys.stderr)
+            print(f"smscan: error: {visible(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("smscan: interrupted", file=sys.stderr)

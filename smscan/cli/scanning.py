@@ -20,6 +20,7 @@ from smscan.errors import SmscanError
 from smscan.records import Document, ScanResult, Skip
 from smscan.rules import ScanRules, scan_rules, unscored_rules
 from smscan.scanner import scan_and_decide
+from smscan.reports.visible import visible
 
 if TYPE_CHECKING:
     from smscan.model.scorer import TransformersScorer
@@ -208,7 +209,7 @@ def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) 
     if suppressed.baseline_file is None:
         return
     console.print(
-        f"accepted by the baseline {suppressed.baseline_file}: {suppressed.accepted}", markup=False
+        f"accepted by the baseline {visible(str(suppressed.baseline_file))}: {suppressed.accepted}", markup=False
     )
     if suppressed.stale:
         console.print(
@@ -217,7 +218,7 @@ def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) 
         )
         if not quiet:
             for entry in suppressed.stale:
-                console.print(f"  {entry.path}  {entry.kind}  {entry.hash[:12]}", markup=False)
+                console.print(f"  {visible(entry.path)}  {entry.kind}  {entry.hash[:12]}", markup=False)
 
 
 def write_atomically(path: Path, text: str) -> None:

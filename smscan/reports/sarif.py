@@ -23,6 +23,7 @@ from smscan import __version__
 from smscan.records import Finding, ScanResult
 from smscan.reports.json import stats_dict
 from smscan.reports.redact import redact
+from smscan.reports.visible import json_escaped
 
 SARIF_VERSION = "2.1.0"
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -135,7 +136,7 @@ def render_sarif(
         "properties": properties,
     }
     log = {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_escaped(json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def _rule(kind: str) -> dict[str, Any]:

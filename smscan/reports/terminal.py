@@ -21,6 +21,7 @@ from rich.text import Text
 from smscan.kinds import DEAD_CODE
 from smscan.records import Finding, ScanResult
 from smscan.reports.redact import redact, redact_repeats
+from smscan.reports.visible import escape_char, visible
 
 # Lines of an unredacted multi-line span shown before "… N more lines".
 _MAX_FRAME_LINES = 6
@@ -49,7 +50,7 @@ def render_terminal(
     if not quiet:
         hidden = _hidden_values(result) if redact_values else frozenset()
         for path, findings in groupby(result.findings, key=lambda f: f.path):
-            console.print(Text(path, style="bold underline"), overflow="fold")
+            console.print(Text(visible(path), style="bold underline"), overflow="fold")
             for finding in findings:
                 _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden)
             console.print()
@@ -164,19 +165,17 @@ def _print_frame_line(
 
 
 def _expand(text: str, column: int = 0) -> str:
-    # Tabs to spaces, and control characters (a CR, an escape) to a visible stand-in.
+    # Tabs to spaces; control, bidi and zero-width characters to visible escapes (reports.visible).
     out = []
     for char in text:
         if char == "\t":
             pad = _TAB - (column % _TAB)
             out.append(" " * pad)
             column += pad
-        elif char < " " or char == "\x7f":
-            out.append("·")
-            column += 1
         else:
-            out.append(char)
-            column += 1
+            shown = escape_char(char)
+            out.append(shown)
+            column += len(shown)
     return "".join(out)
 
 

@@ -22,7 +22,8 @@ Which files:
   without a Skip.
 
 Symlinks:
-- Never followed out of the root: a link whose target resolves outside it is a
+- Never followed out of the root: a path that resolves outside it (the file is a link, or a
+  folder on its way is one, as when a tracked file's folder is swapped for a link) is a
   ``symlink-outside`` Skip, without reading the target.
 - A link to a file inside the root is scanned as that file's content under the link's path.
 - A link to a folder is never followed (no loops, no double counting) and yields nothing; in a
@@ -219,11 +220,14 @@ def _read_candidate(
         return None  # a tracked file deleted from the work tree
     except OSError:
         return Skip(rel, UNREADABLE)
+    # Resolved whole: a link anywhere in the path (the file, or a tracked file's folder swapped
+    # for a link) must not lead out of the root.
+    real = Path(os.path.realpath(full))
+    if not real.is_relative_to(root):
+        return Skip(rel, SYMLINK_OUTSIDE)
     target = full
     if stat.S_ISLNK(mode):
-        target = Path(os.path.realpath(full))
-        if not target.is_relative_to(root):
-            return Skip(rel, SYMLINK_OUTSIDE)
+        target = real
         try:
             mode = os.stat(target).st_mode
         except OSError:

@@ -49,10 +49,16 @@ def render_terminal(
     """
     if not quiet:
         hidden = _hidden_values(result) if redact_values else frozenset()
-        for path, findings in groupby(result.findings, key=lambda f: f.path):
+        for path, group in groupby(result.findings, key=lambda f: f.path):
             console.print(Text(visible(path), style="bold underline"), overflow="fold")
+            findings = list(group)
+            # Context shown around one finding may cross another's span (a value repeated on the
+            # next line of a span that ends mid-line): redacted frames hide those too. Spans that
+            # overlap the finding mostly share its value, which is hidden already (their other
+            # parts are the quotes and names around it).
+            spans = [f for f in findings if f.kind != DEAD_CODE] if redact_values else []
             for finding in findings:
-                _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden)
+                _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden, spans=spans)
             console.print()
     console.print(Text("summary", style="bold"))
     console.print(summary_table(result))
@@ -69,7 +75,13 @@ def _hidden_values(result: ScanResult) -> frozenset[str]:
 
 
 def _print_finding(
-    console: Console, result: ScanResult, finding: Finding, *, redact_values: bool, hidden: frozenset[str]
+    console: Console,
+    result: ScanResult,
+    finding: Finding,
+    *,
+    redact_values: bool,
+    hidden: frozenset[str],
+    spans: list[Finding],
 ) -> None:
     console.print(_header(finding))
     lines = result.lines.get(finding.path, {})
@@ -90,6 +102,9 @@ def _print_finding(
         after = last_text[_end_column(finding, last_text, last) - 1 :]
         if redact_values:
             span = redact(value if value is not None else span)
+            others = [s for s in spans if s.char_end <= finding.char_start or s.char_start >= finding.char_end]
+            before = _hide_spans(before, finding.start.line, 0, others)
+            after = _hide_spans(after, last, len(last_text) - len(after), others)
             before, after = redact_repeats(before, hidden), redact_repeats(after, hidden)
         number = f"{finding.start.line}-{last}" if multi else str(finding.start.line)
         _print_frame_line(console, number, gutter, before, span, after, width, marks=True)
@@ -126,6 +141,30 @@ def _header(finding: Finding) -> Text:
     if notes:
         header.append("  (" + "; ".join(notes) + ")", style="dim")
     return header
+
+
+def _hide_spans(text: str, line: int, offset: int, spans: list[Finding]) -> str:
+    """``text`` (the part of ``line`` from 0-based column ``offset``) with each stretch that lies in
+    one of ``spans`` redacted."""
+    covered = []
+    for span in spans:
+        if not span.start.line <= line <= span.end.line:
+            continue
+        lo = span.start.column - 1 if line == span.start.line else 0
+        hi = span.end.column - 1 if line == span.end.line else offset + len(text)
+        lo, hi = max(lo - offset, 0), min(hi - offset, len(text))
+        if lo < hi:
+            covered.append((lo, hi))
+    if not covered:
+        return text
+    pieces, last = [], 0
+    for lo, hi in sorted(covered):
+        if hi <= last:
+            continue
+        lo = max(lo, last)
+        pieces += [text[last:lo], redact(text[lo:hi])]
+        last = hi
+    return "".join([*pieces, text[last:]])
 
 
 def _line(lines: dict[int, str], number: int) -> str:

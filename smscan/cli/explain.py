@@ -32,6 +32,7 @@ from smscan.errors import SmscanError
 from smscan.explain import explain_document
 from smscan.records import Document
 
+_MAX_EXPLAIN_BYTES = 64 << 20
 _TARGET = re.compile(r"^(?P<path>.+?):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
 
@@ -69,13 +70,15 @@ def explain_command(
     from smscan.model.chain import build_scorer
     from smscan.rules import scan_rules
     from smscan.sources.text import decode_text
-    from smscan.sources.worktree import find_root
+    from smscan.sources.worktree import find_root, read_regular_file
 
     path, first, last = parse_target(target)
-    try:
-        data = path.read_bytes()
+    try:  # a regular file only: a FIFO would block, /dev/zero never end
+        data = read_regular_file(path, limit=_MAX_EXPLAIN_BYTES)
     except OSError as error:
-        raise SmscanError(f"{path}: cannot read the file: {error.strerror}") from error
+        raise SmscanError(f"{path}: cannot read the file: {error.strerror or 'not a regular file'}") from error
+    if data is None:
+        raise SmscanError(f"{path}: over {_MAX_EXPLAIN_BYTES >> 20} MB; explain a smaller file")
     text = decode_text(data)
     if text is None:
         raise SmscanError(f"{path}: not a text file (binary or undecodable)")

@@ -243,6 +243,17 @@ def _read_candidate(
     return classify_bytes(rel, data, max_file_bytes=max_file_bytes, group=group)
 
 
+def read_regular_file(path: Path, *, limit: int) -> bytes | None:
+    """The bytes of a regular file, or None when it has more than ``limit`` bytes.
+
+    A FIFO, socket or device raises instead of blocking or reading without end (``/dev/zero``).
+
+    Raises:
+        OSError: the file cannot be opened or read, or is not a regular file.
+    """
+    return _read_regular_file(path, limit=limit)
+
+
 def _read_regular_file(path: Path, *, limit: int) -> bytes | None:
     """The bytes of a regular file, or None when fstat says it has more than limit bytes.
 

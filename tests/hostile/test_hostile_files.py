@@ -174,3 +174,16 @@ def test_a_repository_config_moving_the_work_tree_out_is_not_followed(repo: Path
     code, report, err = scan(capsys, config, "repo", ".")
     assert (code, report["stats"]["files_scanned"]) == (0, 1), err  # its own a.py only
     assert not any(OUTSIDE_SECRET in text for text in fake_scorer.texts)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder"])
+def test_explain_refuses_what_is_not_a_regular_file(repo: Path, capsys, config, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(repo / "target.py")
+    elif kind == "dev-zero":
+        (repo / "target.py").symlink_to("/dev/zero")
+    else:
+        (repo / "target.py").mkdir()
+    code = main(["explain", config[0], config[1], "target.py"])
+    err = capsys.readouterr().err
+    assert code == 2 and "target.py: cannot read the file" in err and "Traceback" not in err

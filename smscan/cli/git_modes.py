@@ -19,7 +19,7 @@ import typer
 from smscan.cli.baseline import baseline_path
 from smscan.cli.options import (
     BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption,
+    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, VerboseOption, ThresholdOption,
     ThresholdsFileOption, cache_override, parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
@@ -51,13 +51,14 @@ def _scan(
     report_format: ReportFormat,
     output: Path | None,
     quiet: bool,
+    verbose: bool = False,
     no_redact: bool,
     baseline: Path | None,
     after_scan: Callable[[ScanResult], None] | None = None,
     thresholds: Path | None = None,
 ) -> int:
     return run_scan(
-        items, settings, report_format=report_format, output=output, quiet=quiet,
+        items, settings, report_format=report_format, output=output, quiet=quiet, verbose=verbose,
         no_redact=no_redact, baseline=baseline_path(baseline, settings, root), after_scan=after_scan,
         root=root, thresholds=thresholds,
     )
@@ -73,6 +74,7 @@ def staged_command(
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
@@ -93,7 +95,7 @@ def staged_command(
     with GitRepository(root) as repo:
         items = list(iter_staged(repo, selection=selection, group=root.as_posix()))
     return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
+        items, settings, root, report_format=report_format, output=output, quiet=quiet, verbose=verbose,
         no_redact=no_redact, baseline=baseline, thresholds=thresholds,
     )
 
@@ -111,6 +113,7 @@ def diff_command(
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
@@ -139,7 +142,7 @@ def diff_command(
         else:
             items = list(iter_range(repo, span, selection=selection, group=group))
     return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
+        items, settings, root, report_format=report_format, output=output, quiet=quiet, verbose=verbose,
         no_redact=no_redact, baseline=baseline, after_scan=after_scan, thresholds=thresholds,
     )
 
@@ -179,6 +182,7 @@ def files_command(
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
@@ -198,7 +202,7 @@ def files_command(
     names = relative_names(root, files)
     items = list(iter_files(root, names, selection=selection, group=root.as_posix()))
     return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
+        items, settings, root, report_format=report_format, output=output, quiet=quiet, verbose=verbose,
         no_redact=no_redact, baseline=baseline, thresholds=thresholds,
     )
 
@@ -214,6 +218,7 @@ def hook_command(
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
@@ -236,7 +241,7 @@ def hook_command(
     with GitRepository(root) as repo:
         items = list(iter_hook(repo, names, selection=selection, group=root.as_posix()))
     return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
+        items, settings, root, report_format=report_format, output=output, quiet=quiet, verbose=verbose,
         no_redact=no_redact, baseline=baseline, thresholds=thresholds,
     )
 

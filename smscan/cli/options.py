@@ -35,6 +35,7 @@ ThresholdOption = Annotated[
 FormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
 OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")]
+VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Text report: also name each skipped file and why.")]
 NoRedactOption = Annotated[bool, typer.Option("--no-redact", help="Show flagged values in full.")]
 ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: .smscan.toml or \\[tool.smscan] in pyproject.toml).")]
 BaselineOption = Annotated[

@@ -9,7 +9,7 @@ import typer
 
 from smscan.cli.options import (
     BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption, ThresholdsFileOption,
+    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, VerboseOption, ThresholdOption, ThresholdsFileOption,
     cache_override, parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
@@ -32,6 +32,7 @@ def repo_command(
     report_format: FormatOption = ReportFormat.text,
     output: OutputOption = None,
     quiet: QuietOption = False,
+    verbose: VerboseOption = False,
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     baseline: BaselineOption = None,
@@ -59,7 +60,7 @@ def repo_command(
         worktree = iter_worktree(path, max_file_bytes=settings.max_file_bytes, path_filter=selection.path_filter)
         items = [refined for item in worktree if (refined := selection.refine(item)) is not None]
     return run_scan(
-        items, settings, report_format=report_format, output=output, quiet=quiet, no_redact=no_redact,
+        items, settings, report_format=report_format, output=output, quiet=quiet, verbose=verbose, no_redact=no_redact,
         baseline=baseline_path(baseline, settings, root), root=root, thresholds=thresholds,
     )
 

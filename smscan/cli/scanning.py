@@ -40,6 +40,7 @@ def run_scan(
     report_format: ReportFormat,
     output: Path | None,
     quiet: bool,
+    verbose: bool = False,
     no_redact: bool,
     environ: Mapping[str, str] = os.environ,
     baseline: Path | None = None,
@@ -60,7 +61,8 @@ def run_scan(
     )
     _write_report(
         result, settings, rule, model, suppressed,
-        report_format=report_format, output=output, quiet=quiet, no_redact=no_redact, environ=environ,
+        report_format=report_format, output=output, quiet=quiet, verbose=verbose, no_redact=no_redact,
+        environ=environ,
     )
     return 1 if result.findings else 0
 
@@ -148,6 +150,7 @@ def _write_report(
     report_format: ReportFormat,
     output: Path | None,
     quiet: bool,
+    verbose: bool = False,
     no_redact: bool,
     environ: Mapping[str, str],
 ) -> None:
@@ -167,12 +170,12 @@ def _write_report(
         # Terminal output is shared too (CI logs, pasted output): redact unless it is a person's
         # own terminal outside CI, or the user asked for values.
         redact_values = not no_redact and (not console.is_terminal or bool(environ.get("CI")))
-        render_terminal(console, result, redact_values=redact_values, quiet=quiet)
+        render_terminal(console, result, redact_values=redact_values, quiet=quiet, verbose=verbose)
         _print_suppressed(console, suppressed, quiet=quiet)
         return
     with tempfile.SpooledTemporaryFile(mode="w+", encoding="utf-8") as buffer:
         console = Console(file=buffer, no_color=True, width=120, highlight=False)
-        render_terminal(console, result, redact_values=not no_redact, quiet=quiet)
+        render_terminal(console, result, redact_values=not no_redact, quiet=quiet, verbose=verbose)
         _print_suppressed(console, suppressed, quiet=quiet)
         buffer.seek(0)
         write_atomically(output, buffer.read())

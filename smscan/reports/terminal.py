@@ -30,15 +30,16 @@ _TAB = 4
 
 
 def render_terminal(
-    console: Console, result: ScanResult, *, redact_values: bool, quiet: bool = False
+    console: Console, result: ScanResult, *, redact_values: bool, quiet: bool = False, verbose: bool = False
 ) -> None:
-    """Print findings (unless ``quiet``) and the summary table to ``console``.
+    """Print findings (unless ``quiet``), the skipped files (when ``verbose``) and the summary.
 
     Args:
         console: where to print; its width bounds every line, its colour settings apply.
         result: the scan.
         redact_values: show flagged values redacted (CI logs, files, piped output).
         quiet: print only the summary.
+        verbose: also name each skipped file and its reason (the summary only counts them).
 
     Example:
         >>> from io import StringIO
@@ -60,6 +61,11 @@ def render_terminal(
             for finding in findings:
                 _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden, spans=spans)
             console.print()
+    if verbose and result.skips:
+        console.print(Text("skipped", style="bold"))
+        for skip in sorted(result.skips, key=lambda s: (s.reason, s.path)):
+            console.print(Text.assemble(f"  {skip.reason:<16} ", (visible(skip.path), "dim")), overflow="fold")
+        console.print()
     console.print(Text("summary", style="bold"))
     console.print(summary_table(result))
 

@@ -187,3 +187,16 @@ def test_explain_refuses_what_is_not_a_regular_file(repo: Path, capsys, config, 
     code = main(["explain", config[0], config[1], "target.py"])
     err = capsys.readouterr().err
     assert code == 2 and "target.py: cannot read the file" in err and "Traceback" not in err
+
+
+def test_verbose_text_report_names_each_skipped_file(repo: Path, outside: Path, capsys, config) -> None:
+    commit_files(repo, {"ok.py": "a = 1\n", "img.png": b"\x89PNG\0\0", "esc\x1b.py": b"\0"})
+    (repo / "out.py").symlink_to(outside / "secret.py")
+    text_config = [config[0], config[1]]
+    assert main(["repo", *text_config, "."]) == 0
+    quiet_out = capsys.readouterr().out
+    assert "img.png" not in quiet_out and "binary" in quiet_out  # counted, not named
+    assert main(["repo", *text_config, ".", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "binary           img.png" in out and "binary           esc\\x1b.py" in out
+    assert "symlink-outside  out.py" in out and "\x1b" not in out

@@ -166,3 +166,29 @@ def test_a_driver_name_that_cannot_be_switched_off_is_refused(git_repo: Path, mo
     err = capsys.readouterr().err
     assert code == 2 and "cannot switch off safely" in err and "Traceback" not in err
     assert not (git_repo / "pwned").exists()
+
+
+@pytest.mark.parametrize("commit_args", [["-a"], ["--", "a.py"]])
+def test_the_plain_hook_reads_the_index_git_commit_builds(
+    git_repo: Path, tmp_path: Path, commit_args: list[str]
+) -> None:
+    """`git commit -a` and `git commit PATH` hand the hook a temporary index (GIT_INDEX_FILE):
+    the hardened git calls (which pin GIT_DIR and friends) still read it, so a secret that was only
+    in the work tree before the commit is found."""
+    import os
+
+    from tests.scorers import write_smscan_wrapper
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    write_smscan_wrapper(bin_dir, fake=True)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    write_files(git_repo, {".smscan.toml": TEST_CONFIG})
+    commit_files(git_repo, {"a.py": body(), ".smscan.toml": TEST_CONFIG})
+    assert subprocess.run(["smscan", "install-hook"], cwd=git_repo, env=env, capture_output=True, check=False).returncode == 0
+    write_files(git_repo, {"a.py": body(4)})  # modified in the work tree, not staged
+    blocked = subprocess.run(
+        ["git", "commit", "-q", "-m", "key", *commit_args], cwd=git_repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert blocked.returncode != 0 and "a.py" in blocked.stdout + blocked.stderr, blocked.stderr
+    assert run_git(git_repo, "log", "--format=%s").splitlines() == ["add files"]

@@ -192,3 +192,34 @@ def test_the_plain_hook_reads_the_index_git_commit_builds(
     )
     assert blocked.returncode != 0 and "a.py" in blocked.stdout + blocked.stderr, blocked.stderr
     assert run_git(git_repo, "log", "--format=%s").splitlines() == ["add files"]
+
+
+def test_every_git_process_carries_the_hardening(
+    hostile: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each git process any mode starts (gitpython's long-lived cat-file readers included) gets the
+    -c settings before its subcommand and the pinned environment; only `git version`, which reads
+    no repository, is gitpython's own."""
+    from smscan.sources.git_hardening import PINNED_ENVIRONMENT, command_options
+
+    _, _, base = hostile
+    started: list[tuple[list[str], dict[str, str]]] = []
+    original = subprocess.Popen.__init__
+
+    def spy(self: subprocess.Popen, args: object, *rest: object, **kwargs: object) -> None:
+        if isinstance(args, (list, tuple)) and args and Path(str(args[0])).name == "git":
+            started.append(([str(a) for a in args], dict(kwargs.get("env") or {})))  # type: ignore[call-overload]
+        original(self, args, *rest, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", spy)
+    for args in (["repo", "."], ["repo", ".", "--rev", "HEAD"], ["staged"], ["diff", f"{base}...HEAD", "--each-commit"], ["hook", "b.py"]):
+        main(args + _config_args(tmp_path))
+        capsys.readouterr()
+    expected = command_options()[:3]  # --no-pager -c core.fsmonitor=false
+    calls = [(argv, env) for argv, env in started if argv[1:] != ["version"]]
+    assert len(calls) >= 10
+    for argv, env in calls:
+        assert argv[1:4] == expected, argv
+        assert "core.hooksPath=/dev/null" in argv, argv
+        assert {k: env.get(k) for k in PINNED_ENVIRONMENT} == PINNED_ENVIRONMENT, argv
+        assert env.get("GIT_DIR"), argv

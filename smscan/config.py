@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any, Literal, get_args
 
 if sys.version_info >= (3, 11):
@@ -189,6 +189,21 @@ def load_settings(
         raise ConfigError(f"{source}: {error}") from error
 
 
+ROOT_RELATIVE_KEYS = ("baseline", "thresholds")
+"""Config keys naming files relative to the root, which must stay inside it."""
+
+
+def _stays_inside(relative: str) -> bool:
+    depth = 0
+    if relative.startswith(("/", "\\")) or PureWindowsPath(relative).drive:
+        return False
+    for part in relative.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return False
+    return True
+
+
 def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -212,6 +227,10 @@ def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
                     raise ConfigError(f"{where}: key {key!r} must be an integer")
         elif not isinstance(value, str):
             raise ConfigError(f"{where}: key {key!r} must be a string")
+        if key in ROOT_RELATIVE_KEYS and value and not _stays_inside(value):
+            # A repository's config must not point smscan at files elsewhere: `smscan baseline`
+            # writes the baseline there.
+            raise ConfigError(f"{where}: key {key!r} must be a path inside the repository, got {value!r}")
         values[key] = value
     try:
         Settings(**values)

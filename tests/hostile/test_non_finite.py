@@ -119,3 +119,21 @@ def test_a_non_finite_number_in_a_baseline_is_refused(repo: Path, capsys) -> Non
 )
 def test_find_non_finite_names_the_key(value: object, expected: str | None) -> None:
     assert find_non_finite(value) == expected
+
+
+@pytest.mark.parametrize("key", ["baseline", "thresholds"])
+@pytest.mark.parametrize("value", ["/etc/passwd", "../outside.json", "a/../../b.json", "C:/x.json", "\\\\\\\\host\\\\share\\\\x"])
+def test_config_paths_must_stay_inside_the_repository(repo: Path, capsys, key: str, value: str) -> None:
+    """A repository's config cannot point smscan at a file elsewhere (`smscan baseline` writes
+    the baseline where the config says)."""
+    (repo / ".smscan.toml").write_text(f"{key} = {json.dumps(value)}\n")
+    for args in (["repo", "."], ["baseline"]):
+        code, err = run(capsys, *args)
+        assert code == 2 and f"key {key!r} must be a path inside the repository" in err
+    assert not (repo.parent / "outside.json").exists()
+
+
+def test_config_paths_inside_the_repository_are_fine(repo: Path, capsys) -> None:
+    (repo / ".smscan.toml").write_text('baseline = "ci/../ci/b.json"\nthreshold = 3.0\nkinds = ["surprise"]\n')
+    code, err = run(capsys, "baseline")
+    assert code == 0 and (repo / "ci" / "b.json").is_file(), err

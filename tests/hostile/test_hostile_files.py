@@ -200,3 +200,28 @@ def test_verbose_text_report_names_each_skipped_file(repo: Path, outside: Path, 
     out = capsys.readouterr().out
     assert "binary           img.png" in out and "binary           esc\\x1b.py" in out
     assert "symlink-outside  out.py" in out and "\x1b" not in out
+
+
+@pytest.mark.parametrize(
+    ("content", "outcome"),
+    [
+        (f"key = '{SECRET}'\r\nb = 1\nc = 2\r\n".encode(), "found"),  # mixed CRLF and LF
+        ("\ufeff" + f"key = '{SECRET}'\n", "found"),  # UTF-8 with BOM
+        (("\ufeff" + f"key = '{SECRET}'\n").encode("utf-16-le"), "found-or-skipped"),
+        (b"x = '" + b"QUJ0" * 240_000 + b"'\n", "found"),  # a ~1 MB line of base64, under the limit
+        (b"var a=1;" * 1_300_000, "too-large"),  # a 10 MB single-line minified file
+    ],
+)
+def test_encodings_line_endings_and_giant_lines(repo: Path, capsys, tmp_path: Path, content: bytes | str, outcome: str) -> None:
+    commit_files(repo, {"f.py": content})
+    path = tmp_path / "default.toml"
+    path.write_text(TEST_CONFIG)  # the default max_file_bytes (1 MB)
+    code, report, _ = scan(capsys, ["--config", str(path), "--format", "json"], "repo", ".")
+    found = [(f["path"], f["start"]["line"]) for f in report["findings"]]
+    reasons = skipped(report)
+    if outcome == "found":
+        assert (code, found) == (1, [("f.py", 1)])
+    elif outcome == "too-large":
+        assert (code, reasons) == (0, {"too-large": 1})
+    else:
+        assert code in (0, 1) and (found or reasons), report["stats"]

@@ -151,21 +151,30 @@ def test_submodules_are_skipped_not_entered(repo: Path, tmp_path: Path, capsys, 
     run_git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner.as_uri(), "sub")
     run_git(repo, "commit", "-qm", "submodule")
     for args in (["repo", "."], ["repo", ".", "--rev", "HEAD"], ["diff", "HEAD~1"]):
-        code, report, _ = scan(capsys, config, *args)
+        _, report, _ = scan(capsys, config, *args)
         assert skipped(report).get("submodule") == 1, (args, report["stats"])
         assert not any(f["path"].startswith("sub") for f in report["findings"])
     assert not any(OUTSIDE_SECRET in text for text in fake_scorer.texts)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_an_unreadable_file_is_skipped(repo: Path, capsys, config) -> None:
-    commit_files(repo, {"locked.py": "x = 1\n", "ok.py": "y = 1\n"})
+def test_an_unreadable_file_is_skipped(repo: Path, capsys, config, monkeypatch: pytest.MonkeyPatch) -> None:
+    commit_files(repo, {"locked.py": f"key = '{SECRET}'\n", "ok.py": "y = 1\n"})
     (repo / "locked.py").chmod(0)
+    if os.geteuid() == 0:  # root reads whatever the mode: refuse the open as the kernel would
+        real_open = os.open
+
+        def refusing_open(path: object, *args: object, **kwargs: object) -> int:
+            if Path(os.fsdecode(path)).name == "locked.py":  # type: ignore[arg-type]
+                raise PermissionError(13, "Permission denied", os.fsdecode(path))  # type: ignore[arg-type]
+            return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "open", refusing_open)
     try:
-        code, report, _ = scan(capsys, config, "repo", ".")
+        for args in (["repo", "."], ["files", "locked.py", "ok.py"]):
+            code, report, _ = scan(capsys, config, *args)
+            assert (code, skipped(report)) == (0, {"unreadable": 1}), args
     finally:
         (repo / "locked.py").chmod(0o644)
-    assert code == 0 and skipped(report) == {"unreadable": 1}
 
 
 def test_a_repository_config_moving_the_work_tree_out_is_not_followed(repo: Path, outside: Path, capsys, config, fake_scorer) -> None:

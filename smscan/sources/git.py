@@ -20,6 +20,7 @@ from smscan.errors import SourceError
 from smscan.sources.git_hardening import (
     command_options,
     config_listing_command,
+    config_settings,
     driver_overrides,
     pinned_environment,
 )
@@ -167,7 +168,7 @@ def _open_repository(git: Any, root: Path) -> _OpenRepository:
         options = command_options(overrides=overrides)
         # gitpython puts these before the subcommand of every call it builds itself,
         # including its long-lived `cat-file --batch` readers.
-        repo.git.set_persistent_git_options(no_pager=True, c=options[2::2])
+        repo.git.set_persistent_git_options(no_pager=True, c=config_settings(overrides=overrides))
     except BaseException:
         repo.close()
         raise

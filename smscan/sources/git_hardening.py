@@ -82,11 +82,18 @@ def command_options(*, overrides: Iterable[tuple[str, str]] = (), keep_hooks_pat
         ['--no-pager', '-c', 'core.fsmonitor=false']
     """
     options = ["--no-pager"]
-    for key, value in (*SAFE_CONFIG, *overrides):
-        if keep_hooks_path and key == HOOKS_PATH_KEY:
-            continue
-        options += ["-c", f"{key}={value}"]
+    for setting in config_settings(overrides=overrides, keep_hooks_path=keep_hooks_path):
+        options += ["-c", setting]
     return options
+
+
+def config_settings(*, overrides: Iterable[tuple[str, str]] = (), keep_hooks_path: bool = False) -> list[str]:
+    """The ``key=value`` strings of :func:`command_options`, each to follow a ``-c``."""
+    return [
+        f"{key}={value}"
+        for key, value in (*SAFE_CONFIG, *overrides)
+        if not (keep_hooks_path and key == HOOKS_PATH_KEY)
+    ]
 
 
 def pinned_environment(*, git_dir: Path, common_dir: Path, work_tree: Path | None) -> dict[str, str]:

@@ -97,3 +97,15 @@ def test_no_redact_is_what_shows_a_secret(repo: Path, tmp_path: Path, capsys: py
     code = main(["repo", "--config", str(tmp_path / "c.toml"), ".", "--no-redact"])
     out = capsys.readouterr().out
     assert code == 1 and SECRETS[0] in out and SECRETS[1] in out
+
+
+def test_a_scan_removes_entries_of_the_old_cache_format(repo: Path, tmp_path: Path, score_cache_dir: Path, capsys) -> None:
+    """Entries of the format before the database held token ids (they decode to the scanned text);
+    the first scan that writes the cache deletes them, without waiting for `smscan cache clear`."""
+    legacy = score_cache_dir / "ab" / f"ab{'0' * 62}.npz"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_bytes(b"token ids of " + SECRETS[0].encode())
+    assert main(["repo", "--config", str(tmp_path / "c.toml"), "."]) == 1
+    capsys.readouterr()
+    assert not legacy.exists() and not legacy.parent.exists()
+    assert any(score_cache_dir.iterdir())  # the database itself is there

@@ -38,6 +38,7 @@ from pathlib import Path
 from smscan.errors import SmscanError
 from smscan.finite import check_finite
 from smscan.records import Finding
+from smscan.reports.visible import json_escaped
 
 FORMAT_VERSION = 1
 _SALT_HEX = 32
@@ -133,7 +134,9 @@ def match_findings(
 def dump_baseline(baseline: Baseline) -> str:
     """The baseline file's text: stable key order, one entry a line, sorted by path, kind, hash."""
     lines = [
-        "    " + json.dumps({"kind": e.kind, "path": e.path, "hash": e.hash}, ensure_ascii=False)
+        # Escaped where a terminal would act on a path (bidi, controls) or UTF-8 cannot hold it
+        # (a non-UTF-8 file name's bytes); readable characters stay as they are.
+        "    " + json_escaped(json.dumps({"kind": e.kind, "path": e.path, "hash": e.hash}, ensure_ascii=False))
         for e in sorted(baseline.entries)
     ]
     body = ",\n".join(lines)

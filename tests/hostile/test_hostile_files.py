@@ -234,3 +234,15 @@ def test_encodings_line_endings_and_giant_lines(repo: Path, capsys, tmp_path: Pa
         assert (code, reasons) == (0, {"too-large": 1})
     else:
         assert code in (0, 1) and (found or reasons), report["stats"]
+
+
+def test_a_baseline_of_a_file_name_that_is_not_utf8(repo: Path, capsys, config) -> None:
+    name = os.fsdecode(b"caf\xe9\xe2\x80\xae.py")  # an undecodable byte, then a bidi override
+    (repo / name).write_text(f"key = '{SECRET}'\n")
+    run_git(repo, "add", "-A")
+    run_git(repo, "commit", "-qm", "odd name")
+    assert main(["baseline", config[0], config[1], "-o", "b.json"]) == 0
+    saved = (repo / "b.json").read_text(encoding="utf-8")
+    assert "\u202e" not in saved and json.loads(saved)["entries"][0]["path"] == name
+    code, report, err = scan(capsys, [*config, "--baseline", "b.json"], "repo", ".")
+    assert (code, report["findings"]) == (0, []), err

@@ -16,6 +16,7 @@ No flagged value appears in full unless ``no_redact``: messages carry the redact
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 from urllib.parse import quote
 
@@ -179,7 +180,7 @@ def _result(finding: Finding, index: int, value: str, no_redact: bool) -> dict[s
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": quote(finding.path, safe="/"), "uriBaseId": SOURCE_ROOT},
+                    "artifactLocation": {"uri": _uri(finding.path), "uriBaseId": SOURCE_ROOT},
                     "region": region,
                 }
             }
@@ -194,3 +195,9 @@ def _result(finding: Finding, index: int, value: str, no_redact: bool) -> dict[s
             "details": finding.details,
         },
     }
+
+
+def _uri(path: str) -> str:
+    # The file name's own bytes, percent-encoded: a name that is not UTF-8 (its bytes kept as
+    # surrogate escapes by os.fsdecode) has no UTF-8 spelling to quote.
+    return quote(os.fsencode(path), safe="/")

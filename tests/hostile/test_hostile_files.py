@@ -140,6 +140,10 @@ def test_a_file_name_that_is_not_utf8(repo: Path, capsys, config) -> None:
     code = main(["repo", ".", "--config", config[1]])  # the text report prints it too
     out = capsys.readouterr().out
     assert code == 1 and "caf\\xe9.py" in out
+    for report_format in ("sarif", "text"):
+        code = main(["repo", "--config", config[1], ".", "--format", report_format, "-o", f"r.{report_format}"])
+        assert (code, capsys.readouterr().err.count("Traceback")) == (1, 0)
+        assert (repo / f"r.{report_format}").read_text(encoding="utf-8")
 
 
 def test_submodules_are_skipped_not_entered(repo: Path, tmp_path: Path, capsys, config, fake_scorer) -> None:

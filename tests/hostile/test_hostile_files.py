@@ -140,6 +140,15 @@ def test_a_file_name_that_is_not_utf8(repo: Path, capsys, config) -> None:
     code = main(["repo", ".", "--config", config[1]])  # the text report prints it too
     out = capsys.readouterr().out
     assert code == 1 and "caf\\xe9.py" in out
+    staged = os.fsdecode(b"n\xe9w.py")
+    (repo / staged).write_text(f"key = '{SECRET}'\n")
+    run_git(repo, "add", "-A")
+    for args in (["staged"], ["hook", "--", staged]):
+        code, report, _ = scan(capsys, config, *args)
+        assert (code, [f["path"] for f in report["findings"]]) == (1, [staged]), args
+    run_git(repo, "commit", "-qm", "another")
+    code, report, _ = scan(capsys, config, "diff", "HEAD~1", "--each-commit")
+    assert (code, [f["path"] for f in report["findings"]]) == (1, [staged])
     for report_format in ("sarif", "text"):
         code = main(["repo", "--config", config[1], ".", "--format", report_format, "-o", f"r.{report_format}"])
         assert (code, capsys.readouterr().err.count("Traceback")) == (1, 0)

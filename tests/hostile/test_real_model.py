@@ -36,3 +36,26 @@ def test_a_planted_repository_with_the_real_model(git_repo: Path, tmp_path: Path
             ("settings.py", "credential", 3)
         ], args
     assert list(pwned.iterdir()) == []
+
+
+@pytest.mark.model
+def test_invisible_characters_do_not_hide_a_credential(git_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Trojan Source: a zero-width space, zero-width joiners or a bidi override written into a key
+    leave it a credential finding (and the report shows them escaped)."""
+    monkeypatch.setenv("SMSCAN_CACHE", MODEL_CACHE)
+    key = RANDOM_KEY
+    variants = {
+        "plain.py": key,
+        "zero_width.py": f"{key[:16]}\u200b{key[16:]}",
+        "joiners.py": "\u200d".join(key[i : i + 4] for i in range(0, 32, 4)),
+        "bidi.py": f"\u202e{key}\u202c",
+    }
+    commit_files(git_repo, {name: f'DEBUG = False\nAPI_KEY = "{value}"\n' for name, value in variants.items()})
+    monkeypatch.chdir(git_repo)
+    code = main(["repo", ".", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    found = sorted((f["path"], f["kind"], f["start"]["line"]) for f in report["findings"])
+    assert code == 1 and found == sorted((name, "credential", 2) for name in variants)
+    code = main(["repo", ".", "--no-redact"])
+    out = capsys.readouterr().out
+    assert "\u200b" not in out and "\u202e" not in out and "\\u202e" in out and "\\u200b" in out

@@ -137,12 +137,11 @@ def find_config_file(root: Path, explicit: Path | None = None) -> tuple[Path, st
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            data = tomllib.load(handle)
+            return tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from error
-    return data
 
 
 def load_settings(
@@ -176,9 +175,7 @@ def load_settings(
         data = _read_toml(path)
         if table:
             data = data.get("tool", {}).get("smscan", {})
-        where = f"{path}" + (f" [{table}]" if table else "")
-        check_finite(data, source=where, error=ConfigError)
-        values.update(_validate_table(data, where=where))
+        values.update(_validate_table(data, where=f"{path}" + (f" [{table}]" if table else "")))
         source = str(path)
     for key, value in (overrides or {}).items():
         if value is not None:
@@ -205,6 +202,7 @@ def _stays_inside(relative: str) -> bool:
 
 
 def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    check_finite(data, source=where, error=ConfigError)
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in CONFIG_KEYS:

@@ -30,7 +30,8 @@ SAFE_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.sshCommand", "false"),  # ssh and credentials: only a transport would use them ...
     ("core.askPass", "false"),
     ("credential.helper", ""),  # an empty value clears the list of helpers
-    ("protocol.allow", "never"),  # ... and no transport is allowed, not even a lazy fetch
+    ("protocol.allow", "never"),  # ... and no transport is allowed (GIT_ALLOW_PROTOCOL below also
+    # beats a repository's protocol.<name>.allow, which outranks this), not even a lazy fetch
     ("diff.external", ""),
     ("submodule.recurse", "false"),
     ("log.showSignature", "false"),  # would run gpg.program
@@ -51,7 +52,7 @@ PINNED_ENVIRONMENT: dict[str, str] = {
     "GIT_SSH_COMMAND": "false",
     "GIT_ASKPASS": "false",
     "GIT_TERMINAL_PROMPT": "0",
-    "GIT_ALLOW_PROTOCOL": "",  # an empty allow list: no transport at all
+    "GIT_ALLOW_PROTOCOL": "",  # an empty allow list: no transport, whatever protocol.<name>.allow says
     "GIT_PROTOCOL_FROM_USER": "0",
     "GIT_NO_LAZY_FETCH": "1",  # git >= 2.44: a partial clone never fetches while smscan reads
     "GIT_OPTIONAL_LOCKS": "0",  # reads never rewrite the index (so never fire index hooks)

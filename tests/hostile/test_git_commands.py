@@ -223,3 +223,34 @@ def test_every_git_process_carries_the_hardening(
         assert "core.hooksPath=/dev/null" in argv, argv
         assert {k: env.get(k) for k in PINNED_ENVIRONMENT} == PINNED_ENVIRONMENT, argv
         assert env.get("GIT_DIR"), argv
+
+
+def test_a_partial_clone_never_fetches_a_missing_object(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_scorer
+) -> None:
+    """A promisor remote with an `ext::` URL runs a command when git lazily fetches a missing
+    object, and `protocol.ext.allow=always` beats a plain `protocol.allow=never`; the pinned
+    GIT_ALLOW_PROTOCOL="" allows no transport at all, so the read fails cleanly instead."""
+    commit_files(git_repo, {"a.py": body()})
+    commit_files(git_repo, {"a.py": body(3)}, "add key")
+    blob = run_git(git_repo, "rev-parse", "HEAD:a.py").strip()
+    (git_repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    pwned = tmp_path / "pwned"
+    pwned.mkdir()
+    for key, value in {
+        "core.repositoryformatversion": "1",
+        "extensions.partialClone": "origin",
+        "remote.origin.url": f"ext::sh -c touch% {pwned / 'fetched'}",
+        "remote.origin.promisor": "true",
+        "protocol.ext.allow": "always",
+    }.items():
+        run_git(git_repo, "config", key, value)
+    subprocess.run(["git", "-c", "protocol.allow=never", "cat-file", "-p", blob], cwd=git_repo, capture_output=True, check=False)
+    assert [p.name for p in pwned.iterdir()] == ["fetched"]  # the trap is live under plain git
+    (pwned / "fetched").unlink()
+    monkeypatch.chdir(git_repo)
+    for args in (["repo", ".", "--rev", "HEAD"], ["diff", "HEAD~1"], ["diff", "HEAD~1", "--each-commit"]):
+        code = main(args + _config_args(tmp_path))
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err and err.count("\n") == 1, (args, err)
+        assert list(pwned.iterdir()) == [], args

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any, Literal, get_args
 
 if sys.version_info >= (3, 11):
@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from smscan.errors import ConfigError
+from smscan.finite import check_finite
 from smscan.kinds import Kind
 
 # Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
@@ -212,7 +213,23 @@ def load_settings(
         raise ConfigError(f"{source}: {error}") from error
 
 
+ROOT_RELATIVE_KEYS = ("baseline", "thresholds")
+"""Config keys naming files relative to the root, which must stay inside it."""
+
+
+def _stays_inside(relative: str) -> bool:
+    depth = 0
+    if relative.startswith(("/", "\\")) or PureWindowsPath(relative).drive:
+        return False
+    for part in relative.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return False
+    return True
+
+
 def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    check_finite(data, source=where, error=ConfigError)
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in CONFIG_KEYS:
@@ -235,6 +252,10 @@ def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
                     raise ConfigError(f"{where}: key {key!r} must be an integer")
         elif not isinstance(value, str):
             raise ConfigError(f"{where}: key {key!r} must be a string")
+        if key in ROOT_RELATIVE_KEYS and value and not _stays_inside(value):
+            # A repository's config must not point smscan at files elsewhere: `smscan baseline`
+            # writes the baseline there.
+            raise ConfigError(f"{where}: key {key!r} must be a path inside the repository, got {value!r}")
         values[key] = value
     try:
         Settings(**values)

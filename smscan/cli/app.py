@@ -33,6 +33,7 @@ from smscan.cli.repo import repo_command
 from smscan.cli.serve import serve_command
 from smscan.cli.services import Services
 from smscan.errors import InvalidValue, SmscanError
+from smscan.reports.visible import visible
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -108,7 +109,7 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
         print(f"smscan: error: --{error.name.replace('_', '-')} {error.problem}", file=sys.stderr)
         return EXIT_ERROR
     except SmscanError as error:
-        print(f"smscan: error: {error}", file=sys.stderr)
+        print(f"smscan: error: {visible(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except (typer.Abort, KeyboardInterrupt):
         print("smscan: interrupted", file=sys.stderr)
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
             print(error.format_message(), file=sys.stderr)  # type: ignore[attr-defined]
             return EXIT_ERROR
         # Usage errors from the (vendored) click layer: bad option value, unknown command.
-        print(f"smscan: error: {_usage_message(error)}", file=sys.stderr)
+        print(f"smscan: error: {visible(_usage_message(error))}", file=sys.stderr)
         return EXIT_ERROR
     except Exception:  # noqa: BLE001 - the one place a bug becomes exit 3 with its traceback
         traceback.print_exc()

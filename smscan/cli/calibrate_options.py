@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from smscan.cli.options import FLAG, ConfigOption
+from smscan.cli.options import FLAG, ConfigOption, finite_float
 
 KindArgument = Annotated[str, typer.Option("--kind", metavar="KIND", help="credential, dead-code, or surprise (raw masking for export).")]
 LabelsOption = Annotated[
@@ -48,8 +48,8 @@ class CriterionOptions:
     """How the threshold is chosen, and the cross-validated estimate."""
 
     best_f1: Annotated[bool, typer.Option("--best-f1", metavar=FLAG, help="The threshold of best validation F1 (the default).")] = False
-    target_recall: Annotated[Optional[float], typer.Option("--target-recall", metavar="R", help="The highest threshold reaching this validation recall.")] = None
-    max_fpr: Annotated[Optional[float], typer.Option("--max-fpr", metavar="F", help="The lowest threshold keeping the validation false-positive rate at or below this.")] = None
+    target_recall: Annotated[Optional[float], typer.Option("--target-recall", parser=finite_float, metavar="R", help="The highest threshold reaching this validation recall.")] = None
+    max_fpr: Annotated[Optional[float], typer.Option("--max-fpr", parser=finite_float, metavar="F", help="The lowest threshold keeping the validation false-positive rate at or below this.")] = None
     operating_point: Annotated[Optional[str], typer.Option("--operating-point", metavar="NAME", help="SM50, SM70, SM90 or SM95: recall 0.5 ... 0.95.")] = None
     folds: Annotated[int, typer.Option("--folds", metavar="N", help="Folds of the cross-validated estimate (surprise: 0 for none).")] = 5
 

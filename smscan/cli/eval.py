@@ -20,7 +20,7 @@ from smscan.cli.calibrate import (
 )
 from smscan.cli.calibrate_options import LabelsOption, MeasureOptions
 from smscan.cli.groups import command
-from smscan.cli.options import ModelOptions
+from smscan.cli.options import ModelOptions, finite_float
 from smscan.cli.scanning import write_atomically
 from smscan.cli.services import Services, current_services
 
@@ -36,7 +36,7 @@ class PointOptions:
         Optional[Path],
         typer.Option("--thresholds", metavar="FILE", help="Thresholds file (default lookup: config, .smscan/thresholds.json, packaged)."),
     ] = None
-    threshold: Annotated[Optional[float], typer.Option("--threshold", metavar="NATS", help="Evaluate at this threshold instead of a saved one.")] = None
+    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Evaluate at this threshold instead of a saved one.")] = None
     operating_point: Annotated[Optional[str], typer.Option("--operating-point", metavar="NAME", help="A saved operating point (SM50 ... SM95, best-f1) instead of the saved threshold.")] = None
 
 

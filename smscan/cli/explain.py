@@ -64,13 +64,19 @@ def explain_command(
     return 0
 
 
+_MAX_EXPLAIN_BYTES = 64 << 20
+
+
 def _read_text(path: Path) -> str:
     from smscan.sources.text import decode_text
+    from smscan.sources.worktree import read_regular_file
 
-    try:
-        data = path.read_bytes()
+    try:  # a regular file only: a FIFO would block, /dev/zero never end
+        data = read_regular_file(path, limit=_MAX_EXPLAIN_BYTES)
     except OSError as error:
-        raise SmscanError(f"{path}: cannot read the file: {error.strerror}") from error
+        raise SmscanError(f"{path}: cannot read the file: {error.strerror or 'not a regular file'}") from error
+    if data is None:
+        raise SmscanError(f"{path}: over {_MAX_EXPLAIN_BYTES >> 20} MB; explain a smaller file")
     text = decode_text(data)
     if text is None:
         raise SmscanError(f"{path}: not a text file (binary or undecodable)")

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from smscan.cli.options import FLAG, ConfigOption, KindsOption, NoCacheOption
+from smscan.cli.options import FLAG, ConfigOption, KindsOption, NoCacheOption, finite_float
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,10 @@ class MaskOptions:
 
     kinds: KindsOption = None
     window: Annotated[Optional[int], typer.Option("--window", metavar="N", help="Window length in reference tokens.")] = None
-    threshold: Annotated[Optional[float], typer.Option("--threshold", metavar="NATS", help="Mean window NLL (nats) at or above which a window is selected (global ranking).")] = None
+    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Mean window NLL (nats) at or above which a window is selected (global ranking).")] = None
     consensus: Annotated[Optional[int], typer.Option("--consensus", metavar="K", help="Selected windows a token needs to be masked (k).")] = None
     ranking: Annotated[str, typer.Option("--ranking", metavar="global|local", help="global (one threshold) or local (rank among neighbouring windows).")] = "global"
-    rank_max: Annotated[float, typer.Option("--rank-max", metavar="PERCENT", help="Local ranking: select windows ranked below this (0-100).")] = 10.0
+    rank_max: Annotated[float, typer.Option("--rank-max", parser=finite_float, metavar="PERCENT", help="Local ranking: select windows ranked below this (0-100).")] = 10.0
     neighbours: Annotated[int, typer.Option("--neighbours", metavar="N", help="Local ranking: windows compared on each side.")] = 32
     propagate: Annotated[Optional[bool], typer.Option("--propagate/--no-propagate", metavar=FLAG, help="Duplicate propagation within a group.")] = None
     thresholds: Annotated[Optional[Path], typer.Option("--thresholds", metavar="FILE", help="Thresholds file (smscan calibrate); its 'surprise' entry sets the rule.")] = None
@@ -61,7 +61,7 @@ class EngineOptions:
     engine: Annotated[str, typer.Option("--engine", metavar="local|ray", help="local (this process) or ray (Ray Data actors; pip install 'smscan[ray]').")] = "local"
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", metavar="ADDRESS", help="--engine ray: 'auto' or ray://HOST:PORT to join a cluster (default: start a local instance).")] = None
     workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", help="--engine ray: model actors, each loading the reference model once (default: 1).")] = None
-    gpus_per_worker: Annotated[Optional[float], typer.Option("--gpus-per-worker", metavar="GPUS", help="--engine ray: GPUs per actor (default: 0, CPU actors).")] = None
+    gpus_per_worker: Annotated[Optional[float], typer.Option("--gpus-per-worker", parser=finite_float, metavar="GPUS", help="--engine ray: GPUs per actor (default: 0, CPU actors).")] = None
 
 
 @dataclass(frozen=True)

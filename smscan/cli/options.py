@@ -8,6 +8,7 @@ baseline, explain) reads besides the model options; ``ReportOptions`` how a scan
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -15,6 +16,18 @@ from typing import Annotated, Any, Optional
 import typer
 
 from smscan.reports.formats import FORMATS
+
+def finite_float(text: str) -> float:
+    """A float option value that is not nan or inf: click's FLOAT accepts them, and with NaN
+    every comparison is false (a NaN threshold would report nothing)."""
+    try:
+        number = float(text)
+    except ValueError as error:
+        raise typer.BadParameter(f"{text!r} is not a number") from error
+    if not math.isfinite(number):
+        raise typer.BadParameter(f"{text!r} is not a finite number")
+    return number
+
 
 # Flags take no value: an empty metavar keeps Typer from showing a "<bool>" placeholder in help.
 FLAG = ""
@@ -26,7 +39,7 @@ ModelOption = Annotated[
 DeviceOption = Annotated[Optional[str], typer.Option("--device", metavar="DEVICE", help="auto, cpu, cuda or mps.")]
 DtypeOption = Annotated[Optional[str], typer.Option("--dtype", metavar="DTYPE", help="auto, bf16, fp16 or fp32; int8 on the ctranslate2 runtime.")]
 ThresholdOption = Annotated[
-    Optional[float], typer.Option("--threshold", metavar="NATS", help="Mean window NLL (nats) at or above which a window is surprising.")
+    Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Mean window NLL (nats) at or above which a window is surprising.")
 ]
 ConfigOption = Annotated[
     Optional[Path], typer.Option("--config", metavar="FILE", help="Config file (default: .smscan.toml or [tool.smscan] in pyproject.toml).")
@@ -95,6 +108,7 @@ class ReportOptions:
     ] = "text"
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None
     quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar=FLAG, help="Print only the summary.")] = False
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", metavar=FLAG, help="Text report: also name each skipped file and why.")] = False
     no_redact: NoRedactOption = False
 
 

@@ -93,7 +93,7 @@ def run_scan(job: ScanJob, options: ReportOptions, services: Services) -> int:
     """Scan, decide what is reported, write the report; 1 when anything is reported, else 0."""
     result, rules, model, suppressed = collect(job, services)
     write_report(
-        Report(result, model, rules.as_dict(), job.settings.source, suppressed, quiet=options.quiet),
+        Report(result, model, rules.as_dict(), job.settings.source, suppressed, quiet=options.quiet, verbose=options.verbose),
         options, services,
     )
     return 1 if result.findings else 0

@@ -25,6 +25,7 @@ from smscan.errors import ModelError
 from smscan.model.fingerprint import sha256_file
 from smscan.model.hf import describe_error, quiet_transformers
 from smscan.model.store import (
+    build_lock,
     cache_root,
     install_dir,
     intact_manifest,
@@ -40,8 +41,9 @@ DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728
 # Bump when the conversion changes its output: it is part of the default model's fingerprint.
 CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
 
-# progress(stage, done, total): stages "verify" (an existing cache), "download", "extract",
-# "convert", "save"; total None while unknown. Bytes for "extract", steps otherwise.
+# progress(stage, done, total): stages "verify" (an existing cache), "wait" (another process is
+# building it), "download", "extract", "convert", "save"; total None while unknown. Bytes for
+# "download" and "extract", steps otherwise.
 ProgressFn = Callable[[str, int, int | None], None]
 
 _COPY_BYTES = 1 << 20
@@ -90,28 +92,37 @@ def pull_default_model(
     """
     final = default_model_dir(cache_dir, environ)
     report = progress or _ignore_progress
-    if not force and final.is_dir():
-        report("verify", 0, None)
-        intact = is_default_cache_intact(final)
-        report("verify", 1, 1)
-        if intact:
+    if not force and _verified(final, report):
+        return final
+    with build_lock(final, on_wait=lambda: report("wait", 0, None)) as waited:
+        # Another process built the model while this one waited: use it, never build it twice.
+        if waited and _verified(final, report):
             return final
-    staging = make_staging_dir(final)
-    try:
-        with tempfile.TemporaryDirectory(prefix=f".tmp-{final.name}-dl-", dir=final.parent) as scratch:
-            gguf = _obtain_gguf(from_file, Path(scratch), report)
-            convert_gguf(gguf, staging, report)
-        write_manifest(
-            staging,
-            model=DEFAULT_MODEL_NAME,
-            gguf_sha256=DEFAULT_GGUF_SHA256,
-            conversion_version=CONVERSION_VERSION,
-        )
-        install_dir(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        staging = make_staging_dir(final)
+        try:
+            with tempfile.TemporaryDirectory(prefix=f".tmp-{final.name}-dl-", dir=final.parent) as scratch:
+                gguf = _obtain_gguf(from_file, Path(scratch), report)
+                convert_gguf(gguf, staging, report)
+            write_manifest(
+                staging,
+                model=DEFAULT_MODEL_NAME,
+                gguf_sha256=DEFAULT_GGUF_SHA256,
+                conversion_version=CONVERSION_VERSION,
+            )
+            install_dir(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     return final
+
+
+def _verified(final: Path, report: ProgressFn) -> bool:
+    if not final.is_dir():
+        return False
+    report("verify", 0, None)
+    intact = is_default_cache_intact(final)
+    report("verify", 1, 1)
+    return intact
 
 
 def is_default_cache_intact(folder: Path) -> bool:

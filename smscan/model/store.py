@@ -10,6 +10,9 @@ Layout under the cache root (``$SMSCAN_CACHE``, else ``$XDG_CACHE_HOME/smscan``,
 
 A folder is built under a temporary name beside its final place and renamed into it, so a killed
 conversion leaves a stray ``.tmp-*`` folder (removed by the next pull) and never a half cache.
+Builds of one folder take turns (``build_lock``: an flock on ``locks/<folder>.lock`` under the
+cache root), so two processes that find the model missing at once (two hooks, a hook and CI)
+convert it once: the second waits, then finds it installed.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,3 +176,53 @@ def install_dir(staging: Path, final: Path) -> None:
         shutil.rmtree(retired, ignore_errors=True)
     else:
         os.replace(staging, final)
+
+
+@contextmanager
+def build_lock(final: Path, *, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Hold the exclusive build lock of the model folder ``final`` until the block ends.
+
+    The lock is an ``flock`` on ``<cache root>/locks/<name>.lock`` (outside ``models/``, so the
+    models folder holds models only). The kernel drops it when its process dies, so a killed
+    build never blocks the next one. The lock files are never deleted: deleting one while
+    another process waits on it would let a third lock a new file and build alongside.
+
+    Args:
+        final: the folder about to be built.
+        on_wait: called once when another process holds the lock (to say why nothing moves).
+
+    Yields:
+        Whether another process held the lock first: it may have built ``final`` meanwhile,
+        so the caller checks again before building.
+    """
+    locks = final.parent.parent / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with (locks / f"{final.name}.lock").open("a+b") as handle:
+        waited = _lock(handle.fileno(), on_wait)
+        try:
+            yield waited
+        finally:
+            _unlock(handle.fileno())
+
+
+def _lock(fd: int, on_wait: Callable[[], None] | None) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): builds do not take turns, installs stay atomic
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        if on_wait is not None:
+            on_wait()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+
+
+def _unlock(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:
+        return
+    fcntl.flock(fd, fcntl.LOCK_UN)

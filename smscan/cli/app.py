@@ -18,6 +18,7 @@ from smscan.cli.calibrate import calibrate_command
 from smscan.cli.eval import eval_command
 from smscan.cli.explain import explain_command
 from smscan.cli.export import export_command
+from smscan.cli.interrupt import Interrupted, sigint_raises_interrupted
 from smscan.cli.git_modes import (
     diff_command, files_command, hook_command, install_hook_command, staged_command,
 )
@@ -60,7 +61,10 @@ app.add_typer(cache_app, name="cache")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code (the console script passes it to sys.exit)."""
     try:
-        code = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="smscan")
+        with sigint_raises_interrupted():
+            code = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="smscan")
+    except Interrupted as interrupt:
+        return _interrupted(interrupt)
     except SmscanError as error:
         print(f"smscan: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -77,11 +81,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print(f"smscan: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("smscan: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
     except Exception:  # noqa: BLE001 - the one place a bug becomes exit 3 with its traceback
         traceback.print_exc()
         print("smscan: internal error (a bug); please report it with the traceback above", file=sys.stderr)
         return EXIT_BUG
+    if code == EXIT_INTERRUPTED:  # a KeyboardInterrupt not from SIGINT, which Typer returns as 130
+        return _interrupted(KeyboardInterrupt())
     return int(code) if isinstance(code, int) else EXIT_CLEAN
+
+
+def _interrupted(interrupt: BaseException) -> int:
+    # One line; a command may say how to continue (export: --resume) as the interrupt's message.
+    print(f"smscan: interrupted; {interrupt}" if str(interrupt) else "smscan: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -117,7 +119,7 @@ def export_command(
         rejects = output.with_name(output.name + ".rejects.jsonl")
     err = Console(stderr=True)
     total = export_source.size()
-    with _progress(err) as progress:
+    with _resume_hint(output), _progress(err) as progress:
         task = progress.add_task("exporting", total=total, records=0, rate="", tokens="")
 
         def on_group(group: Any, stats: Any) -> None:
@@ -290,6 +292,23 @@ def _placeholders(values: list[str] | None) -> dict[str, str]:
     return out
 
 
+@contextmanager
+def _resume_hint(output: Path) -> Iterator[None]:
+    """Ctrl-C says how to continue when the interrupted export kept what --resume needs."""
+    from smscan.cli.interrupt import Interrupted
+
+    try:
+        yield
+    except (KeyboardInterrupt, Interrupted):
+        from smscan.exports.writer import has_resume_state
+
+        if has_resume_state(output):
+            raise Interrupted(
+                f"the finished part of {output} is kept: run the same command with --resume to continue"
+            ) from None
+        raise
+
+
 def _progress(console: Console) -> Progress:
     return Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -305,7 +324,7 @@ def _progress(console: Console) -> Progress:
 
 
 def _summary(console: Console, stats: Any, output: Path, rejects: Path) -> None:
-    mean = stats.masked_fraction_sum / max(stats.run_records, 1)
+    mean = stats.mean_masked_fraction
     console.print(f"exported {stats.records} records to {output} (mean masked fraction {mean:.4f})", markup=False)
     if stats.resumed:
         console.print(f"resumed after {stats.resumed} input records", markup=False)

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from smscan.baseline import Baseline, load_baseline
 from smscan.config import Settings
@@ -104,11 +103,14 @@ def collect(
         rule = scan_rules(settings, root=root or Path.cwd(), fingerprint=scorer.fingerprint, thresholds=thresholds)
     else:
         rule = unscored_rules(settings)  # nothing to score: no thresholds file is read
-    with _progress(err_console) as progress:
-        task = progress.add_task("scanning", total=len(items))
+    from smscan.model.passes import listening
+    from smscan.reports.progress import ScanProgress
+
+    documents = [item for item in items if isinstance(item, Document)]
+    with ScanProgress(sys.stderr, documents=documents) as progress, listening(progress.forward_pass):
         result, suppressed = scan_and_decide(
             items, scorer, rule, kinds=settings.kinds, baseline=baseline,
-            on_item=lambda _: progress.advance(task), annotate=annotate,
+            on_item=progress.item_done, on_batch=progress.batch, annotate=annotate,
         )
     model: dict[str, object] = scorer.describe() if scorer is not None else {"name": settings.model}
     _warn_if_cache_off(err_console, scorer)
@@ -123,18 +125,6 @@ def _warn_if_cache_off(console: Console, scorer: object) -> None:
     reason = scorer.cache.disabled if isinstance(scorer, CachedScorer) else None
     if reason:
         console.print(f"score cache off for this run: {reason} (score_cache = false or --no-cache silences this)", markup=False)
-
-
-def _progress(console: Console) -> Progress:
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
 
 
 def _write_report(

@@ -27,6 +27,7 @@ import numpy as np
 from smscan.errors import ModelError
 from smscan.model.context import Chunk, check_window, plan_chunks
 from smscan.model.offsets import partition_offsets, replace_surrogates
+from smscan.model.passes import ForwardPass, is_listened_to, report_pass
 from smscan.records import TokenScores
 
 if TYPE_CHECKING:
@@ -213,8 +214,15 @@ class ChunkedScorer:
             One ``TokenScores`` per text, in order.
         """
         tokenised = self._tokenise(texts)
-        for batch in plan_batches(tokenised, self.settings):
+        batches = plan_batches(tokenised, self.settings)
+        total = sum(chunk.end - chunk.start for batch in batches for _, chunk in batch) if is_listened_to() else 0
+        done = 0
+        for batch in batches:
             self._score_batch(tokenised, batch)
+            if total:  # a progress display listens (model/passes.py)
+                fed = sum(chunk.end - chunk.start for _, chunk in batch)
+                done += fed
+                report_pass(ForwardPass(tuple(sorted({index for index, _ in batch})), fed, done, total))
         return [item.scores() for item in tokenised]
 
     def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:

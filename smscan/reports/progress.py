@@ -193,6 +193,98 @@ class ScanProgress:
             pass  # a closed or broken stderr must not fail the scan
 
 
+class StageProgress:
+    """Progress of a job in named stages (``smscan model pull``): one line per stage, with sizes
+    and a measured rate for the stages that count bytes.
+
+    On a terminal a stage's line is redrawn in place and kept when the next stage starts;
+    elsewhere a plain line is printed when a stage starts, every ``interval`` seconds while it
+    moves, and when it completes.
+
+    Args:
+        stream: where lines go (stderr).
+        labels: stage name -> what the line says.
+        byte_stages: stages whose counts are bytes (the others count steps).
+        terminal: redraw in place; None asks ``stream.isatty()``.
+        interval: seconds between plain lines outside a terminal.
+        clock: seconds, monotonic.
+    """
+
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        labels: dict[str, str],
+        byte_stages: frozenset[str] = frozenset(),
+        terminal: bool | None = None,
+        interval: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.stream = stream
+        self.labels = labels
+        self.byte_stages = byte_stages
+        self.terminal = _is_terminal(stream) if terminal is None else terminal
+        self.interval = INTERVAL_SECONDS if interval is None else interval
+        self.clock = clock
+        self.stages: list[str] = []  # in the order they ran
+        self._started = 0.0
+        self._first = 0
+        self._last_output = float("-inf")
+        self._drawn = False
+
+    def update(self, stage: str, done: int, total: int | None) -> None:
+        """A ``ProgressFn`` (``smscan.model.pull``): ``stage`` reached ``done`` of ``total``."""
+        now = self.clock()
+        starting = not self.stages or self.stages[-1] != stage
+        if starting:
+            self._end_line()
+            self.stages.append(stage)
+            self._started, self._first = now, done
+        finished = total is not None and done >= total
+        text = self.line(stage, done, total, now)
+        if self.terminal:
+            if starting or finished or now - self._last_output >= _REDRAW_SECONDS:
+                self._write("\r" + text + "\x1b[K")
+                self._drawn, self._last_output = True, now
+        elif starting or finished or now - self._last_output >= self.interval:
+            self._write(text + "\n")
+            self._last_output = now
+
+    def line(self, stage: str, done: int, total: int | None, now: float) -> str:
+        """A stage's line: its label, then sizes and rate for a byte stage."""
+        label = self.labels.get(stage, stage)
+        if stage not in self.byte_stages or (done == 0 and not total):
+            return f"{label} ..." if total is None or done < total else f"{label}: done"
+        size = f"{_bytes(done)} of {_bytes(total)}" if total else _bytes(done)
+        span = now - self._started
+        rate = f", {_bytes((done - self._first) / span)}/s" if span >= 0.5 and done > self._first else ""
+        return f"{label}: {size}{rate}"
+
+    def close(self) -> None:
+        """End the last line (a terminal line is kept, as a record of what ran)."""
+        self._end_line()
+
+    def __enter__(self) -> StageProgress:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _end_line(self) -> None:
+        if self.terminal and self._drawn:
+            self._write("\n")
+            self._drawn = False
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
 def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()

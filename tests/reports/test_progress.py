@@ -137,3 +137,31 @@ def test_a_json_scan_outside_a_terminal_logs_progress_on_stderr_only(tmp_path: P
     # Mid-batch lines: some line names a file while fewer files than that are done.
     assert any(int(line.split(", ")[2].split("/")[0]) < int(line.rsplit("m", 1)[1][:2]) for line in lines[:-1])
     assert lines[-1].startswith("scanning done: 40 files, ")
+
+
+def test_pull_stages_show_sizes_and_rate_outside_a_terminal() -> None:
+    from smscan.reports.progress import StageProgress
+
+    clock, stream = Clock(), io.StringIO()
+    labels = {"download": "downloading", "convert": "converting"}
+    with StageProgress(stream, labels=labels, byte_stages=frozenset({"download"}), terminal=False,
+                       interval=5.0, clock=clock) as progress:
+        progress.update("download", 0, None)
+        progress.update("download", 0, 517_000_000)
+        clock.now += 2.0
+        progress.update("download", 20_000_000, 517_000_000)  # within the interval: no line
+        clock.now += 3.0
+        progress.update("download", 50_000_000, 517_000_000)
+        clock.now += 5.0
+        progress.update("download", 517_000_000, 517_000_000)
+        progress.update("convert", 0, None)
+        progress.update("convert", 1, 1)
+
+    assert stream.getvalue().splitlines() == [
+        "downloading ...",
+        "downloading: 50.0 MB of 517.0 MB, 10.0 MB/s",
+        "downloading: 517.0 MB of 517.0 MB, 51.7 MB/s",
+        "converting ...",
+        "converting: done",
+    ]
+    assert progress.stages == ["download", "convert"]

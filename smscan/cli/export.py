@@ -119,7 +119,10 @@ def export_command(
         rejects = output.with_name(output.name + ".rejects.jsonl")
     err = Console(stderr=True)
     total = export_source.size()
-    with _resume_hint(output), _progress(err) as progress:
+    from smscan.model.passes import listening
+
+    log = _ExportLog(total)  # outside a terminal: a plain line every few seconds
+    with _resume_hint(output), _progress(err) as progress, listening(log.forward_pass):
         task = progress.add_task("exporting", total=total, records=0, rate="", tokens="")
 
         def on_group(group: Any, stats: Any) -> None:
@@ -130,6 +133,7 @@ def export_command(
                 task, completed=stats.position if total else None, records=stats.records,
                 rate=f"{stats.run_records / elapsed:.1f} rec/s", tokens=f"{stats.tokens / elapsed:.0f} tok/s",
             )
+            log.group(stats)
 
         if cluster is not None:
             from smscan.exports.ray_engine import run_ray_export
@@ -290,6 +294,35 @@ def _placeholders(values: list[str] | None) -> dict[str, str]:
             raise SmscanError(f"--placeholder {value!r}: expected KIND=TEXT, e.g. surprise=<MASKED>")
         out[kind.strip()] = text
     return out
+
+
+class _ExportLog:
+    """Plain progress lines outside a terminal, advanced per forward pass (a folder export is one
+    group, so per group alone would be silent until the end)."""
+
+    def __init__(self, total: int | None) -> None:
+        import sys
+
+        from smscan.reports.progress import PlainLines
+
+        self.lines = PlainLines(sys.stderr) if not sys.stderr.isatty() else None
+        self.total, self.position, self.records, self.tokens = total, 0, 0, 0
+
+    def forward_pass(self, notice: Any) -> None:
+        self.tokens += notice.tokens
+        self._tick()
+
+    def group(self, stats: Any) -> None:
+        self.position, self.records = stats.position, stats.records
+        self._tick()
+
+    def _tick(self) -> None:
+        if self.lines is not None:
+            self.lines.maybe(self._line)
+
+    def _line(self, seconds: float) -> str:
+        share = f" {100 * self.position // self.total}% of the input," if self.total else ""
+        return f"exporting{share} {self.records} records written, {self.tokens / max(seconds, 1e-9):,.0f} tokens/s"
 
 
 @contextmanager

@@ -285,6 +285,33 @@ class StageProgress:
             pass
 
 
+class PlainLines:
+    """A plain line at most every ``interval`` seconds, for logs (an export outside a terminal).
+
+    Args:
+        stream: where lines go (stderr).
+        interval: seconds between lines; the first comes one interval after the start.
+        clock: seconds, monotonic.
+    """
+
+    def __init__(self, stream: TextIO, *, interval: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream
+        self.interval = INTERVAL_SECONDS if interval is None else interval
+        self.clock = clock
+        self.started = self._last = clock()
+
+    def maybe(self, make_line: Callable[[float], str]) -> None:
+        """Print ``make_line(seconds since the start)`` when the interval has passed."""
+        now = self.clock()
+        if now - self._last >= self.interval:
+            self._last = now
+            try:
+                self.stream.write(make_line(now - self.started) + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                pass
+
+
 def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()

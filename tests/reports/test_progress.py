@@ -165,3 +165,21 @@ def test_pull_stages_show_sizes_and_rate_outside_a_terminal() -> None:
         "converting: done",
     ]
     assert progress.stages == ["download", "convert"]
+
+
+def test_an_export_outside_a_terminal_logs_progress_lines(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"text": f"value = {i}\n" * 10}) + "\n" for i in range(40)))
+    script = tmp_path / "cli.py"
+    script.write_text(_CLI.format(root=str(ROOT)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SMSCAN_CACHE": str(tmp_path / "cache"),
+           "SMSCAN_SCORE_CACHE": str(tmp_path / "scores")}
+    result = subprocess.run([sys.executable, str(script), "export", str(source), "-o", str(tmp_path / "out.jsonl"),
+                             "--threshold", "3"], env=env, capture_output=True, text=True, timeout=300)
+
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("exporting")]
+    assert len(lines) >= 2, result.stderr
+    pattern = re.compile(r"exporting \d+% of the input, \d+ records written, [\d,]+ tokens/s")
+    assert all(pattern.fullmatch(line) for line in lines), lines
+    assert "\x1b" not in result.stderr

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import typer
 
@@ -61,7 +62,7 @@ app.add_typer(cache_app, name="cache")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code (the console script passes it to sys.exit)."""
     try:
-        with sigint_raises_interrupted():
+        with sigint_raises_interrupted(), _pull_progress():
             code = app(args=list(argv) if argv is not None else None, standalone_mode=False, prog_name="smscan")
     except Interrupted as interrupt:
         return _interrupted(interrupt)
@@ -90,6 +91,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if code == EXIT_INTERRUPTED:  # a KeyboardInterrupt not from SIGINT, which Typer returns as 130
         return _interrupted(KeyboardInterrupt())
     return int(code) if isinstance(code, int) else EXIT_CLEAN
+
+
+@contextmanager
+def _pull_progress() -> Iterator[None]:
+    # A model pulled on first use (a scan or export that finds none) shows its stages, download
+    # size and rate on stderr, as `smscan model pull` does, not a bare spinner for minutes.
+    from smscan.model.pull import BYTE_STAGES, STAGE_LABELS, reporting_pulls
+    from smscan.reports.progress import StageProgress
+
+    with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as pulls, reporting_pulls(pulls.update):
+        yield
 
 
 def _interrupted(interrupt: BaseException) -> int:

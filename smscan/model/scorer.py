@@ -40,8 +40,9 @@ RUNTIME_DTYPES: dict[str, tuple[str, ...]] = {"torch": ("bf16", "fp16", "fp32"),
 DEFAULT_CONTEXT_TOKENS = 512
 DEFAULT_STRIDE = 384
 DEFAULT_BATCH_SIZE = 1
-# Chunks per forward pass when the caller does not say: batching does not speed up a CPU (measured
-# in docs/BENCHMARKS.md) and multiplies the (batch, tokens, vocab) logits; accelerators need it.
+# Chunks per forward pass when the caller does not say: batching full chunks does not speed up a
+# CPU (measured in docs/BENCHMARKS.md) and multiplies the (batch, tokens, vocab) logits;
+# accelerators need it. Short chunks are packed beyond it (ScoringSettings.pack_tokens).
 DEVICE_BATCH_SIZES = {"cpu": 1, "mps": 4, "cuda": 8}
 
 

@@ -8,7 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from smscan.model.load import load_scorer
-from smscan.model.scorer import ScoringSettings, TransformersScorer, plan_batches, tokenised_text
+from smscan.model.scorer import (
+    ScoringSettings,
+    TransformersScorer,
+    plan_batches,
+    tokenised_text,
+)
 
 
 def _texts(lengths: list[int]) -> list:

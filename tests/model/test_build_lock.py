@@ -96,3 +96,26 @@ def test_the_lock_of_a_killed_builder_is_released(tmp_path: Path) -> None:
     with build_lock(final, on_wait=lambda: waits.append(True)) as waited:
         assert os.path.exists(final.parent.parent / "locks" / "m.lock")
     assert (waited, waits) == (False, [])
+
+
+def test_a_pull_killed_mid_conversion_leaves_nothing_the_next_pull_does_not_repair(tmp_path: Path) -> None:
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(FAKE_GGUF)
+    cache, log, release = tmp_path / "cache", tmp_path / "conversions.log", tmp_path / "release"
+    script = tmp_path / "pull.py"
+    script.write_text(_PULL.format(root=str(ROOT)))
+    command = [sys.executable, str(script), str(gguf), str(cache), str(log), str(release)]
+    killed = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_for(lambda: log.exists() and log.read_text().strip(), "the conversion to start")
+    killed.kill()  # SIGKILL: no cleanup runs
+    killed.wait()
+    models = cache / "models"
+    left = sorted(p.name for p in models.iterdir())
+    assert left and all(name.startswith(f".tmp-{pull.DEFAULT_MODEL_NAME}-") for name in left)  # no half model
+
+    release.touch()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+    assert again.returncode == 0, again.stderr
+    assert [p.name for p in models.iterdir()] == [pull.DEFAULT_MODEL_NAME]  # the leftovers are gone
+    assert len(log.read_text().split()) == 2

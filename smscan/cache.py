@@ -141,6 +141,9 @@ class ScoreCache:
                 return
             db.execute("BEGIN IMMEDIATE")
             try:
+                # Read before the insert: with no kept total yet, _total sums the table, which
+                # would then hold the new rows too and count them twice.
+                before = self._total(db)
                 replaced = 0
                 for first in range(0, len(rows), _SQL_CHUNK):
                     chunk = [row[0] for row in rows[first : first + _SQL_CHUNK]]
@@ -148,7 +151,7 @@ class ScoreCache:
                     (size,) = db.execute(f"SELECT COALESCE(SUM(size), 0) FROM entries WHERE key IN ({marks})", chunk).fetchone()
                     replaced += size
                 db.executemany("INSERT OR REPLACE INTO entries (key, value, size, used) VALUES (?, ?, ?, ?)", rows)
-                total = self._total(db) + sum(row[2] for row in rows) - replaced
+                total = before + sum(row[2] for row in rows) - replaced
                 if total > self.max_bytes:
                     total = self._evict(db)
                 db.execute("INSERT OR REPLACE INTO totals (name, value) VALUES ('bytes', ?)", (total,))

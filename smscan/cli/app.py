@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -19,6 +20,7 @@ from smscan.cli.calibrate import calibrate_command
 from smscan.cli.eval import eval_command
 from smscan.cli.explain import explain_command
 from smscan.cli.export import export_command
+from smscan.cli.interrupt import Interrupted, sigint_raises_interrupted
 from smscan.cli.git_modes import (
     diff_command,
     files_command,
@@ -103,7 +105,10 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
     """
     args = list(argv) if argv is not None else None
     try:
-        code = app(args=args, standalone_mode=False, prog_name="smscan", obj=services or Services())
+        with sigint_raises_interrupted(), _pull_progress():
+            code = app(args=args, standalone_mode=False, prog_name="smscan", obj=services or Services())
+    except Interrupted as interrupt:
+        return _interrupted(interrupt)
     except InvalidValue as error:
         # The library names its parameter; the user typed a flag.
         print(f"smscan: error: --{error.name.replace('_', '-')} {error.problem}", file=sys.stderr)
@@ -111,7 +116,7 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
     except SmscanError as error:
         print(f"smscan: error: {visible(str(error))}", file=sys.stderr)
         return EXIT_ERROR
-    except (typer.Abort, KeyboardInterrupt):
+    except typer.Abort:
         print("smscan: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except typer.Exit as exit_:
@@ -123,10 +128,14 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
         # Usage errors from the (vendored) click layer: bad option value, unknown command.
         print(f"smscan: error: {visible(_usage_message(error))}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(interrupt)
     except Exception:  # noqa: BLE001 - the one place a bug becomes exit 3 with its traceback
         traceback.print_exc()
         print("smscan: internal error (a bug); please report it with the traceback above", file=sys.stderr)
         return EXIT_BUG
+    if code == EXIT_INTERRUPTED:  # a KeyboardInterrupt not from SIGINT, which Typer returns as 130
+        return _interrupted(KeyboardInterrupt())
     return int(code) if isinstance(code, int) else EXIT_CLEAN
 
 
@@ -139,3 +148,20 @@ def _usage_message(error: Exception) -> str:
     if context is not None:
         return f"{message} (see '{context.command_path} --help')"
     return message
+
+
+@contextmanager
+def _pull_progress() -> Iterator[None]:
+    # A model pulled on first use (a scan or export that finds none) shows its stages, download
+    # size and rate on stderr, as `smscan model pull` does, not a bare spinner for minutes.
+    from smscan.model.pull import BYTE_STAGES, STAGE_LABELS, reporting_pulls
+    from smscan.reports.progress import StageProgress
+
+    with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as pulls, reporting_pulls(pulls.update):
+        yield
+
+
+def _interrupted(interrupt: BaseException) -> int:
+    # One line; a command may say how to continue (export: --resume) as the interrupt's message.
+    print(f"smscan: interrupted; {interrupt}" if str(interrupt) else "smscan: interrupted", file=sys.stderr)
+    return EXIT_INTERRUPTED

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -161,7 +163,10 @@ def _export(run: _Run, scorer: Any, description: dict[str, Any], fingerprint: st
 
     err = services.err_console()
     total = run.source.size()
-    with _progress(err) as progress:
+    from smscan.model.passes import listening
+
+    log = _ExportLog(total)  # outside a terminal: a plain line every few seconds
+    with _resume_hint(run.output), _progress(err) as progress, listening(log.forward_pass):
         task = progress.add_task("exporting", total=total, records=0, rate="", tokens="")
 
         def on_group(group: Any, stats: Any) -> None:
@@ -170,6 +175,7 @@ def _export(run: _Run, scorer: Any, description: dict[str, Any], fingerprint: st
                 task, completed=stats.position if total else None, records=stats.records,
                 rate=f"{stats.run_records / elapsed:.1f} rec/s", tokens=f"{stats.tokens / elapsed:.0f} tok/s",
             )
+            log.group(stats)
 
         common: dict[str, Any] = {
             "output": run.output, "rejects": run.rejects, "resume": run.resume, "options": run.options, "on_group": on_group,
@@ -297,6 +303,52 @@ def _placeholders(values: list[str] | None) -> dict[str, str]:
     return out
 
 
+class _ExportLog:
+    """Plain progress lines outside a terminal, advanced per forward pass (a folder export is one
+    group, so per group alone would be silent until the end)."""
+
+    def __init__(self, total: int | None) -> None:
+        import sys
+
+        from smscan.reports.progress import PlainLines
+
+        self.lines = PlainLines(sys.stderr) if not sys.stderr.isatty() else None
+        self.total, self.position, self.records, self.tokens = total, 0, 0, 0
+
+    def forward_pass(self, notice: Any) -> None:
+        self.tokens += notice.tokens
+        self._tick()
+
+    def group(self, stats: Any) -> None:
+        self.position, self.records = stats.position, stats.records
+        self._tick()
+
+    def _tick(self) -> None:
+        if self.lines is not None:
+            self.lines.maybe(self._line)
+
+    def _line(self, seconds: float) -> str:
+        share = f" {100 * self.position // self.total}% of the input," if self.total else ""
+        return f"exporting{share} {self.records} records written, {self.tokens / max(seconds, 1e-9):,.0f} tokens/s"
+
+
+@contextmanager
+def _resume_hint(output: Path) -> Iterator[None]:
+    """Ctrl-C says how to continue when the interrupted export kept what --resume needs."""
+    from smscan.cli.interrupt import Interrupted
+
+    try:
+        yield
+    except (KeyboardInterrupt, Interrupted):
+        from smscan.exports.writer import has_resume_state
+
+        if has_resume_state(output):
+            raise Interrupted(
+                f"the finished part of {output} is kept: run the same command with --resume to continue"
+            ) from None
+        raise
+
+
 def _progress(console: Console) -> Progress:
     return Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -312,7 +364,7 @@ def _progress(console: Console) -> Progress:
 
 
 def _summary(console: Console, stats: Any, output: Path, rejects: Path) -> None:
-    mean = stats.masked_fraction_sum / max(stats.run_records, 1)
+    mean = stats.mean_masked_fraction
     console.print(f"exported {stats.records} records to {output} (mean masked fraction {mean:.4f})", markup=False)
     if stats.resumed:
         console.print(f"resumed after {stats.resumed} input records", markup=False)

@@ -11,13 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 from smscan.baseline import Baseline, load_baseline
 from smscan.cli.options import FLAGS, ReportOptions
@@ -123,11 +116,14 @@ def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, di
         rules = scan_rules(settings, root=job.root, fingerprint=scorer.fingerprint, thresholds=job.inputs.thresholds)
     else:
         rules = unscored_rules(settings)  # nothing to score: no thresholds file is read
-    with _progress(err_console) as progress:
-        task = progress.add_task("scanning", total=len(job.items))
+    from smscan.model.passes import listening
+    from smscan.reports.progress import ScanProgress
+
+    documents = [item for item in job.items if isinstance(item, Document)]
+    with ScanProgress(services.stderr or sys.stderr, documents=documents) as progress, listening(progress.forward_pass):
         result, suppressed = scan_and_decide(
             job.items, scorer, rules, kinds=settings.kinds, baseline=job.inputs.baseline,
-            on_item=lambda _: progress.advance(task), annotate=job.annotate,
+            on_item=progress.item_done, on_batch=progress.batch, annotate=job.annotate,
         )
     model: dict[str, object] = scorer.describe() if scorer is not None else {"name": settings.model}
     _warn_if_cache_off(err_console, scorer)
@@ -142,18 +138,6 @@ def _warn_if_cache_off(console: Console, scorer: object) -> None:
     reason = scorer.cache.disabled if isinstance(scorer, CachedScorer) else None
     if reason:
         console.print(f"score cache off for this run: {reason} (score_cache = false or --no-cache silences this)", markup=False)
-
-
-def _progress(console: Console) -> Progress:
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
 
 
 def write_report(report: Report, options: ReportOptions, services: Services) -> None:

@@ -233,12 +233,31 @@ class ExportStats:
     skipped: dict[str, int] = field(default_factory=dict)
     resumed: int = 0
     run_records: int = 0
+    summed_records: int = 0  # records in masked_fraction_sum (a resume restores both)
     position: int = 0
     started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def mean_masked_fraction(self) -> float:
+        """The mean masked fraction of every record exported, resumed ones included."""
+        return self.masked_fraction_sum / max(self.summed_records, 1)
+
+    def totals(self) -> dict[str, object]:
+        """What a resume needs to carry on the summary's totals (kept in the writer's state)."""
+        return {"masked_fraction_sum": self.masked_fraction_sum, "summed_records": self.summed_records,
+                "reasons": dict(self.reasons)}
+
+    def restore(self, totals: dict[str, object]) -> None:
+        """Carry on from ``totals()`` of an interrupted run (an empty dict restores nothing)."""
+        fraction, summed, reasons = totals.get("masked_fraction_sum"), totals.get("summed_records"), totals.get("reasons")
+        if isinstance(fraction, float | int) and isinstance(summed, int) and isinstance(reasons, dict):
+            self.masked_fraction_sum, self.summed_records = float(fraction), summed
+            self.reasons = {str(k): int(v) for k, v in reasons.items()}
 
     def add(self, group: GroupOutput) -> None:
         self.records += len(group.records)
         self.run_records += len(group.records)
+        self.summed_records += len(group.records)
         self.position = group.position
         self.tokens += group.tokens
         self.masked_fraction_sum += sum(r["smscan"]["masked_fraction"] for r in group.records)

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from smscan.errors import SmscanError
 from smscan.records import ScanResult
+from smscan.reports.visible import visible
 
 if TYPE_CHECKING:
     from smscan.decisions import Suppressed
@@ -36,6 +37,7 @@ class Report:
         suppressed: what allow comments and a baseline took out (``Suppressed``), or None.
         show_values: print flagged values in full (the user asked, or a person's own terminal).
         quiet: findings left out of the text report, only the summary shown.
+        verbose: the text report also names each skipped file and why.
     """
 
     result: ScanResult
@@ -45,6 +47,7 @@ class Report:
     suppressed: Suppressed | None = None
     show_values: bool = False
     quiet: bool = False
+    verbose: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +81,7 @@ def _machine_arguments(report: Report) -> dict[str, Any]:
 def _write_text(report: Report, console: Console) -> None:
     from smscan.reports.terminal import render_terminal
 
-    render_terminal(console, report.result, redact_values=not report.show_values, quiet=report.quiet)
+    render_terminal(console, report.result, redact_values=not report.show_values, quiet=report.quiet, verbose=report.verbose)
     if report.suppressed is not None:
         _print_suppressed(console, report.suppressed, quiet=report.quiet)
 
@@ -88,14 +91,14 @@ def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) 
         console.print(f"suppressed by allow comments: {suppressed.inline}", markup=False)
     if suppressed.baseline_file is None:
         return
-    console.print(f"accepted by the baseline {suppressed.baseline_file}: {suppressed.accepted}", markup=False)
+    console.print(f"accepted by the baseline {visible(str(suppressed.baseline_file))}: {suppressed.accepted}", markup=False)
     if suppressed.stale:
         console.print(
             f"baseline entries that no longer match (remove them with `smscan baseline`): {len(suppressed.stale)}"
         )
         if not quiet:
             for entry in suppressed.stale:
-                console.print(f"  {entry.path}  {entry.kind}  {entry.hash[:12]}", markup=False)
+                console.print(f"  {visible(entry.path)}  {entry.kind}  {entry.hash[:12]}", markup=False)
 
 
 FORMATS: dict[str, ReportFormat] = {

@@ -54,6 +54,8 @@ class SurpriseParameters:
     propagate: bool
     ranking: str = "global"
     source: str = "settings"
+    code_margin: float = 0.0
+    """Value-aware masking's extra nats for code structure (a calibrated entry's; 0: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,7 @@ def resolve_surprise(
         propagate=bool(pick("propagate", flags.propagate, saved.get("propagate"))),
         ranking=str(saved.get("ranking", "global")),
         source=source,
+        code_margin=float(saved.get("code_margin", 0.0)),
     )
 
 

@@ -32,6 +32,7 @@ def export_command(
     propagate: Annotated[Optional[bool], typer.Option("--propagate/--no-propagate", help="Duplicate propagation within a group.")] = None,
     thresholds: Annotated[Optional[Path], typer.Option("--thresholds", help="Thresholds file (smscan calibrate); its 'surprise' entry sets the rule.")] = None,
     operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="A saved operating point of the surprise entry: SM50, SM70, SM90, SM95, best-f1.")] = None,
+    masking: Annotated[str, typer.Option("--masking", help="values: surprising values masked whole with their repeats, plus credential findings; paper: the paper's raw window rule alone (docs/export-format.md).")] = "values",
     mode: Annotated[str, typer.Option("--mode", help="mask (spans for training) or redact (placeholders, for release).")] = "mask",
     placeholder: Annotated[Optional[list[str]], typer.Option("--placeholder", help="KIND=TEXT, the redaction placeholder of a kind (repeatable).")] = None,
     tokenizer: Annotated[Optional[str], typer.Option("--tokenizer", help="Downstream tokenizer: adds input_ids, attention_mask and labels (-100 where masked).")] = None,
@@ -59,6 +60,8 @@ def export_command(
 
     if mode not in ("mask", "redact"):
         raise SmscanError(f"--mode must be mask or redact, got {mode!r}")
+    if masking not in ("values", "paper"):
+        raise SmscanError(f"--masking must be values or paper, got {masking!r}")
     if ranking not in ("global", "local"):
         raise SmscanError(f"--ranking must be global or local, got {ranking!r}")
     cluster = _check_engine(engine, ray_address=ray_address, workers=workers, gpus_per_worker=gpus_per_worker, labels=labels)
@@ -98,17 +101,18 @@ def export_command(
         scorer = _load_scorer(settings, deterministic=deterministic)
         description = dict(scorer.describe()) if hasattr(scorer, "describe") else {"fingerprint": scorer.fingerprint}
         fingerprint = scorer.fingerprint
-    rule, detections = _rules(
+    rule, detections, code_margin = _rules(
         settings, root, fingerprint, thresholds=thresholds, operating_point=operating_point,
         window=window, threshold=threshold, consensus=consensus, ranking=ranking, rank_max=rank_max,
-        neighbours=neighbours, propagate=propagate,
+        neighbours=neighbours, propagate=propagate, masking=masking,
     )
     labeler = None
     if tokenizer is not None:
         from smscan.exports.labels import DownstreamLabeler
 
         labeler = DownstreamLabeler(tokenizer)
-    plan = ExportPlan(rule, detections, mode=mode, placeholders=_placeholders(placeholder), labeler=labeler)  # type: ignore[arg-type]
+    plan = ExportPlan(rule, detections, mode=mode, placeholders=_placeholders(placeholder), labeler=labeler,  # type: ignore[arg-type]
+                      code_margin=code_margin)
     options = {
         "rule": plan.rule_dict(), "format": [text_field, roles, group_by, two_pass], "tokenizer": tokenizer,
         "deterministic": deterministic, "settings": description.get("settings"),
@@ -252,14 +256,18 @@ def _scorer_recipe(settings: Any, *, deterministic: bool) -> Any:
 def _rules(
     settings: Any, root: Path, fingerprint: str, *, thresholds: Path | None, operating_point: str | None,
     window: int | None, threshold: float | None, consensus: int | None, ranking: str, rank_max: float,
-    neighbours: int, propagate: bool | None,
-) -> tuple[Any, tuple[Any, ...]]:
-    """The raw masking rule and detections, resolved as every command resolves them (smscan.rules)."""
+    neighbours: int, propagate: bool | None, masking: str = "paper",
+) -> tuple[Any, tuple[Any, ...], float | None]:
+    """The masking rule, detections and value-aware code margin (None: raw rule alone), resolved
+    as every command resolves them (smscan.rules); ``--masking values`` adds credential findings
+    to the default kinds (exports/defaults.py)."""
     from smscan.errors import SmscanError
+    from smscan.exports.defaults import default_export_detections
     from smscan.exports.rule import MaskRule
     from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
 
     kinds = settings.kinds or ("surprise",)
+    code_margin = None
     rule = None
     if "surprise" in kinds:
         flags = RuleFlags(
@@ -275,7 +283,13 @@ def _rules(
             )
         except ValueError as error:
             raise SmscanError(f"export rule: {error}") from error
-    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
+        code_margin = resolved.code_margin if masking == "values" else None
+    if masking == "values" and not settings.kinds:
+        detections, note = default_export_detections(settings, root=root, fingerprint=fingerprint, thresholds=thresholds)
+        if note:
+            Console(stderr=True, highlight=False, soft_wrap=True).print(note, markup=False)
+        return rule, detections, code_margin
+    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds), code_margin
 
 
 def _placeholders(values: list[str] | None) -> dict[str, str]:

@@ -56,6 +56,7 @@ def calibrate_command(
     window: WindowOption = None,
     consensus: ConsensusOption = None,
     propagate: PropagateOption = None,
+    masking: Annotated[str, typer.Option("--masking", help="surprise: values (value-aware, the export's default: threshold and code margin) or paper (the raw window rule).")] = "values",
 ) -> int:
     """Choose the threshold of one finding kind on labelled data (or on --synthetic data built
     from your own files) and add it to a thresholds file; the validation metrics and the model
@@ -66,6 +67,8 @@ def calibrate_command(
     from smscan.errors import SmscanError
 
     criterion = _criterion(best_f1, target_recall, max_fpr, operating_point)
+    if masking not in ("values", "paper"):
+        raise SmscanError(f"--masking must be values or paper, got {masking!r}")
     surprise_rule = _surprise_rule(kind, window, consensus, propagate)
     if surprise_rule is not None and plot is not None:
         raise SmscanError("--plot draws a detector's scores; it does not combine with --kind surprise")
@@ -78,7 +81,11 @@ def calibrate_command(
         scores = score_with_progress(scorer, [d.text for d in documents])
     else:
         scores = score_planned_with_progress(scorer, kind, documents)
-    if surprise_rule is not None:
+    if surprise_rule is not None and masking == "values":
+        from smscan.exports.value_points import calibrate_values
+
+        entry = calibrate_values(documents, scores, rule=surprise_rule, criterion=criterion, folds=folds)
+    elif surprise_rule is not None:
         from smscan.exports.operating_points import calibrate_surprise
 
         entry = calibrate_surprise(documents, scores, rule=surprise_rule, criterion=criterion, folds=folds)
@@ -96,7 +103,8 @@ def calibrate_command(
         "labels_sha256": labels_digest,
         "date": dt.date.today().isoformat(),
         "smscan_version": __version__,
-        "command": _command_line(kind, labels, synthetic, seed, criterion, output, model, surprise_rule),
+        "command": _command_line(kind, labels, synthetic, seed, criterion, output, model, surprise_rule)
+        + (" --masking paper" if surprise_rule is not None and masking == "paper" else ""),
     }
     if entry["validation"][entry["unit"]]["tp"] == 0:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
@@ -272,9 +280,10 @@ def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, A
 def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any]) -> None:
     rule = entry["rule"]
     validation = entry["validation"]["token"]
+    margin = f", values whole, code margin {rule['code_margin']} nats" if rule.get("masking") == "values" else ", paper rule"
     console.print(
         f"surprise: threshold {entry['threshold']:.4f} nats ({entry['criterion']}; window {rule['window']}, "
-        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}) saved to {output}"
+        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}{margin}) saved to {output}"
     )
     console.print(
         f"  validation (reference tokens, {entry['examples']} examples): target coverage "
@@ -286,6 +295,15 @@ def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any
             f"  {cv['folds']}-fold cross-validated: target coverage {cv['tpr']:.3f}  "
             f"collateral rate {cv['fpr']:.5f}  F1 {cv['f1']:.3f}"
         )
+        if "spread" in cv:
+            spread = cv["spread"]
+            console.print(
+                f"  spread over folds: coverage {spread['tpr_mean']:.3f} ± {spread['tpr_std']:.3f} (min {spread['tpr_min']:.3f})  "
+                f"collateral {spread['fpr_mean']:.4f} ± {spread['fpr_std']:.4f} (max {spread['fpr_max']:.4f})"
+            )
+    if entry.get("curve"):
+        curve = "  ".join(f"{p['threshold']:.2f}:{p['tpr']:.3f}/{p['fpr']:.4f}" for p in entry["curve"])
+        console.print(f"  validation curve (threshold:coverage/collateral): {curve}")
     points = ", ".join(
         f"{name} {point['threshold']:.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
         for name, point in entry["operating_points"].items()

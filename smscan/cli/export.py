@@ -101,7 +101,7 @@ def export_command(
         scorer = _load_scorer(settings, deterministic=deterministic)
         description = dict(scorer.describe()) if hasattr(scorer, "describe") else {"fingerprint": scorer.fingerprint}
         fingerprint = scorer.fingerprint
-    rule, detections, code_margin = _rules(
+    rule, detections, code_margin, note = _rules(
         settings, root, fingerprint, thresholds=thresholds, operating_point=operating_point,
         window=window, threshold=threshold, consensus=consensus, ranking=ranking, rank_max=rank_max,
         neighbours=neighbours, propagate=propagate, masking=masking,
@@ -146,6 +146,8 @@ def export_command(
                 model=description, on_group=on_group,
             )
     _summary(Console(stderr=True, highlight=False, soft_wrap=True), stats, output, rejects)
+    if note:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(note, markup=False)
     if labels is not None:
         from smscan.exports.coverage import coverage_report, reference_tokenizer
 
@@ -257,8 +259,9 @@ def _rules(
     settings: Any, root: Path, fingerprint: str, *, thresholds: Path | None, operating_point: str | None,
     window: int | None, threshold: float | None, consensus: int | None, ranking: str, rank_max: float,
     neighbours: int, propagate: bool | None, masking: str = "paper",
-) -> tuple[Any, tuple[Any, ...], float | None]:
-    """The masking rule, detections and value-aware code margin (None: raw rule alone), resolved
+) -> tuple[Any, tuple[Any, ...], float | None, str | None]:
+    """The masking rule, detections, value-aware code margin (None: raw rule alone) and a note for
+    the summary (credential findings left out of the default for an uncalibrated model), resolved
     as every command resolves them (smscan.rules); ``--masking values`` adds credential findings
     to the default kinds (exports/defaults.py)."""
     from smscan.errors import SmscanError
@@ -286,10 +289,8 @@ def _rules(
         code_margin = resolved.code_margin if masking == "values" else None
     if masking == "values" and not settings.kinds:
         detections, note = default_export_detections(settings, root=root, fingerprint=fingerprint, thresholds=thresholds)
-        if note:
-            Console(stderr=True, highlight=False, soft_wrap=True).print(note, markup=False)
-        return rule, detections, code_margin
-    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds), code_margin
+        return rule, detections, code_margin, note
+    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds), code_margin, None
 
 
 def _placeholders(values: list[str] | None) -> dict[str, str]:

@@ -8,7 +8,7 @@ validation recall, with the whole rule in the loop, then exported through the ex
 chain (``export_groups``, records grouped by repository) on the ``--measure`` split:
 
 ``paper``    raw Surprise Masking, threshold from ``calibrate_surprise`` (``--masking paper``)
-``values``   the new default: value-aware masking, threshold and code margin from
+``values``   the new default: value-aware masking, value and code thresholds from
              ``calibrate_values``, plus credential findings at the packaged threshold
 
 Reported, in characters: TPR (private-value characters masked), collateral (other
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     paper_plan = ExportPlan(replace(base, threshold=paper_entry["threshold"]))
     values_plan = ExportPlan(
         replace(base, threshold=values_entry["threshold"]), credential,
-        code_margin=values_entry["rule"]["code_margin"],
+        value_threshold=values_entry["rule"]["value_threshold"],
     )
     report = {
         "measured": args.measure,
@@ -119,8 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         "scoring_s": round(scoring_s, 1),
         "paper": {"threshold": paper_entry["threshold"], "validation": paper_entry["validation"]["token"],
                   **char_metrics(measured, export_spans(measured, scorer, paper_plan))},
-        "values": {"threshold": values_entry["threshold"], "code_margin": values_entry["rule"]["code_margin"],
-                   "validation": values_entry["validation"]["token"], "margins": values_entry["margins"],
+        "values": {"threshold": values_entry["threshold"], "value_threshold": values_entry["rule"]["value_threshold"],
+                   "validation": values_entry["validation"]["token"], "code_thresholds": values_entry["code_thresholds"],
                    "cross_validation": values_entry.get("cross_validation"),
                    **char_metrics(measured, export_spans(measured, scorer, values_plan))},
     }

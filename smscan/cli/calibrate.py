@@ -280,7 +280,7 @@ def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, A
 def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any]) -> None:
     rule = entry["rule"]
     validation = entry["validation"]["token"]
-    margin = f", values whole, code margin {rule['code_margin']} nats" if rule.get("masking") == "values" else ", paper rule"
+    margin = f", values whole at randomness {rule['value_threshold']}" if rule.get("masking") == "values" else ", paper rule"
     console.print(
         f"surprise: threshold {entry['threshold']:.4f} nats ({entry['criterion']}; window {rule['window']}, "
         f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}{margin}) saved to {output}"
@@ -302,10 +302,10 @@ def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any
                 f"collateral {spread['fpr_mean']:.4f} ± {spread['fpr_std']:.4f} (max {spread['fpr_max']:.4f})"
             )
     if entry.get("curve"):
-        curve = "  ".join(f"{p['threshold']:.2f}:{p['tpr']:.3f}/{p['fpr']:.4f}" for p in entry["curve"])
-        console.print(f"  validation curve (threshold:coverage/collateral): {curve}")
+        curve = "  ".join(f"{p['value_threshold']:.2f}:{p['tpr']:.3f}/{p['fpr']:.4f}" for p in entry["curve"])
+        console.print(f"  validation curve (value threshold:coverage/collateral): {curve}")
     points = ", ".join(
-        f"{name} {point['threshold']:.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
+        f"{name} {point.get('value_threshold', point['threshold']):.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
         for name, point in entry["operating_points"].items()
     )
     console.print(f"  operating points (threshold, coverage/collateral): {points}")

@@ -101,7 +101,7 @@ def export_command(
         scorer = _load_scorer(settings, deterministic=deterministic)
         description = dict(scorer.describe()) if hasattr(scorer, "describe") else {"fingerprint": scorer.fingerprint}
         fingerprint = scorer.fingerprint
-    rule, detections, code_margin, note = _rules(
+    rule, detections, value_threshold, note = _rules(
         settings, root, fingerprint, thresholds=thresholds, operating_point=operating_point,
         window=window, threshold=threshold, consensus=consensus, ranking=ranking, rank_max=rank_max,
         neighbours=neighbours, propagate=propagate, masking=masking,
@@ -112,7 +112,7 @@ def export_command(
 
         labeler = DownstreamLabeler(tokenizer)
     plan = ExportPlan(rule, detections, mode=mode, placeholders=_placeholders(placeholder), labeler=labeler,  # type: ignore[arg-type]
-                      code_margin=code_margin)
+                      value_threshold=value_threshold)
     options = {
         "rule": plan.rule_dict(), "format": [text_field, roles, group_by, two_pass], "tokenizer": tokenizer,
         "deterministic": deterministic, "settings": description.get("settings"),
@@ -260,7 +260,7 @@ def _rules(
     window: int | None, threshold: float | None, consensus: int | None, ranking: str, rank_max: float,
     neighbours: int, propagate: bool | None, masking: str = "paper",
 ) -> tuple[Any, tuple[Any, ...], float | None, str | None]:
-    """The masking rule, detections, value-aware code margin (None: raw rule alone) and a note for
+    """The masking rule, detections, value threshold (None: raw rule alone) and a note for
     the summary (credential findings left out of the default for an uncalibrated model), resolved
     as every command resolves them (smscan.rules); ``--masking values`` adds credential findings
     to the default kinds (exports/defaults.py)."""
@@ -270,7 +270,7 @@ def _rules(
     from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
 
     kinds = settings.kinds or ("surprise",)
-    code_margin = None
+    value_threshold = None
     rule = None
     if "surprise" in kinds:
         flags = RuleFlags(
@@ -286,11 +286,14 @@ def _rules(
             )
         except ValueError as error:
             raise SmscanError(f"export rule: {error}") from error
-        code_margin = resolved.code_margin if masking == "values" else None
+        if masking == "values":
+            from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+
+            value_threshold = DEFAULT_VALUE_THRESHOLD if resolved.value_threshold is None else resolved.value_threshold
     if masking == "values" and not settings.kinds:
         detections, note = default_export_detections(settings, root=root, fingerprint=fingerprint, thresholds=thresholds)
-        return rule, detections, code_margin, note
-    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds), code_margin, None
+        return rule, detections, value_threshold, note
+    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds), value_threshold, None
 
 
 def _placeholders(values: list[str] | None) -> dict[str, str]:

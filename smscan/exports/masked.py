@@ -51,10 +51,10 @@ class ExportPlan:
             ``<CREDENTIAL>``, ``<DEAD_CODE>``).
         labeler: adds downstream ``input_ids``/``attention_mask``/``labels`` to a record
             (``exports/labels.py``); None adds none.
-        code_margin: with a ``rule``, mask value-aware (``exports/values.py``: values whole at
-            ``rule``'s threshold, their repeats, code structure at the threshold plus this
-            margin); None masks by ``rule`` alone (the paper's rule, ``--masking paper``).
-            ``smscan export`` masks value-aware by default.
+        value_threshold: with a ``rule``, mask value-aware (``exports/values.py``: values whose
+            randomness reaches this masked whole with their repeats, code structure by ``rule``);
+            None masks by ``rule`` alone (the paper's rule, ``--masking paper``). ``smscan
+            export`` masks value-aware by default.
     """
 
     rule: MaskRule | None
@@ -62,14 +62,14 @@ class ExportPlan:
     mode: Mode = "mask"
     placeholders: dict[str, str] = field(default_factory=dict)
     labeler: Callable[[DatasetRecord, list[list[tuple[int, int]]]], dict[str, Any]] | None = None
-    code_margin: float | None = None
+    value_threshold: float | None = None
 
     @property
     def values(self) -> ValueRule | None:
         """The value-aware rule, or None when the raw rule alone masks (``--masking paper``)."""
-        if self.rule is None or self.code_margin is None:
+        if self.rule is None or self.value_threshold is None:
             return None
-        return ValueRule(self.rule, code_margin=self.code_margin)
+        return ValueRule(self.rule, value_threshold=self.value_threshold)
 
     def rule_dict(self) -> dict[str, Any]:
         kinds = ([SURPRISE] if self.rule is not None else []) + [d.detector.kind for d in self.detections]
@@ -221,7 +221,7 @@ def _spans(pending: list[_Pending], scored: list[TokenScores], plan: ExportPlan)
     if plan.rule is not None:
         allowed = [supervised_tokens(s, iv) for s, iv in zip(scored, supervised)]
         if values is not None:
-            layouts = [TextValues.of(item.text, s, ok, value_window=values.value_window) for item, s, ok in zip(pending, scored, allowed)]
+            layouts = [TextValues.of(item.text, s, ok) for item, s, ok in zip(pending, scored, allowed)]
             repeats = RepeatIndex([item.text for item in pending])
             masked = value_spans(scored, allowed, supervised, values, values=layouts, repeats=repeats)
             for spans, here in zip(found, masked):

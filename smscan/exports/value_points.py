@@ -1,18 +1,24 @@
-"""Calibrating value-aware masking: the threshold and code margin, with the whole rule in the loop.
+"""Calibrating value-aware masking: value threshold and code threshold, the whole rule in the loop.
 
 As for the raw rule (:mod:`smscan.exports.operating_points`), each candidate is judged by the
-final mask: values triggered and masked whole, their repeats in the group, code structure at
-the threshold plus ``code_margin``. A token counts as masked when it holds a masked character.
-For a fixed margin a lower threshold masks a superset, so recall and collateral both fall as the
-threshold rises and the same bisection finds the highest threshold reaching a recall.
+final mask: values triggered and masked whole, their repeats in the group, code structure by the
+raw rule at the code threshold. A token counts as masked when it holds a masked character. For a
+fixed code threshold a lower value threshold masks a superset, so recall and collateral both
+fall as it rises and the same bisection finds the highest value threshold reaching a recall.
 
-The margin is chosen from a small grid: the one that meets the criterion at the lowest
-validation collateral (``recall:R``), the highest recall (``fpr:F``) or best F1. The entry
-reports, besides the choice, the validation curve of the chosen margin (target coverage and
-collateral over thresholds), each margin's operating point, and the cross-validated spread: the
-whole choice (margin and threshold) is made again on k-1 folds of groups and counted on the
-held-out fold, per fold and pooled, so a user sees how far the held-out recall strays from the
-recall asked for.
+Landing on the recall asked for: with ``folds`` >= 2 the cross-validated recall of the whole
+choice is measured first, and a ``recall:R`` criterion is then met on validation at ``R`` plus
+the cross-validated shortfall (``landing`` in the entry). On code the recall/collateral curve of
+values is flat near the top (a few more values cost little), while missing a repository's
+identities costs whole values.
+
+The code threshold (nats, the raw rule's ``threshold``) is chosen from a small grid: the one
+that meets the criterion at the lowest validation collateral (``recall:R``), the highest recall
+(``fpr:F``) or best F1. The entry reports, besides the choice, the validation curve at the
+chosen code threshold (target coverage and collateral over value thresholds), each code
+threshold's operating point, and the cross-validated spread: the whole choice is made again on
+k-1 folds of groups and counted on the held-out fold, per fold and pooled, so a user sees how far
+a new repository's recall may stray from the recall asked for.
 """
 
 from __future__ import annotations
@@ -31,20 +37,20 @@ from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.errors import SmscanError
 from smscan.exports.operating_points import SurpriseCalibration, group_key
 from smscan.exports.values import RepeatIndex, TextValues, ValueRule, token_mask_of, value_spans
-from smscan.masking import MaskRule
+from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
-CODE_MARGINS = (0.0, 1.0, 2.0, 3.0, 4.0, 6.0)
+CODE_THRESHOLDS = (6.0, 7.0, 8.0, 10.0, 12.0)
 _CURVE_POINTS = 24
 
 
 class ValueCalibration(SurpriseCalibration):
-    """Labelled documents ready to evaluate value-aware masking at any threshold (one margin).
+    """Labelled documents ready to evaluate value-aware masking at any value threshold.
 
     Args:
         documents: labelled texts.
         scores: their reference token scores, aligned.
-        rule: the value-aware rule (its raw rule's threshold is what varies).
+        rule: the value-aware rule (its ``value_threshold`` is what varies; the code rule is fixed).
         require_targets: refuse labels without a target token (off for a held-out fold).
     """
 
@@ -54,36 +60,34 @@ class ValueCalibration(SurpriseCalibration):
     ) -> None:
         super().__init__(documents, scores, rule.rule, require_targets=require_targets)
         self.value_rule = rule
-        self.layouts = [
-            TextValues.of(d.text, s, np.ones(len(s), dtype=np.bool_), value_window=rule.value_window)
-            for d, s in zip(documents, scores)
-        ]
+        everything = [np.ones(len(s), dtype=np.bool_) for s in self.scores]
+        self.layouts = [TextValues.of(d.text, s, ok) for d, s, ok in zip(documents, self.scores, everything)]
         self.lengths = [len(d.text) for d in documents]
         self.repeats = [RepeatIndex([documents[i].text for i in members]) for members in self.groups]
-        # Values change where a value's surprise equals the threshold, code structure where a
-        # window score equals threshold + margin.
+        # The code rule does not vary: its masks are computed once.
+        self.code_masks = [
+            mask_group([self.scores[i] for i in members], [everything[i] for i in members], rule.rule)
+            for members in self.groups
+        ]
         values = np.concatenate([np.zeros(0)] + [layout.scores for layout in self.layouts])
-        self.candidates = np.unique(np.concatenate([
-            self.candidates - rule.code_margin, values[np.isfinite(values)],
-        ]))
+        self.candidates = np.unique(values[np.isfinite(values)])  # the value thresholds that matter
 
     def masks(self, threshold: float) -> Iterator[tuple[int, np.ndarray]]:
         rule = self.value_rule.at(threshold)
-        for members, repeats in zip(self.groups, self.repeats):
-            scores = [self.scores[i] for i in members]
-            allowed = [np.ones(len(s), dtype=np.bool_) for s in scores]
+        for members, repeats, code in zip(self.groups, self.repeats, self.code_masks):
             spans = value_spans(
-                scores, allowed, [[(0, self.lengths[i])] for i in members], rule,
-                values=[self.layouts[i] for i in members], repeats=repeats,
+                [self.scores[i] for i in members], [np.ones(len(self.scores[i]), dtype=np.bool_) for i in members],
+                [[(0, self.lengths[i])] for i in members], rule,
+                values=[self.layouts[i] for i in members], repeats=repeats, code_masks=code,
             )
             for i, here in zip(members, spans):
                 yield i, token_mask_of(here, self.scores[i])
 
     def curve(self, points: int = _CURVE_POINTS) -> list[dict[str, float]]:
-        """Validation target coverage and collateral at thresholds spread over the candidates."""
+        """Validation target coverage and collateral at value thresholds spread over the candidates."""
         grid = np.unique(np.quantile(self.candidates, np.linspace(0.0, 1.0, points))) if self.candidates.size else []
         return [
-            {"threshold": round(float(t), 4), "tpr": round(c.tpr, 4), "fpr": round(c.fpr, 6)}
+            {"value_threshold": round(float(t), 4), "tpr": round(c.tpr, 4), "fpr": round(c.fpr, 6)}
             for t in grid
             for c in [self.confusion(float(t))]
         ]
@@ -91,17 +95,17 @@ class ValueCalibration(SurpriseCalibration):
 
 def choose(
     documents: Sequence[LabelledText], scores: Sequence[TokenScores], *, rule: MaskRule, criterion: str,
-    margins: Sequence[float] = CODE_MARGINS, require_targets: bool = True,
+    code_thresholds: Sequence[float] = CODE_THRESHOLDS, require_targets: bool = True,
 ) -> tuple[ValueCalibration, float, Confusion, list[dict[str, Any]]]:
-    """The margin and threshold a criterion picks, and each margin's operating point.
+    """The code threshold and value threshold a criterion picks, and each code threshold's point.
 
     Raises:
-        SmscanError: no margin meets the criterion (the message of the last one tried).
+        SmscanError: no code threshold meets the criterion (the message of the last one tried).
     """
     tried: list[tuple[ValueCalibration, float, Confusion]] = []
     failure = ""
-    for margin in margins:
-        calibration = ValueCalibration(documents, scores, ValueRule(rule, code_margin=margin), require_targets=require_targets)
+    for code in code_thresholds:
+        calibration = ValueCalibration(documents, scores, ValueRule(replace(rule, threshold=code)), require_targets=require_targets)
         try:
             threshold = calibration.threshold_for(criterion)
         except SmscanError as error:
@@ -109,16 +113,17 @@ def choose(
             continue
         tried.append((calibration, threshold, calibration.confusion(threshold)))
     if not tried:
-        raise SmscanError(failure or "no code margin to try")
+        raise SmscanError(failure or "no code threshold to try")
     name = criterion.partition(":")[0]
+    # Ties go to the lower code threshold: the paper's rule masks more of the code's surprises.
     if name == "recall":
-        best = min(tried, key=lambda t: (t[2].fpr, t[0].value_rule.code_margin))
+        best = min(tried, key=lambda t: (t[2].fpr, t[0].rule.threshold))
     elif name == "fpr":
-        best = max(tried, key=lambda t: (t[2].tpr, -t[0].value_rule.code_margin))
+        best = max(tried, key=lambda t: (t[2].tpr, -t[0].rule.threshold))
     else:
-        best = max(tried, key=lambda t: (t[2].f1, -t[0].value_rule.code_margin))
+        best = max(tried, key=lambda t: (t[2].f1, -t[0].rule.threshold))
     table = [
-        {"code_margin": c.value_rule.code_margin, "threshold": c.saved_threshold(t), "tpr": round(k.tpr, 4), "fpr": round(k.fpr, 6)}
+        {"threshold": c.rule.threshold, "value_threshold": c.saved_threshold(t), "tpr": round(k.tpr, 4), "fpr": round(k.fpr, 6)}
         for c, t, k in tried
     ]
     return best[0], best[1], best[2], table
@@ -126,7 +131,7 @@ def choose(
 
 def cross_validate_values(
     documents: Sequence[LabelledText], scores: Sequence[TokenScores], *, rule: MaskRule, criterion: str,
-    folds: int = 5, seed: int = 0, margins: Sequence[float] = CODE_MARGINS,
+    folds: int = 5, seed: int = 0, code_thresholds: Sequence[float] = CODE_THRESHOLDS,
 ) -> dict[str, Any]:
     """Held-out coverage and collateral of the whole choice, per fold, pooled, and their spread.
 
@@ -143,7 +148,7 @@ def cross_validate_values(
             continue
         try:
             train, threshold, _, _ = choose([documents[i] for i in kept], [scores[i] for i in kept], rule=rule,
-                                            criterion=criterion, margins=margins)
+                                            criterion=criterion, code_thresholds=code_thresholds)
         except SmscanError:
             continue
         test = ValueCalibration([documents[i] for i in held], [scores[i] for i in held], train.value_rule,
@@ -151,7 +156,7 @@ def cross_validate_values(
         counts = test.confusion(threshold)
         totals = Confusion(totals.tp + counts.tp, totals.fp + counts.fp, totals.fn + counts.fn, totals.tn + counts.tn)
         per_fold.append({
-            "code_margin": train.value_rule.code_margin, "threshold": train.saved_threshold(threshold),
+            "threshold": train.rule.threshold, "value_threshold": train.saved_threshold(threshold),
             "tpr": round(counts.tpr, 4), "fpr": round(counts.fpr, 6),
         })
     if len(per_fold) < 2:
@@ -167,28 +172,46 @@ def cross_validate_values(
     return {"folds": len(per_fold), "criterion": criterion, **pooled, "spread": spread, "per_fold": per_fold}
 
 
+def _landing(criterion: str, cross_validation: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The validation recall to choose at so that held-out recall lands on the one asked for.
+
+    A recall reached on validation is missed on new groups by about the cross-validated shortfall
+    (the threshold sits at a cliff of the validation curve; a new repository's values differ). So
+    ``recall:R`` is chosen at ``R + max(0, R - cross-validated recall)``, at most 1; other
+    criteria are kept.
+    """
+    name, _, value = criterion.partition(":")
+    if name != "recall":
+        return criterion, {}
+    asked = float(value)
+    shortfall = max(0.0, asked - float(cross_validation["tpr"]))
+    target = min(1.0, round(asked + shortfall, 4))
+    return f"recall:{target}", {"asked": asked, "cross_validated_tpr": cross_validation["tpr"], "validation_target": target}
+
+
 def calibrate_values(
     documents: Sequence[LabelledText], scores: Sequence[TokenScores], *, rule: MaskRule,
-    criterion: str = "recall:0.95", folds: int = 5, margins: Sequence[float] = CODE_MARGINS,
+    criterion: str = "recall:0.95", folds: int = 5, code_thresholds: Sequence[float] = CODE_THRESHOLDS,
 ) -> dict[str, Any]:
     """A thresholds-file entry for value-aware ``surprise`` masking (module docstring).
 
     Args:
         documents: labelled texts with target spans.
         scores: their reference token scores, aligned.
-        rule: window, consensus and propagation (global ranking); the threshold is chosen.
+        rule: window, consensus and propagation of the code rule (global ranking).
         criterion: ``recall:R``, ``fpr:F``, an operating point name (``SM95``) or ``best-f1``.
         folds: folds of the cross-validated spread (0 or 1: none).
-        margins: the code margins to choose from.
+        code_thresholds: the code thresholds (nats) to choose from.
 
     Returns:
-        The entry: ``rule`` (with ``masking: values`` and the chosen ``code_margin``), ``unit``,
-        ``threshold``, ``criterion``, ``operating_points``, ``validation``, ``curve``,
-        ``margins``, ``cross_validation`` (with ``spread`` and ``per_fold``), ``examples``,
-        ``positive_units``.
+        The entry: ``rule`` (with ``masking: values`` and the chosen ``value_threshold``),
+        ``unit``, ``threshold`` (the code rule's, nats), ``criterion``, ``operating_points``
+        (each with its ``value_threshold``), ``validation``, ``curve``, ``code_thresholds``,
+        ``cross_validation`` (with ``spread`` and ``per_fold``), ``examples``, ``positive_units``.
 
     Raises:
-        SmscanError: a bad criterion, no targets, no margin meeting the criterion, or too few folds.
+        SmscanError: a bad criterion, no targets, no code threshold meeting the criterion, or too
+            few folds.
 
     Example::
 
@@ -196,27 +219,38 @@ def calibrate_values(
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
     criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
-    calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, margins=margins)
+    cross_validation = None
+    landing: dict[str, Any] = {}
+    asked = criterion
+    if folds >= 2:
+        cross_validation = cross_validate_values(
+            documents, scores, rule=rule, criterion=criterion, folds=folds, code_thresholds=code_thresholds
+        )
+        criterion, landing = _landing(criterion, cross_validation)
+    calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds)
+    code = calibration.rule.threshold
     points: dict[str, dict[str, Any]] = {}
     for name, recall in OPERATING_POINTS.items():
         try:
-            threshold = calibration.threshold_for_recall(recall)
+            value = calibration.threshold_for_recall(recall)
         except SmscanError:
             continue
-        points[name] = {"threshold": calibration.saved_threshold(threshold), **calibration.confusion(threshold).as_dict()}
-    raw = {key: value for key, value in replace(rule, threshold=chosen).as_dict().items() if key != "threshold"}
+        points[name] = {"threshold": code, "value_threshold": calibration.saved_threshold(value),
+                        **calibration.confusion(value).as_dict()}
+    raw = {key: value for key, value in calibration.rule.as_dict().items() if key != "threshold"}
     entry: dict[str, Any] = {
-        "rule": {**raw, "masking": "values", "code_margin": calibration.value_rule.code_margin},
+        "rule": {**raw, "masking": "values", "value_threshold": calibration.saved_threshold(chosen)},
         "unit": "token",
-        "threshold": calibration.saved_threshold(chosen),
-        "criterion": criterion,
+        "threshold": code,
+        "criterion": asked,
         "operating_points": points,
         "validation": {"token": counts.as_dict()},
         "curve": calibration.curve(),
-        "margins": table,
+        "code_thresholds": table,
     }
-    if folds >= 2:
-        entry["cross_validation"] = cross_validate_values(documents, scores, rule=rule, criterion=criterion, folds=folds, margins=margins)
+    if cross_validation is not None:
+        entry["cross_validation"] = cross_validation
+        entry["landing"] = landing
     entry["examples"] = len(documents)
     entry["positive_units"] = int(sum(int(t.sum()) for t in calibration.targets))
     return entry

@@ -5,22 +5,29 @@ Raw Surprise Masking masks window-shaped pieces: a window at or above the thresh
 left supervised at its ends, and a repeat is masked only where the same token ``window``-gram
 was wholly masked. Here the unit is the value (:mod:`smscan.exports.value_units`):
 
-1. a value is *triggered* when its own tokens are surprising: the highest mean NLL of
-   ``value_window`` consecutive tokens inside it (all of them when it is shorter) reaches the
-   threshold. A window reaching into a value from its neighbours does not count, so the words
-   next to a surprising value stay supervised. A triggered value is masked whole;
+1. a value is *triggered* when its own tokens are surprising for what it is made of: its
+   *randomness*, the total NLL of the tokens overlapping it divided by ``sqrt(characters) *
+   ln(alphabet)`` (the alphabet: 10 for digits, 26 per letter case, 8 for other characters it
+   holds), reaches ``value_threshold``. The total is the information the model needs to write
+   the value; dividing by ``ln(alphabet)`` puts a random 12-digit id (about 2.3 nats a digit,
+   the most a digit can cost) on the scale of a random mixed-case token; dividing by the square
+   root of the length keeps long ordinary values (paths, URLs) from winning by length alone.
+   Windows reaching into a value from its neighbours do not count, so the words next to a
+   surprising value stay supervised. A triggered value is masked whole;
 2. code structure (keywords, punctuation, ordinary identifiers and plain words: what no value
-   covers) is held to a stricter rule: raw masking at ``threshold + code_margin`` (with the
-   paper's duplicate propagation); ``code_margin = 0`` keeps every raw token, so the result then
-   contains the paper's mask;
+   covers) is masked by the raw rule (the paper's windows, consensus and duplicate propagation)
+   at its own threshold, which calibration may set higher than the paper's (stricter);
 3. every exact repeat of a masked value (``min_repeat_chars`` or longer) in the group's texts,
-   standing alone (not inside a longer word), is masked too.
+   standing alone (not inside a longer word), is masked too; so is every repeat of a masked
+   email's local part (``jdoe`` of ``jdoe@corp.io``: the same person's handle).
 
-Results are character spans of the scored text, restricted to the supervised intervals.
+Results are character spans of the scored text, restricted to the supervised intervals. Step 2
+is the paper's rule unchanged, so at the same raw threshold the result contains the paper's mask.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,59 +42,71 @@ from smscan.records import TokenScores
 
 CharSpan = tuple[int, int]
 
+DEFAULT_VALUE_THRESHOLD = 3.0
+"""The value randomness of an uncalibrated export: about what calibrating the default model at
+recall 0.95 chooses on the values development set (2.99; ``bench/export_values_eval.py``,
+docs/BENCHMARKS.md). Calibrate on data like yours."""
+
 
 @dataclass(frozen=True, slots=True)
 class ValueRule:
-    """Value-aware masking on top of a raw rule; validated on construction.
+    """Value-aware masking: values by their randomness, code structure by a raw rule.
 
     Attributes:
-        rule: the raw rule (window, threshold, consensus, propagation) whose windows trigger values.
-        code_margin: nats added to the threshold for tokens of code structure (0: raw rule there).
+        rule: the raw rule for code structure (window, threshold in nats, consensus, propagation).
+        value_threshold: randomness at or above which a value is masked whole (step 1).
         min_repeat_chars: shortest masked value whose repeats in the group are masked too.
-        value_window: tokens of a value whose mean NLL triggers it (step 1).
 
     Example:
-        >>> ValueRule(MaskRule(threshold=5.0), code_margin=1.5).as_dict()["code_margin"]
-        1.5
+        >>> ValueRule(MaskRule(threshold=8.0), value_threshold=2.5).as_dict()["value_threshold"]
+        2.5
     """
 
     rule: MaskRule
-    code_margin: float = 0.0
+    value_threshold: float = DEFAULT_VALUE_THRESHOLD
     min_repeat_chars: int = 4
-    value_window: int = 2
 
     def __post_init__(self) -> None:
-        if not (np.isfinite(self.code_margin) and self.code_margin >= 0):
-            raise ValueError(f"code_margin must be a finite number >= 0, got {self.code_margin}")
+        if not np.isfinite(self.value_threshold):
+            raise ValueError(f"value_threshold must be a finite number, got {self.value_threshold}")
         if self.min_repeat_chars < 1:
             raise ValueError(f"min_repeat_chars must be at least 1, got {self.min_repeat_chars}")
-        if self.value_window < 1:
-            raise ValueError(f"value_window must be at least 1, got {self.value_window}")
 
     def as_dict(self) -> dict[str, Any]:
         """What an exported record and a thresholds file record of the rule."""
-        return {
-            "masking": "values", "code_margin": float(self.code_margin), "min_repeat_chars": self.min_repeat_chars,
-            "value_window": self.value_window,
-        }
+        return {"masking": "values", "value_threshold": float(self.value_threshold), "min_repeat_chars": self.min_repeat_chars}
 
-    def at(self, threshold: float) -> ValueRule:
-        """The same rule at another threshold (calibration)."""
-        return replace(self, rule=replace(self.rule, threshold=float(threshold)))
+    def at(self, value_threshold: float) -> ValueRule:
+        """The same rule at another value threshold (calibration)."""
+        return replace(self, value_threshold=float(value_threshold))
+
+
+def randomness(value: str, nll: np.ndarray) -> float:
+    """Step 1's score of a value from the NLLs (nats) of the tokens overlapping it.
+
+    Example:
+        >>> round(randomness("918287184750", np.full(12, math.log(10))), 3)  # a uniformly random id
+        3.464
+    """
+    alphabet = 0
+    alphabet += 10 if any(c.isdigit() for c in value) else 0
+    alphabet += 26 if any(c.islower() for c in value) else 0
+    alphabet += 26 if any(c.isupper() for c in value) else 0
+    alphabet += 8 if any(not c.isalnum() for c in value) else 0
+    return float(nll.sum()) / (math.sqrt(len(value)) * math.log(max(alphabet, 2)))
 
 
 @dataclass(slots=True)
 class TextValues:
-    """One text's value spans and each value's surprise (computed once per text)."""
+    """One text's value spans and each value's randomness (computed once per text)."""
 
     text: str
     units: list[CharSpan]
     scores: np.ndarray
-    """Per value: the highest mean NLL of ``value_window`` consecutive supervised tokens
-    overlapping it (-inf for a value without a scored token)."""
+    """Per value: :func:`randomness` over its supervised scored tokens (-inf without any)."""
 
     @classmethod
-    def of(cls, text: str, scores: TokenScores, allowed: np.ndarray, *, value_window: int = 2) -> TextValues:
+    def of(cls, text: str, scores: TokenScores, allowed: np.ndarray) -> TextValues:
         units = value_units(text)
         starts, ends = scores.char_starts, scores.char_ends
         nll = np.where(allowed, scores.nll, np.nan)
@@ -96,13 +115,11 @@ class TextValues:
             own = nll[(starts < b) & (ends > a)]
             own = own[np.isfinite(own)]
             if own.size:
-                size = min(value_window, own.size)
-                sums = np.concatenate(([0.0], np.cumsum(own)))
-                surprise[number] = float(((sums[size:] - sums[:-size]) / size).max())
+                surprise[number] = randomness(text[a:b], own)
         return cls(text, units, surprise)
 
     def triggered(self, threshold: float) -> list[int]:
-        """Values whose surprise reaches ``threshold``."""
+        """Values whose randomness reaches ``threshold``."""
         return np.flatnonzero(self.scores >= threshold).tolist()
 
 
@@ -129,6 +146,7 @@ def value_spans(
     *,
     values: Sequence[TextValues],
     repeats: RepeatIndex,
+    code_masks: Sequence[np.ndarray] | None = None,
 ) -> list[list[CharSpan]]:
     """Masked character spans of one group's texts under ``rule`` (module docstring).
 
@@ -139,26 +157,35 @@ def value_spans(
         rule: the value-aware rule.
         values: each text's :class:`TextValues`.
         repeats: the group's :class:`RepeatIndex`.
+        code_masks: step 2's token masks when already known (calibration varies only the value
+            threshold); None computes them.
 
     Returns:
         Per text, sorted disjoint character spans to mask.
     """
-    code_rule = replace(rule.rule, threshold=rule.rule.threshold + rule.code_margin)
-    code_masks = mask_group(scores, allowed, code_rule)
+    if code_masks is None:
+        code_masks = mask_group(scores, allowed, rule.rule)
     spans: list[list[CharSpan]] = [
         list(char_spans(mask, s.char_starts, s.char_ends)) for mask, s in zip(code_masks, scores)
     ]
     masked_values: set[str] = set()
     for index, here in enumerate(values):
-        for number in here.triggered(rule.rule.threshold):
+        for number in here.triggered(rule.value_threshold):
             start, end = here.units[number]
             spans[index].append((start, end))
-            if end - start >= rule.min_repeat_chars:
-                masked_values.add(here.text[start:end])
+            masked_values.update(
+                part for part in _repeatable(here.text[start:end]) if len(part) >= rule.min_repeat_chars
+            )
     for value in sorted(masked_values):
         for index, found in enumerate(repeats.occurrences(value)):
             spans[index].extend(found)
     return [_clip(_merge(found), intervals) for found, intervals in zip(spans, supervised)]
+
+
+def _repeatable(value: str) -> tuple[str, ...]:
+    """A masked value and, for an email, its local part."""
+    local, at, domain = value.partition("@")
+    return (value, local) if at and local and "." in domain else (value,)
 
 
 def token_mask_of(spans: Sequence[CharSpan], scores: TokenScores) -> np.ndarray:

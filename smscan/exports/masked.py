@@ -224,8 +224,8 @@ def _spans(pending: list[_Pending], scored: list[TokenScores], plan: ExportPlan)
             layouts = [TextValues.of(item.text, s, ok) for item, s, ok in zip(pending, scored, allowed)]
             repeats = RepeatIndex([item.text for item in pending])
             masked = value_spans(scored, allowed, supervised, values, values=layouts, repeats=repeats)
-            for spans, here in zip(found, masked):
-                spans.extend((a, b, SURPRISE) for a, b in here)
+            for spans, value_masked in zip(found, masked):
+                spans.extend((a, b, SURPRISE) for a, b in value_masked)
         else:
             masks = mask_group(scored, allowed, plan.rule)
             for spans, s, mask in zip(found, scored, masks):

@@ -85,7 +85,9 @@ class ValueCalibration(SurpriseCalibration):
 
     def curve(self, points: int = _CURVE_POINTS) -> list[dict[str, float]]:
         """Validation target coverage and collateral at value thresholds spread over the candidates."""
-        grid = np.unique(np.quantile(self.candidates, np.linspace(0.0, 1.0, points))) if self.candidates.size else []
+        if not self.candidates.size:
+            return []
+        grid = np.unique(np.quantile(self.candidates, np.linspace(0.0, 1.0, points)))
         return [
             {"value_threshold": round(float(t), 4), "tpr": round(c.tpr, 4), "fpr": round(c.fpr, 6)}
             for t in grid
@@ -169,7 +171,10 @@ def cross_validate_values(
         "tpr_min": min(tprs), "fpr_mean": round(statistics.fmean(fprs), 6), "fpr_std": round(statistics.stdev(fprs), 6),
         "fpr_max": max(fprs),
     }
-    return {"folds": len(per_fold), "criterion": criterion, **pooled, "spread": spread, "per_fold": per_fold}
+    return {
+        "folds": len(per_fold), "criterion": criterion, **pooled, "spread": spread, "per_fold": per_fold,
+        "thresholds": [f["value_threshold"] for f in per_fold],
+    }
 
 
 def _landing(criterion: str, cross_validation: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -219,15 +224,20 @@ def calibrate_values(
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
     criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    asked = criterion
+    # Bad labels and criteria fail here, before the cross-validation's longer part.
+    calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds)
     cross_validation = None
     landing: dict[str, Any] = {}
-    asked = criterion
     if folds >= 2:
         cross_validation = cross_validate_values(
             documents, scores, rule=rule, criterion=criterion, folds=folds, code_thresholds=code_thresholds
         )
         criterion, landing = _landing(criterion, cross_validation)
-    calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds)
+        if criterion != asked:
+            calibration, chosen, counts, table = choose(
+                documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds
+            )
     code = calibration.rule.threshold
     points: dict[str, dict[str, Any]] = {}
     for name, recall in OPERATING_POINTS.items():

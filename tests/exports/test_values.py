@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from smscan.calibration.labels import LabelledText
+from smscan.engine.spans import char_spans
 from smscan.exports.rule import MaskRule, mask_group
 from smscan.exports.value_points import ValueCalibration, calibrate_values
 from smscan.exports.value_units import value_units
 from smscan.exports.values import RepeatIndex, TextValues, ValueRule, value_spans
-from smscan.engine.spans import char_spans
 from smscan.records import TokenScores
 
 TOKEN = "q7Xk2mP9vR4tW8zL3nB6cJ1hF5dG0sYa"  # 32 characters

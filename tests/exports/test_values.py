@@ -199,3 +199,43 @@ def test_real_model_default_export_masks_a_32_character_token_whole(tmp_path, ca
     assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "r.jsonl"), "--device", "cpu", "--mode", "redact"]) == 0
     released = (tmp_path / "r.jsonl").read_text()
     assert not any(TOKEN[i : i + 6] in released for i in range(27))
+
+
+def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_path, fake_scorer, capsys) -> None:
+    from smscan.cli import main
+
+    rows = []
+    for index in range(6):
+        key = f"Zq8x{index}Pk3Lm9Rv2Yc7Hn4B"
+        text = f"import os\napi_key = '{key}'\nother = 'plain words {index}'\n"
+        start = text.index(key)
+        rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [{"start": start, "end": start + len(key)}]})
+    (tmp_path / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    thresholds = tmp_path / "t.json"
+    assert main(["calibrate", "--kind", "surprise", "--labels", str(tmp_path / "labels.jsonl"), "--target-recall", "0.95",
+                 "--folds", "3", "-o", str(thresholds), "--score-cache", str(tmp_path / "cache")]) == 0
+    out = capsys.readouterr().out
+    assert "values whole at randomness" in out and "spread over folds: coverage" in out
+    assert "validation curve (value threshold:coverage/collateral)" in out
+    entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
+    # The keys alone: value-aware masking reaches every key with no collateral at all.
+    assert entry["validation"]["token"]["tpr"] == 1.0 and entry["validation"]["token"]["fpr"] == 0.0
+    assert entry["cross_validation"]["folds"] == 3 and entry["landing"]["asked"] == 0.95
+    text = "x = 1\napi_key = 'Zq8x0Pk3Lm9Rv2Yc7Hn4B'\n"
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
+    record = _export(tmp_path, "o.jsonl", "--thresholds", str(thresholds), "--operating-point", "SM50")
+    surprise = record["smscan"]["rule"]["surprise"]
+    assert surprise["value_threshold"] == entry["operating_points"]["SM50"]["value_threshold"]
+    assert [text[a:b] for a, b, *_ in record["smscan"]["masked_spans"]] == ["Zq8x0Pk3Lm9Rv2Yc7Hn4B"]
+
+
+@pytest.mark.parametrize("command", ["export", "calibrate"])
+def test_an_unknown_masking_is_one_usage_error(tmp_path, fake_scorer, capsys, command: str) -> None:
+    from smscan.cli import main
+
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": "x = 1\n"}) + "\n")
+    args = {"export": ["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl")],
+            "calibrate": ["calibrate", "--kind", "surprise", "--labels", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "t.json")]}
+    assert main([*args[command], "--masking", "window"]) == 2
+    err = capsys.readouterr().err
+    assert "--masking must be values or paper, got 'window'" in err and err.count("\n") == 1 and "Traceback" not in err

@@ -37,8 +37,8 @@ FILES_PER_REPOSITORY = 14
 MAX_LINES = 70  # a host is cut to its first lines: scoring stays a few CPU minutes
 CLASSES = ("py", "js", "ts", "yaml", "ini", "toml", "env", "md", "rst", "sh", "json")
 
-_FIRST = "anna marek olga tomas ines rafael keiko dmitri lucia pavel noor emeka sigrid tariq".split()
-_LAST = "kowalski novak lindqvist okafor haddad brandt moreau tanaka petrov alvarez sato quinn".split()
+_FIRST = ["anna", "marek", "olga", "tomas", "ines", "rafael", "keiko", "dmitri", "lucia", "pavel", "noor", "emeka", "sigrid", "tariq"]
+_LAST = ["kowalski", "novak", "lindqvist", "okafor", "haddad", "brandt", "moreau", "tanaka", "petrov", "alvarez", "sato", "quinn"]
 _DOMAINS = ("northwind-labs.io", "corp.example.net", "kestrel.dev", "fjordsoft.com", "mailbox.org")
 
 
@@ -67,9 +67,9 @@ def read_packages(path: Path) -> dict[str, list[tuple[str, str, str]]]:
 def identities(rng: random.Random) -> list[tuple[str, str]]:
     """(category, value) of one repository's private identities."""
     first, last = rng.choice(_FIRST), rng.choice(_LAST)
-    digits = lambda n: "".join(rng.choice(string.digits) for _ in range(n))  # noqa: E731
-    alnum = lambda n: "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(n))  # noqa: E731
-    upper = lambda n: "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(n))  # noqa: E731
+    digits = lambda n: "".join(rng.choice(string.digits) for _ in range(n))
+    alnum = lambda n: "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(n))
+    upper = lambda n: "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(n))
     username = rng.choice([f"{first[0]}{last}{digits(2)}", f"{first}.{last}", f"{first}_{last[:3]}{digits(3)}"])
     return [
         ("username", username),

@@ -36,7 +36,13 @@ from smscan.calibration.metrics import Confusion
 from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.errors import SmscanError
 from smscan.exports.operating_points import SurpriseCalibration, group_key
-from smscan.exports.values import RepeatIndex, TextValues, ValueRule, token_mask_of, value_spans
+from smscan.exports.values import (
+    RepeatIndex,
+    TextValues,
+    ValueRule,
+    token_mask_of,
+    value_spans,
+)
 from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 

@@ -3,8 +3,9 @@
 A *value* is data a program carries rather than code it is made of: a string literal's body, a
 number, the value bound to a name (``USER = jdoe42``, ``user: jdoe42``, ``--user jdoe42``), a
 value-shaped word anywhere (one holding a digit or an ``@``: ids, emails, recovery codes) and the
-words of a comment. Everything else (keywords, punctuation, ordinary identifiers, indentation)
-is *code structure*.
+words of a comment. A plain word or ordinary identifier (letters and underscores only) is never a
+value, wherever it stands: everything but values (keywords, punctuation, ordinary identifiers,
+prose words, indentation) is *code structure*.
 
 Units come from the credential detector's slot finder (:func:`smscan.detectors.slots.find_slots`:
 string bodies, config and env values, option values, URL passwords, long tokens), completed with
@@ -54,7 +55,7 @@ def value_units(text: str) -> list[tuple[int, int]]:
     Example:
         >>> text = 'API_TOKEN = "x9f2"  # ask jdoe42\\nif ok: run()'
         >>> [text[a:b] for a, b in value_units(text)]
-        ['x9f2', 'ask', 'jdoe42']
+        ['x9f2', 'jdoe42']
     """
     return list(_units_of(text))
 

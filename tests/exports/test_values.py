@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -128,7 +129,7 @@ def test_calibration_reports_curve_and_spread_and_lands_on_the_recall() -> None:
     assert [row["threshold"] for row in entry["code_thresholds"]] == [6.0, 7.0, 8.0, 10.0, 12.0]
     curve = entry["curve"]
     assert [p["value_threshold"] for p in curve] == sorted(p["value_threshold"] for p in curve)
-    assert all(a["tpr"] >= b["tpr"] and a["fpr"] >= b["fpr"] for a, b in zip(curve, curve[1:]))
+    assert all(a["tpr"] >= b["tpr"] and a["fpr"] >= b["fpr"] for a, b in itertools.pairwise(curve))
     assert curve[0]["tpr"] == 1.0 and curve[-1]["tpr"] < 1.0
     cv = entry["cross_validation"]
     assert cv["folds"] == 4 and len(cv["per_fold"]) == 4

@@ -47,15 +47,18 @@ def calibrate_command(
     chosen = _criterion(criterion)
     settings = command_settings(measure.config, model, services)
     surprise_rule = _surprise_rule(kind, rule, settings)
+    if rule.masking not in ("values", "paper"):
+        raise SmscanError(f"--masking must be values or paper, got {rule.masking!r}")
     if surprise_rule is not None and measure.plot is not None:
         raise SmscanError("--plot draws a detector's scores; it does not combine with --kind surprise")
     if criterion.folds < 2 and not (surprise_rule is not None and criterion.folds == 0):
         raise SmscanError(f"--folds must be at least 2{' (or 0: no estimate)' if surprise_rule is not None else ''}, got {criterion.folds}")
     documents, labels_name, labels_digest = _documents(kind, data)
     scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
-    entry, scores = _calibrate(kind, documents, scorer, surprise_rule, chosen, criterion.folds)
+    entry, scores = _calibrate(kind, documents, scorer, surprise_rule, chosen, criterion.folds, rule.masking)
     provenance = _provenance(scorer, settings, entry, labels_name, labels_digest) | {
-        "command": _command_line(kind, data, chosen, output, model.model, surprise_rule),
+        "command": _command_line(kind, data, chosen, output, model.model, surprise_rule)
+        + (" --masking paper" if surprise_rule is not None and rule.masking == "paper" else ""),
     }
     if entry["validation"][entry["unit"]]["tp"] == 0:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
@@ -70,14 +73,16 @@ def calibrate_command(
 
 
 def _calibrate(
-    kind: str, documents: list[Any], scorer: Any, surprise_rule: Any, criterion: str, folds: int
+    kind: str, documents: list[Any], scorer: Any, surprise_rule: Any, criterion: str, folds: int, masking: str = "paper"
 ) -> tuple[dict[str, Any], list[Any]]:
     """Score what the kind scores and choose its threshold: the entry and the scores."""
     if surprise_rule is not None:
         from smscan.exports.operating_points import calibrate_surprise
+        from smscan.exports.value_points import calibrate_values
 
         scores = score_with_progress(scorer, [d.text for d in documents])
-        return calibrate_surprise(documents, scores, rule=surprise_rule, criterion=criterion, folds=folds), scores
+        calibrate = calibrate_values if masking == "values" else calibrate_surprise
+        return calibrate(documents, scores, rule=surprise_rule, criterion=criterion, folds=folds), scores
     from smscan.calibration.calibrate import calibrate_kind
 
     scores = score_planned_with_progress(scorer, kind, documents)
@@ -278,9 +283,10 @@ def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, A
 def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any]) -> None:
     rule = entry["rule"]
     validation = entry["validation"]["token"]
+    margin = f", values whole at randomness {rule['value_threshold']}" if rule.get("masking") == "values" else ", paper rule"
     console.print(
         f"surprise: threshold {entry['threshold']:.4f} nats ({entry['criterion']}; window {rule['window']}, "
-        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}) saved to {output}"
+        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}{margin}) saved to {output}"
     )
     console.print(
         f"  validation (reference tokens, {entry['examples']} examples): target coverage "
@@ -292,8 +298,17 @@ def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any
             f"  {cv['folds']}-fold cross-validated: target coverage {cv['tpr']:.3f}  "
             f"collateral rate {cv['fpr']:.5f}  F1 {cv['f1']:.3f}"
         )
+        if "spread" in cv:
+            spread = cv["spread"]
+            console.print(
+                f"  spread over folds: coverage {spread['tpr_mean']:.3f} ± {spread['tpr_std']:.3f} (min {spread['tpr_min']:.3f})  "
+                f"collateral {spread['fpr_mean']:.4f} ± {spread['fpr_std']:.4f} (max {spread['fpr_max']:.4f})"
+            )
+    if entry.get("curve"):
+        curve = "  ".join(f"{p['value_threshold']:.2f}:{p['tpr']:.3f}/{p['fpr']:.4f}" for p in entry["curve"])
+        console.print(f"  validation curve (value threshold:coverage/collateral): {curve}")
     points = ", ".join(
-        f"{name} {point['threshold']:.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
+        f"{name} {point.get('value_threshold', point['threshold']):.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
         for name, point in entry["operating_points"].items()
     )
     console.print(f"  operating points (threshold, coverage/collateral): {points}")

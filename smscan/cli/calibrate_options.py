@@ -64,3 +64,4 @@ class SurpriseRuleOptions:
         Optional[bool],
         typer.Option("--propagate/--no-propagate", metavar=FLAG, help="surprise: duplicate propagation within a group, in the loop (config: propagate) [default: on]."),
     ] = None
+    masking: Annotated[str, typer.Option("--masking", metavar="values|paper", help="surprise: values (value-aware, the export's default) or paper (the raw window rule).")] = "values"

@@ -58,8 +58,9 @@ def export_command(
 
         labeler = DownstreamLabeler(write.tokenizer)
     scorer, description, fingerprint = _scoring(settings, engine, write.deterministic, services)
-    rule, detections = _rules(settings, root, fingerprint, mask)
-    plan = ExportPlan(rule, detections, mode=write.mode, placeholders=placeholders, labeler=labeler)  # type: ignore[arg-type]
+    rule, detections, value_threshold, note = _rules(settings, root, fingerprint, mask, write.masking)
+    plan = ExportPlan(rule, detections, mode=write.mode, placeholders=placeholders, labeler=labeler,  # type: ignore[arg-type]
+                      value_threshold=value_threshold)
     options = {
         "rule": plan.rule_dict(), "format": [records.text_field, records.roles, records.group_by, records.two_pass],
         "tokenizer": write.tokenizer, "deterministic": write.deterministic, "settings": description.get("settings"),
@@ -68,6 +69,8 @@ def export_command(
     run = _Run(export_source, plan, output, rejects, write.resume, options)
     stats = _export(run, scorer, description, fingerprint, cluster, services)
     _summary(services.err_console(soft_wrap=True), stats, output, rejects)
+    if note:  # credential findings left out of the default for an uncalibrated model
+        services.err_console(soft_wrap=True).print(note, markup=False)
     if write.labels is not None:
         from smscan.exports.coverage import coverage_report, reference_tokenizer
 
@@ -87,6 +90,8 @@ def _check_options(
 
     if write.mode not in ("mask", "redact"):
         raise SmscanError(f"--mode must be mask or redact, got {write.mode!r}")
+    if write.masking not in ("values", "paper"):
+        raise SmscanError(f"--masking must be values or paper, got {write.masking!r}")
     cluster = _check_engine(engine, labels=write.labels)
     if write.mode == "redact" and write.tokenizer is not None:
         raise SmscanError("--tokenizer labels training data; it does not combine with --mode redact")
@@ -265,14 +270,19 @@ def _scorer_recipe(settings: Any, *, deterministic: bool) -> Any:
     )
 
 
-def _rules(settings: Any, root: Path, fingerprint: str, mask: MaskOptions) -> tuple[Any, tuple[Any, ...]]:
-    """The raw masking rule and detections, resolved as every command resolves them (smscan.rules)."""
+def _rules(
+    settings: Any, root: Path, fingerprint: str, mask: MaskOptions, masking: str = "paper"
+) -> tuple[Any, tuple[Any, ...], float | None, str | None]:
+    """The masking rule, detections, value threshold (None: raw rule alone) and a note for the
+    summary, resolved as every command resolves them (smscan.rules); ``--masking values`` adds
+    credential findings to the default kinds (exports/defaults.py)."""
     from smscan.errors import SmscanError
+    from smscan.exports.defaults import default_export_detections
     from smscan.exports.rule import MaskRule
     from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
 
     kinds = settings.kinds or ("surprise",)
-    rule = None
+    rule, value_threshold = None, None
     if "surprise" in kinds:
         flags = RuleFlags(
             thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
@@ -288,7 +298,15 @@ def _rules(settings: Any, root: Path, fingerprint: str, mask: MaskOptions) -> tu
             )
         except ValueError as error:
             raise SmscanError(f"export rule: {error}") from error
-    return rule, resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=mask.thresholds)
+        if masking == "values":
+            from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+
+            value_threshold = DEFAULT_VALUE_THRESHOLD if resolved.value_threshold is None else resolved.value_threshold
+    if masking == "values" and not settings.kinds:
+        detections, note = default_export_detections(settings, root=root, fingerprint=fingerprint, thresholds=mask.thresholds)
+        return rule, detections, value_threshold, note
+    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=mask.thresholds)
+    return rule, detections, value_threshold, None
 
 
 def _placeholders(values: list[str] | None) -> dict[str, str]:

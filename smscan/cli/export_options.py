@@ -46,6 +46,7 @@ class WriteOptions:
     """What is written, and where rejected records go."""
 
     rejects: Annotated[Optional[Path], typer.Option("--rejects", metavar="FILE", help="Where rejected records go [default: OUT.rejects.jsonl].")] = None
+    masking: Annotated[str, typer.Option("--masking", metavar="values|paper", help="values: surprising values masked whole with their repeats, plus credential findings; paper: the paper's raw window rule alone (docs/export-format.md).")] = "values"
     mode: Annotated[str, typer.Option("--mode", metavar="mask|redact", help="mask (spans for training) or redact (placeholders, for release).")] = "mask"
     placeholder: Annotated[Optional[list[str]], typer.Option("--placeholder", metavar="KIND=TEXT", help="The redaction placeholder of a kind (repeatable).")] = None
     tokenizer: Annotated[Optional[str], typer.Option("--tokenizer", metavar="NAME", help="Downstream tokenizer: adds input_ids, attention_mask and labels (-100 where masked).")] = None

@@ -31,7 +31,10 @@ def test_the_config_rule_is_calibrated(cli, tmp_path: Path, span_labels: Path, m
                  "--score-cache", str(tmp_path / "cache"))
     assert result.code == 0, result.err
     entry = json.loads((tmp_path / "t.json").read_text())["kinds"]["surprise"]
-    assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 2, "consensus": 2, "propagate": False}
+    # The value-aware default adds its masking and value threshold to the rule.
+    assert {k: v for k, v in entry["rule"].items() if k not in ("masking", "value_threshold")} == {
+        "kind": "surprise", "ranking": "global", "window": 2, "consensus": 2, "propagate": False}
+    assert entry["rule"]["masking"] == "values"
 
 
 def test_a_flag_beats_the_config(cli, tmp_path: Path, span_labels: Path, monkeypatch: pytest.MonkeyPatch) -> None:

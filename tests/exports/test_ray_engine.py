@@ -113,6 +113,19 @@ def test_ray_export_equals_the_local_one_and_propagates_within_groups(tmp_path: 
     assert [r["index"] for r in rejects] == [0, 4, 56]
 
 
+def test_ray_masks_values_whole_like_the_local_engine(tmp_path: Path) -> None:
+    # The default export's value-aware masking runs in the shared stage on both engines.
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    plan = ExportPlan(MaskRule(threshold=12.0), value_threshold=0.5)
+    local, remote = _export_both(tmp_path, source, NewKeyScorer, fmt=RecordFormat(group_by="u"), plan=plan)
+    assert remote.read_bytes() == local.read_bytes()
+    records = [json.loads(line) for line in remote.read_text().splitlines()]
+    texts = [r["text"] for r in records[:3]]
+    # The key exactly, where it is surprising (#new) and at its repeat in group a; not in group b.
+    assert [[t[a:b] for a, b in r["smscan"]["masked_spans"]] for t, r in zip(texts, records)] == [[KEY], [KEY], []]
+    assert records[0]["smscan"]["rule"]["surprise"]["masking"] == "values"
+
+
 def test_ray_two_pass_regroups_scattered_groups_like_the_local_engine(tmp_path: Path) -> None:
     lines = fixture_lines()
     scattered = lines[1:3] + lines[6:9] + lines[3:6] + [dict(lines[1], text=f"#old again '{KEY}'\n")]

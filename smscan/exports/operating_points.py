@@ -185,6 +185,17 @@ class SurpriseCalibration:
         return float(grid[best[-1]])
 
 
+def group_folds(documents: Sequence[LabelledText], folds: int, seed: int) -> Iterator[tuple[list[int], list[int]]]:
+    """The (held-out, kept) document indices of each fold, whole groups dealt to one fold; a fold
+    left with nothing held or nothing kept is skipped."""
+    fold_of = deal_folds([group_key(d) for d in documents], folds, seed)
+    for fold in range(folds):
+        held = [i for i, d in enumerate(documents) if fold_of[group_key(d)] == fold]
+        kept = [i for i, d in enumerate(documents) if fold_of[group_key(d)] != fold]
+        if held and kept:
+            yield held, kept
+
+
 def group_key(document: LabelledText) -> str:
     """The propagation group of a labelled text: its ``group``, which :func:`read_labels` takes
     from the row alone (``group``, else the first component of ``path``, else the row itself),
@@ -213,14 +224,9 @@ def cross_validate_surprise(
     Raises:
         SmscanError: fewer than 2 folds could be evaluated (a single group, say).
     """
-    fold_of = deal_folds([group_key(d) for d in documents], folds, seed)
     totals = Confusion(0, 0, 0, 0)
     chosen: list[float] = []
-    for fold in range(folds):
-        held = [i for i, d in enumerate(documents) if fold_of[group_key(d)] == fold]
-        kept = [i for i, d in enumerate(documents) if fold_of[group_key(d)] != fold]
-        if not held or not kept:
-            continue
+    for held, kept in group_folds(documents, folds, seed):
         try:
             train = SurpriseCalibration([documents[i] for i in kept], [scores[i] for i in kept], rule)
             threshold = train.threshold_for(criterion)
@@ -231,7 +237,7 @@ def cross_validate_surprise(
         counts = test.confusion(threshold)
         totals = Confusion(totals.tp + counts.tp, totals.fp + counts.fp, totals.fn + counts.fn, totals.tn + counts.tn)
     if len(chosen) < 2:
-        raise SmscanError(f"{too_few_folds_message(len(chosen), folds, len(fold_of))}; --folds 0 saves no estimate")
+        raise SmscanError(f"{too_few_folds_message(len(chosen), folds, len({group_key(d) for d in documents}))}; --folds 0 saves no estimate")
     summary = {key: value for key, value in totals.as_dict().items() if key in ("tpr", "fpr", "precision", "f1")}
     return {"folds": len(chosen), "criterion": criterion, **summary, "thresholds": chosen}
 

@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.calibrate import deal_folds, too_few_folds_message
+from smscan.calibration.calibrate import too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
 from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.errors import SmscanError
-from smscan.exports.operating_points import SurpriseCalibration, group_key
+from smscan.exports.operating_points import SurpriseCalibration, group_folds, group_key
 from smscan.exports.values import (
     RepeatIndex,
     TextValues,
@@ -146,14 +146,9 @@ def cross_validate_values(
     Raises:
         SmscanError: fewer than 2 folds could be evaluated.
     """
-    fold_of = deal_folds([group_key(d) for d in documents], folds, seed)
     totals = Confusion(0, 0, 0, 0)
     per_fold: list[dict[str, Any]] = []
-    for fold in range(folds):
-        held = [i for i, d in enumerate(documents) if fold_of[group_key(d)] == fold]
-        kept = [i for i, d in enumerate(documents) if fold_of[group_key(d)] != fold]
-        if not held or not kept:
-            continue
+    for held, kept in group_folds(documents, folds, seed):
         try:
             train, threshold, _, _ = choose([documents[i] for i in kept], [scores[i] for i in kept], rule=rule,
                                             criterion=criterion, code_thresholds=code_thresholds)
@@ -168,7 +163,7 @@ def cross_validate_values(
             "tpr": round(counts.tpr, 4), "fpr": round(counts.fpr, 6),
         })
     if len(per_fold) < 2:
-        raise SmscanError(f"{too_few_folds_message(len(per_fold), folds, len(fold_of))}; --folds 0 saves no estimate")
+        raise SmscanError(f"{too_few_folds_message(len(per_fold), folds, len({group_key(d) for d in documents}))}; --folds 0 saves no estimate")
     tprs = [f["tpr"] for f in per_fold]
     fprs = [f["fpr"] for f in per_fold]
     pooled = {key: value for key, value in totals.as_dict().items() if key in ("tpr", "fpr", "precision", "f1")}

@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from smscan.errors import ConfigError
+from smscan.instructions import ScoringRule, resolve_instructions
 from smscan.kinds import Kind
 
 # Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
@@ -56,6 +57,11 @@ class Settings:
     # A warm worker (`smscan serve`) for the same model and settings scores in place of this
     # process: "use" one that runs, "auto" also starts one in the background, "off" never.
     worker: WorkerUse = "use"
+    # How tokens are scored (smscan/instructions.py): the document alone, after one instruction,
+    # or the contrast of a violating and a compliant instruction; instructions name a purpose
+    # (credentials, personal-data, dead-code) or are the texts themselves.
+    scoring_rule: ScoringRule = "unprompted"
+    instructions: tuple[str, ...] = ()
     threshold: float = DEFAULT_SURPRISE_THRESHOLD
     window: int = DEFAULT_WINDOW_TOKENS
     consensus: int = 1
@@ -83,6 +89,8 @@ class Settings:
         _check_choice("dtype", self.dtype, Dtype)
         _check_choice("worker", self.worker, WorkerUse)
         _check_choice("runtime", self.runtime, Runtime)
+        _check_choice("scoring_rule", self.scoring_rule, ScoringRule)
+        resolve_instructions(self.scoring_rule, self.instructions)
         if self.dtype == "int8" and self.runtime == "torch":
             raise ValueError("dtype int8 needs runtime ctranslate2 (or auto); torch scores in bf16, fp16 or fp32")
         if not self.model or not isinstance(self.model, str):

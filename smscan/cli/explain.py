@@ -18,13 +18,16 @@ from smscan.cli.options import (
     ConfigOption,
     DeviceOption,
     DtypeOption,
+    InstructionsOption,
     KindsOption,
     ModelOption,
     NoCacheOption,
     NoRedactOption,
+    ScoringRuleOption,
     ThresholdOption,
     ThresholdsFileOption,
     cache_override,
+    parse_instructions,
     parse_kinds,
 )
 from smscan.config import load_settings
@@ -63,6 +66,8 @@ def explain_command(
     no_redact: NoRedactOption = False,
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """Show a file's per-token surprisal as a heat map, its most surprising windows, and why each
     flagged or near-threshold span was or was not reported."""
@@ -83,7 +88,8 @@ def explain_command(
     settings = load_settings(
         root, explicit=config,
         overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold, "kinds": parse_kinds(kinds),
-                   "score_cache": cache_override(no_cache)},
+                   "score_cache": cache_override(no_cache), "scoring_rule": scoring_rule,
+                   "instructions": parse_instructions(instructions)},
     )
     scorer = build_scorer(settings)
     rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)

@@ -19,8 +19,8 @@ import typer
 from smscan.cli.baseline import baseline_path
 from smscan.cli.options import (
     BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption,
-    ThresholdsFileOption, cache_override, parse_kinds,
+    InstructionsOption, KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption,
+    ScoringRuleOption, ThresholdsFileOption, cache_override, parse_instructions, parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
 from smscan.config import Settings, load_settings
@@ -77,6 +77,8 @@ def staged_command(
     config: ConfigOption = None,
     baseline: BaselineOption = None,
     no_cache: NoCacheOption = False,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """Scan what is about to be committed: the staged (index) version of each added or modified
     file, reporting only findings on added or changed lines."""
@@ -87,7 +89,7 @@ def staged_command(
     root = _git_root(Path.cwd())
     settings = _settings(
         root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
-        score_cache=cache_override(no_cache),
+        score_cache=cache_override(no_cache), scoring_rule=scoring_rule, instructions=parse_instructions(instructions),
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     with GitRepository(root) as repo:
@@ -115,6 +117,8 @@ def diff_command(
     config: ConfigOption = None,
     baseline: BaselineOption = None,
     no_cache: NoCacheOption = False,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """Scan what a commit range added (committed content only), reporting only findings on added
     or changed lines; renames are followed, deletions and binary files skipped."""
@@ -125,7 +129,7 @@ def diff_command(
     root = _git_root(Path.cwd())
     settings = _settings(
         root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
-        score_cache=cache_override(no_cache),
+        score_cache=cache_override(no_cache), scoring_rule=scoring_rule, instructions=parse_instructions(instructions),
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     group = root.as_posix()
@@ -183,6 +187,8 @@ def files_command(
     config: ConfigOption = None,
     baseline: BaselineOption = None,
     no_cache: NoCacheOption = False,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """Scan the given files, whole, from disk."""
     from smscan.sources.files import iter_files, relative_names
@@ -192,7 +198,7 @@ def files_command(
     root, _ = find_root(Path.cwd())
     settings = _settings(
         root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
-        score_cache=cache_override(no_cache),
+        score_cache=cache_override(no_cache), scoring_rule=scoring_rule, instructions=parse_instructions(instructions),
     )
     selection = Selection.for_root(root, settings, outputs=[output])
     names = relative_names(root, files)

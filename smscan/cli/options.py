@@ -40,6 +40,19 @@ ThresholdsFileOption = Annotated[
     typer.Option("--thresholds", help="Calibrated thresholds file (default: the config's 'thresholds', .smscan/thresholds.json, then the packaged defaults)."),
 ]
 
+ScoringRuleOption = Annotated[
+    Optional[str],
+    typer.Option("--scoring-rule", help="unprompted, prompted (one instruction) or contrast (violating minus compliant instruction)."),
+]
+InstructionsOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--instructions",
+        help="A purpose (credentials, personal-data, dead-code) or the instruction text; give it twice "
+        "(violating, then compliant) for a custom contrast.",
+    ),
+]
+
 
 def parse_kinds(text: str | None) -> tuple[str, ...] | None:
     """``--kinds a,b`` as a tuple (None when not given); Settings validates the names."""
@@ -51,3 +64,8 @@ def parse_kinds(text: str | None) -> tuple[str, ...] | None:
 def cache_override(no_cache: bool) -> bool | None:
     """``--no-cache`` as a Settings override: False when given, else None (the config decides)."""
     return False if no_cache else None
+
+
+def parse_instructions(texts: list[str] | None) -> tuple[str, ...] | None:
+    """``--instructions`` as a Settings override (None when not given); Settings validates them."""
+    return tuple(texts) if texts else None

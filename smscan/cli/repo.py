@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from smscan.cli.options import (
-    BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption, ThresholdsFileOption,
-    cache_override, parse_kinds,
+    BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, InstructionsOption, ModelOption,
+    KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ScoringRuleOption, ThresholdOption,
+    ThresholdsFileOption, cache_override, parse_instructions, parse_kinds,
 )
 from smscan.cli.scanning import ReportFormat, run_scan
 from smscan.config import load_settings
@@ -36,6 +36,8 @@ def repo_command(
     config: ConfigOption = None,
     baseline: BaselineOption = None,
     no_cache: NoCacheOption = False,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """Scan the text files under PATH: in a git work tree the tracked and untracked-but-not-ignored
     files, in a plain folder every file not ignored by a .gitignore; with --rev, the files of a
@@ -50,6 +52,7 @@ def repo_command(
         overrides={
             "model": model, "device": device, "dtype": dtype, "threshold": threshold,
             "kinds": parse_kinds(kinds), "score_cache": cache_override(no_cache),
+            "scoring_rule": scoring_rule, "instructions": parse_instructions(instructions),
         },
     )
     selection = Selection.for_root(root, settings, outputs=[output])

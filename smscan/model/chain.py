@@ -6,7 +6,8 @@ scorer, so the layers in front of the reference model are wired once:
     score cache (on unless ``score_cache = false`` / ``--no-cache``)
       ->  LazyScorer: nothing below it starts before the first text the cache lacks
         ->  a warm worker (``worker`` setting, when one runs for these settings)
-          ->  else the reference model in this process
+          ->  else the reference model in this process, under the scoring rule
+              (``model/prompted.py`` for ``prompted`` and ``contrast``)
 
 Each layer has the ``Scorer`` protocol (``fingerprint``, ``settings``, ``score_texts``), so the
 pipeline never knows which layers it talks to.
@@ -61,6 +62,7 @@ def build_scorer(
     options: dict[str, Any] = {
         "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
         "batch_size": batch_size, "runtime": settings.runtime,
+        "scoring_rule": settings.scoring_rule, "instructions": list(settings.instructions),
     }
 
     def in_process() -> Any:
@@ -146,7 +148,18 @@ def build_model_scorer(
     # Looked up at call time, so tests can stand a fake model in for smscan.model.load.load_scorer.
     from smscan.model import load
 
-    return load.load_scorer(
+    scorer = load.load_scorer(
         settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
         threads=settings.threads, batch_size=batch_size, runtime=settings.runtime,
     )
+    return with_scoring_rule(scorer, settings)
+
+
+def with_scoring_rule(scorer: Any, settings: Settings) -> Any:
+    """``scorer`` scoring under ``settings.scoring_rule`` (itself for ``unprompted``)."""
+    if settings.scoring_rule == "unprompted":
+        return scorer
+    from smscan.instructions import resolve_instructions
+    from smscan.model.prompted import PromptedScorer
+
+    return PromptedScorer(scorer, settings.scoring_rule, resolve_instructions(settings.scoring_rule, settings.instructions))

@@ -112,4 +112,12 @@ def explain_command(
     console = Console(highlight=False, _environ=os.environ)
     redact = not no_redact and (not console.is_terminal or bool(os.environ.get("CI")))
     render_explanation(console, explanation, redact_values=redact)
+    if settings.scoring_rule == "contrast":
+        from smscan.model.chain import score_passes
+        from smscan.passes import contrast_windows
+        from smscan.reports.passes import render_contrast_passes
+
+        [passes] = score_passes(scorer, settings, [text])
+        windows = contrast_windows(text, passes, window=settings.window, first_line=lo, last_line=hi)
+        render_contrast_passes(console, text, windows, redact_values=redact)
     return 0

@@ -163,3 +163,16 @@ def with_scoring_rule(scorer: Any, settings: Settings) -> Any:
     from smscan.model.prompted import PromptedScorer
 
     return PromptedScorer(scorer, settings.scoring_rule, resolve_instructions(settings.scoring_rule, settings.instructions))
+
+
+def score_passes(scorer: Any, settings: Settings, texts: list[str]) -> list[list[Any]]:
+    """Each text's NLL under each of the rule's instructions (``PromptedScorer.score_passes``).
+
+    The chain's scorer answers when the model runs in this process; a warm worker serves only
+    the combined score, so then the model is loaded here.
+    """
+    passes = getattr(scorer, "score_passes", None)
+    if passes is None:
+        passes = build_model_scorer(settings).score_passes
+    result: list[list[Any]] = passes(texts)
+    return result

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
+from smscan.cli.options import (
+    ConfigOption, DeviceOption, DtypeOption, InstructionsOption, ModelOption, ScoringRuleOption, parse_instructions,
+)
 from smscan.config import Settings, load_settings
 from smscan.errors import SmscanError
 
@@ -44,6 +46,8 @@ def serve_command(
     detach: Annotated[bool, typer.Option("--detach", help="Start the worker in the background and return once it serves.")] = False,
     stop: Annotated[bool, typer.Option("--stop", help="Stop the worker for these settings.")] = False,
     status: Annotated[bool, typer.Option("--status", help="Show the worker for these settings (exit 1 when none runs).")] = False,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """Keep the reference model loaded so scans (and the hook) start in well under a second."""
     from smscan.sources.worktree import find_root
@@ -52,7 +56,10 @@ def serve_command(
         raise SmscanError("choose one of --detach, --stop and --status")
     root, _ = find_root(Path.cwd())
     settings = load_settings(
-        root, explicit=config, overrides={"model": model, "device": device, "dtype": dtype, "threads": threads}
+        root, explicit=config, overrides={
+            "model": model, "device": device, "dtype": dtype, "threads": threads, "scoring_rule": scoring_rule,
+            "instructions": parse_instructions(instructions),
+        },
     )
     if status:
         return _show_status(settings)

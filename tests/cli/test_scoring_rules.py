@@ -163,3 +163,12 @@ def test_explain_shows_both_passes_of_a_contrast(
     shown = {(int(r[0]), r[2], r[3], r[4]) for r in rows if r[0].isdigit()}
     assert len(shown) >= 5 and shown <= expected  # both passes and their difference, per window
     assert all(r[1].endswith("chars]") for r in rows if r[0].isdigit())  # window text redacted off a terminal
+
+
+def test_a_started_worker_is_told_the_rule_a_flag_chose() -> None:
+    from smscan.worker.spawn import serve_argv
+
+    argv = serve_argv(Settings(scoring_rule="contrast", instructions=("keep it", "drop it")), idle_timeout=60)
+    assert argv[argv.index("--scoring-rule") + 1] == "contrast"
+    assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--instructions"] == ["keep it", "drop it"]
+    assert "--scoring-rule" not in serve_argv(Settings(), idle_timeout=60)

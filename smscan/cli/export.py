@@ -214,8 +214,13 @@ def _check_engine(
 
 def _ray_recipe(settings: Any, *, deterministic: bool) -> tuple[Any, str]:
     """How each Ray actor loads the model (as ``_load_scorer`` does here), and its fingerprint."""
+    from smscan.errors import SmscanError
     from smscan.model.load import scorer_fingerprint
 
+    if settings.scoring_rule != "unprompted":  # Ray actors load a bare model: no silent fallback
+        raise SmscanError(
+            f"--engine ray scores unprompted only; export with --engine local for scoring_rule {settings.scoring_rule}"
+        )
     recipe = _scorer_recipe(settings, deterministic=deterministic)
     fingerprint = scorer_fingerprint(
         recipe.model, device=recipe.device, dtype=recipe.dtype, runtime=recipe.runtime, pull_if_missing=True

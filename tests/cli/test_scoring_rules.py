@@ -172,3 +172,20 @@ def test_a_started_worker_is_told_the_rule_a_flag_chose() -> None:
     assert argv[argv.index("--scoring-rule") + 1] == "contrast"
     assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "--instructions"] == ["keep it", "drop it"]
     assert "--scoring-rule" not in serve_argv(Settings(), idle_timeout=60)
+
+
+def test_export_scores_under_the_rule_locally_and_ray_refuses_it(
+    tmp_path: Path, tiny_loader: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"text": SECRET_FILE}) + "\n", encoding="utf-8")
+    (tmp_path / ".smscan.toml").write_text('scoring_rule = "contrast"\n', encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["export", str(data), "-o", str(out), "--threshold", "1"]) == 0
+    capsys.readouterr()
+    written = out.read_text(encoding="utf-8") + "".join(p.read_text(encoding="utf-8") for p in tmp_path.glob("out*.json"))
+    fingerprint = PromptedScorer(tiny_loader, "contrast", resolve_instructions("contrast", ())).fingerprint
+    assert fingerprint in written
+    code = main(["export", str(data), "-o", str(tmp_path / "ray.jsonl"), "--engine", "ray"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--engine ray scores unprompted only" in err and "Traceback" not in err

@@ -95,8 +95,10 @@ class Settings:
             raise ValueError("dtype int8 needs runtime ctranslate2 (or auto); torch scores in bf16, fp16 or fp32")
         if not self.model or not isinstance(self.model, str):
             raise ValueError("model must be a non-empty string")
-        if not 0 < self.threshold < 100:
-            raise ValueError(f"threshold must be between 0 and 100 nats, got {self.threshold}")
+        # A contrast is a log-likelihood ratio around 0, so its threshold may be negative.
+        low = -100 if self.scoring_rule == "contrast" else 0
+        if not low < self.threshold < 100:
+            raise ValueError(f"threshold must be between {low} and 100 nats, got {self.threshold}")
         if not 1 <= self.window <= MAX_WINDOW_TOKENS:
             raise ValueError(f"window must be 1..{MAX_WINDOW_TOKENS} tokens, got {self.window}")
         if not 1 <= self.consensus <= self.window:

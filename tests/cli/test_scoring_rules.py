@@ -74,6 +74,12 @@ def test_config_file_sets_the_rule_and_flags_beat_it(tmp_path: Path) -> None:
         load_settings(tmp_path)
 
 
+def test_only_a_contrast_takes_a_negative_threshold() -> None:
+    assert Settings(scoring_rule="contrast", threshold=-0.5).threshold == -0.5
+    with pytest.raises(ValueError, match="between 0 and 100"):
+        Settings(scoring_rule="prompted", threshold=-0.5)
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -13,7 +13,9 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
+from smscan.cli.options import (
+    ConfigOption, DeviceOption, DtypeOption, InstructionsOption, ModelOption, ScoringRuleOption, parse_instructions,
+)
 
 KindArgument = Annotated[str, typer.Option("--kind", help="credential, dead-code, or surprise (raw masking for export).")]
 # The rule options of --kind surprise (the detectors' rules come from their defaults).
@@ -56,6 +58,8 @@ def calibrate_command(
     window: WindowOption = None,
     consensus: ConsensusOption = None,
     propagate: PropagateOption = None,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """Choose the threshold of one finding kind on labelled data (or on --synthetic data built
     from your own files) and add it to a thresholds file; the validation metrics and the model
@@ -72,7 +76,8 @@ def calibrate_command(
     if folds < 2 and not (surprise_rule is not None and folds == 0):
         raise SmscanError(f"--folds must be at least 2{' (or 0: no estimate)' if surprise_rule is not None else ''}, got {folds}")
     documents, labels_name, labels_digest = _documents(kind, labels, synthetic, seed)
-    settings = command_settings(config, model=model, device=device, dtype=dtype)
+    settings = command_settings(config, model=model, device=device, dtype=dtype, scoring_rule=scoring_rule,
+                                instructions=parse_instructions(instructions))
     scorer = load_cached_scorer(settings, score_cache=score_cache)
     if surprise_rule is not None:
         scores = score_with_progress(scorer, [d.text for d in documents])
@@ -213,11 +218,16 @@ def load_cached_scorer(settings: Any, *, score_cache: Path | None) -> Any:
     return CachedScorer(scorer, ScoreCache(score_cache or default_cache_dir()))
 
 
-def command_settings(config: Path | None, *, model: str | None, device: str | None, dtype: str | None) -> Any:
+def command_settings(
+    config: Path | None, *, model: str | None, device: str | None, dtype: str | None,
+    scoring_rule: str | None = None, instructions: tuple[str, ...] | None = None,
+) -> Any:
     """Settings of calibrate and eval: the config found from the working directory, then flags."""
     from smscan.config import load_settings
 
-    return load_settings(Path.cwd(), explicit=config, overrides={"model": model, "device": device, "dtype": dtype})
+    return load_settings(Path.cwd(), explicit=config, overrides={
+        "model": model, "device": device, "dtype": dtype, "scoring_rule": scoring_rule, "instructions": instructions,
+    })
 
 
 def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:

@@ -15,7 +15,9 @@ from rich.table import Table
 from smscan.cli.calibrate import (
     LabelsOption, ScoreCacheOption, command_settings, load_cached_scorer, score_planned_with_progress,
 )
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
+from smscan.cli.options import (
+    ConfigOption, DeviceOption, DtypeOption, InstructionsOption, ModelOption, ScoringRuleOption, parse_instructions,
+)
 from smscan.cli.scanning import ReportFormat, write_atomically
 
 
@@ -36,6 +38,8 @@ def eval_command(
     config: ConfigOption = None,
     score_cache: ScoreCacheOption = None,
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the ROC curve and score distributions to this image (needs the 'plot' extra).")] = None,
+    scoring_rule: ScoringRuleOption = None,
+    instructions: InstructionsOption = None,
 ) -> int:
     """TPR, FPR, precision and F1 at character and line level, and AUROC (ties count one half),
     of one finding kind on labelled data, as in the paper's appendix B.4."""
@@ -52,7 +56,8 @@ def eval_command(
         # SARIF holds findings; eval's result is a table of metrics.
         raise SmscanError("eval reports metrics, not findings: use --format text or --format json")
     documents = read_labels(labels)
-    settings = command_settings(config, model=model, device=device, dtype=dtype)
+    settings = command_settings(config, model=model, device=device, dtype=dtype, scoring_rule=scoring_rule,
+                                instructions=parse_instructions(instructions))
     scorer = load_cached_scorer(settings, score_cache=score_cache)
     rule: dict[str, Any] | None = None
     source = "--threshold"

@@ -195,3 +195,28 @@ def test_export_scores_under_the_rule_locally_and_ray_refuses_it(
     code = main(["export", str(data), "-o", str(tmp_path / "ray.jsonl"), "--engine", "ray"])
     err = capsys.readouterr().err
     assert code == 2 and "--engine ray scores unprompted only" in err and "Traceback" not in err
+
+
+def test_calibrate_under_a_rule_then_eval_under_it_only(
+    tmp_path: Path, tiny_loader: object, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    keys = ["sk_live_4eC39HqLyjWDarjtT1zdp7dc", "ghp_Zr8KqY2vLw0Xb5NcT7uHs3Jd9PfA1mGe", "AKIAQ7ZK4M2X8V3N6PLR"]
+    rows = []
+    for index, key in enumerate(keys):
+        text = f'import os\napi_key = "{key}"\nname = "plain words"\n'
+        rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [{"start": text.index(key), "end": text.index(key) + len(key)}]})
+    rows.append({"text": "x = 1\ny = 'no secret here'\n", "path": "pkg9/b.py", "spans": []})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    thresholds = tmp_path / "thresholds.json"
+    rule = ["--scoring-rule", "prompted", "--instructions", "personal-data"]
+    assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *rule]) == 0
+    fingerprint = json.loads(thresholds.read_text(encoding="utf-8"))["kinds"]["credential"]["fingerprint"]
+    assert split_scoring_rule(fingerprint)[1].startswith("prompted-")
+    capsys.readouterr()
+    evaluate = ["eval", "--kind", "credential", "--labels", str(labels), "--thresholds", str(thresholds), "--format", "json"]
+    assert main([*evaluate, *rule]) == 0
+    assert "tpr" in json.loads(capsys.readouterr().out)["char"]
+    assert main(evaluate) == 2  # the same thresholds without the rule
+    assert "calibrated under the prompted scoring rule" in capsys.readouterr().err

@@ -247,6 +247,6 @@ def _check_scoring_rule(where: str, kind: str, entry_fingerprint: str, fingerpri
     raise ThresholdsError(
         f"{where}: the {kind} threshold was calibrated under {what}; a threshold never applies under "
         f"another rule or instructions: calibrate one for this rule with `smscan calibrate --kind {kind} "
-        f"--labels FILE -o .smscan/thresholds.json` and the same scoring_rule and instructions, or scan "
-        f"with scoring_rule = \"{saved_rule}\" and the instructions the entry was made with"
+        f"--labels FILE --scoring-rule {used_rule} [--instructions ...] -o .smscan/thresholds.json`, or "
+        f"score with scoring_rule = \"{saved_rule}\" and the instructions the entry was made with"
     )

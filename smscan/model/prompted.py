@@ -8,7 +8,8 @@
   instruction in a system turn, or at the head of the user turn when the template refuses a
   system role; plain ``instruction + "\\n\\n"`` for a model without a template. A BOS is fed first
   when the runtime's scorer feeds one and the template did not write it.
-- Every piece fed to the model is ``prefix + document tokens``: a long document is cut as the
+- Every piece fed to the model is ``prefix + document tokens`` (on torch the prefix's attention
+  state is computed once and reused by every batch, ``prefix_state.py``): a long document is cut as the
   unprompted scorer cuts it, with the same ``context_tokens - stride`` tokens of left context,
   so each piece holds ``context_tokens - len(prefix)`` document tokens. Every document token is
   scored, the first one too (its context is the prompt).
@@ -154,6 +155,8 @@ class PromptedScorer:
             ``settings``, ``fingerprint``, ``loaded.source.folder``).
         rule: ``prompted`` (one instruction) or ``contrast`` (violating, then compliant).
         instructions: the instruction texts, in pass order.
+        reuse_prompt_state: on torch, compute the prompt once per instruction and reuse its
+            attention state in every batch (``prefix_state.py``); False re-feeds it with every piece.
 
     Raises:
         ValueError: an unknown rule or the wrong number of instructions.
@@ -164,13 +167,14 @@ class PromptedScorer:
         >>> scorer.score_texts(["key = 'A1b2C3d4'\\n"])[0].nll  # doctest: +SKIP
     """
 
-    def __init__(self, scorer: Any, rule: str, instructions: Sequence[str]) -> None:
+    def __init__(self, scorer: Any, rule: str, instructions: Sequence[str], *, reuse_prompt_state: bool = True) -> None:
         wanted = {"prompted": 1, "contrast": 2}.get(rule)
         if wanted is None or len(instructions) != wanted:
             raise ValueError(f"rule {rule!r} takes {wanted} instruction(s), got {len(instructions)}")
         self.inner = scorer
         self.rule = rule
         self.instructions = tuple(instructions)
+        self.reuse_prompt_state = reuse_prompt_state
         self.prefixes = [self._prefix_ids(text) for text in self.instructions]
         # Checked now, not on the first long document.
         settings = scorer.settings
@@ -200,7 +204,9 @@ class PromptedScorer:
 
     def with_settings(self, **changes: Any) -> PromptedScorer:
         """The same rule and instructions over the wrapped scorer with some settings changed."""
-        return PromptedScorer(self.inner.with_settings(**changes), self.rule, self.instructions)
+        return PromptedScorer(
+            self.inner.with_settings(**changes), self.rule, self.instructions, reuse_prompt_state=self.reuse_prompt_state
+        )
 
     def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
         """Document tokens and offsets, exactly the unprompted ones; every ``nll`` NaN."""
@@ -241,24 +247,34 @@ class PromptedScorer:
         settings = self.inner.settings
         p = len(prefix)
         budget, overlap = settings.context_tokens - p, settings.context_tokens - settings.stride
-        pieces: list[Tokenised] = []
-        placed: list[tuple[int, Piece]] = []
-        work: list[tuple[int, Chunk]] = []
-        for index, doc in enumerate(documents):
-            for piece in plan_pieces(len(doc.token_ids), budget=budget, overlap=overlap):
-                ids = doc.token_ids[piece.start : piece.end]  # (k,)
+        placed = [
+            (index, piece)
+            for index, doc in enumerate(documents)
+            for piece in plan_pieces(len(doc.token_ids), budget=budget, overlap=overlap)
+        ]
+        placed.sort(key=lambda pair: pair[1].end - pair[1].start, reverse=True)  # alike lengths batch together
+        batches = [placed[first : first + settings.batch_size] for first in range(0, len(placed), settings.batch_size)]
+        out = [np.full(doc.token_ids.shape, np.nan, dtype=np.float64) for doc in documents]
+        if self.reuse_prompt_state and getattr(self.inner, "runtime", None) == "torch":
+            from smscan.model.prefix_state import PrefixState
+
+            state = PrefixState(self.inner.loaded.model, self.inner.loaded.device, prefix)
+            for batch in batches:
+                rows = [documents[index].token_ids[piece.start : piece.end] for index, piece in batch]
+                for (index, piece), nll in zip(batch, state.score(rows)):
+                    out[index][piece.score_from : piece.end] = nll[piece.score_from - piece.start :]
+            return out
+        for batch in batches:
+            pieces: list[Tokenised] = []
+            work: list[tuple[int, Chunk]] = []
+            for index, piece in batch:
+                ids = documents[index].token_ids[piece.start : piece.end]  # (k,)
                 fed = np.concatenate([prefix, ids])  # (p + k,)
                 work.append((len(pieces), Chunk(0, len(fed), p + piece.score_from - piece.start)))
                 pieces.append(Tokenised(ids, ids, ids, fed, p))  # offsets unused: only nll is read
-                placed.append((index, piece))
-        work.sort(key=lambda pair: pair[1].end, reverse=True)
-        size = settings.batch_size
-        for first in range(0, len(work), size):
-            self.inner._score_batch(pieces, work[first : first + size])
-        out = [np.full(doc.token_ids.shape, np.nan, dtype=np.float64) for doc in documents]
-        for (index, piece), scored in zip(placed, pieces):
-            lo = piece.score_from - piece.start
-            out[index][piece.score_from : piece.end] = scored.nll[lo:]
+            self.inner._score_batch(pieces, work)
+            for (index, piece), scored in zip(batch, pieces):
+                out[index][piece.score_from : piece.end] = scored.nll[piece.score_from - piece.start :]
         return out
 
 

@@ -183,3 +183,14 @@ def test_bos_models_feed_bos_before_the_prompt(tmp_path: Path) -> None:
     scorer = load_scorer(str(folder), device="cpu", dtype="fp32", context_tokens=64, stride=48, cache_dir=tmp_path / "c")
     [prefix] = PromptedScorer(scorer, "prompted", [COMPLIANT]).prefixes
     assert scorer.bos_id is not None and int(prefix[0]) == scorer.bos_id and (prefix == scorer.bos_id).sum() == 1
+
+
+def test_reusing_the_prompt_state_gives_the_re_fed_scores(tiny_scorer: TransformersScorer) -> None:
+    texts = [DOCUMENT * 9, "x = 1\n", DOCUMENT, "", DOCUMENT * 3]
+    reused = PromptedScorer(tiny_scorer, "contrast", [VIOLATING, COMPLIANT]).score_passes(texts)
+    refed = PromptedScorer(tiny_scorer, "contrast", [VIOLATING, COMPLIANT], reuse_prompt_state=False).score_passes(texts)
+    for a_passes, b_passes in zip(reused, refed):
+        for a, b in zip(a_passes, b_passes):
+            assert np.array_equal(a.token_ids, b.token_ids)
+            np.testing.assert_allclose(a.nll, b.nll, atol=1e-5)
+            assert np.isfinite(a.nll).all()

@@ -157,7 +157,7 @@ def measure(name: str, documents: list[LabelledText], base: Any, purpose: str, *
         values, labels = units.unit("line" if lines else "char")
         results.append({"set": name, "rule": rule, "unit": "line" if lines else "char",
                         "auroc": round(auroc(values, labels), 4), "tpr_at_fpr_1pct": round(tpr_at_fpr(values, labels), 4),
-                        "positives": int(labels.sum()), "units": int(len(labels))})
+                        "positives": int(labels.sum()), "units": len(labels)})
     return results + rows
 
 

@@ -220,3 +220,16 @@ def test_calibrate_under_a_rule_then_eval_under_it_only(
     assert "tpr" in json.loads(capsys.readouterr().out)["char"]
     assert main(evaluate) == 2  # the same thresholds without the rule
     assert "calibrated under the prompted scoring rule" in capsys.readouterr().err
+
+
+def test_the_chain_remembers_each_rule_s_identity_apart(tmp_path: Path) -> None:
+    from smscan.model.chain import build_scorer
+
+    folder = build_tiny_model(tmp_path / "tiny")
+    environ = {"SMSCAN_SCORE_CACHE": str(tmp_path / "scores"), "SMSCAN_CACHE": str(tmp_path / "root")}
+    requests = {
+        build_scorer(Settings(model=str(folder), worker="off", **rule), environ=environ).scorer._request  # type: ignore[arg-type]
+        for rule in ({}, {"scoring_rule": "prompted"}, {"scoring_rule": "contrast"},
+                     {"scoring_rule": "contrast", "instructions": ("dead-code",)})
+    }
+    assert len(requests) == 4 and None not in requests

@@ -87,6 +87,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--model-identity", help="FINGERPRINT,SETTINGS (default: read from the default model)")
     parser.add_argument("--only", help="run only variants whose name contains this")
+    parser.add_argument("--threshold", help="a fixed threshold, or 'packaged' for the packaged credential "
+                        "threshold, instead of the best-F1 one (no cross-validation then)")
     args = parser.parse_args()
     fingerprint, settings_key = args.model_identity.split(",") if args.model_identity else default_model_identity()
     scorer = CacheOnlyScorer(args.cache, fingerprint, settings_key)
@@ -107,9 +109,13 @@ def main() -> int:
             continue
         units = score_units(detector, documents, scores, propagate=detector.propagate)
         char_scores, char_labels = units.unit("char")
-        threshold = choose_threshold(sweep(char_scores, char_labels), "best-f1")
+        if args.threshold:
+            threshold = _fixed_threshold(args.threshold)
+            cv = [0.0, 0.0]
+        else:
+            threshold = choose_threshold(sweep(char_scores, char_labels), "best-f1")
+            cv = [cross_validate(units, "char", "best-f1", folds=5, seed=seed, groups=groups)["f1"] for seed in range(5)]
         metrics = evaluate(units, threshold)
-        cv = [cross_validate(units, "char", "best-f1", folds=5, seed=seed, groups=groups)["f1"] for seed in range(5)]
         row = {"variant": name, "rule": detector.rule(), "threshold": round(threshold, 4),
                "char": metrics["char"], "line": metrics["line"],
                "hard_negative_fp_rate": metrics.get("hard_negative_fp_rate"),
@@ -122,6 +128,14 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
     return 0
+
+
+def _fixed_threshold(value: str) -> float:
+    if value != "packaged":
+        return float(value)
+    from smscan.calibration.thresholds import packaged_thresholds
+
+    return float(packaged_thresholds()["kinds"]["credential"]["threshold"])
 
 
 if __name__ == "__main__":

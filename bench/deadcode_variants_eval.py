@@ -3,6 +3,7 @@
 
     python -m bench.deadcode_variants_eval --labels DIR/mbpp_dev.jsonl [--rule units=line] [--json OUT]
     python -m bench.deadcode_variants_eval --clean CODE_DIR [--rule ...]
+    python -m bench.deadcode_variants_eval --labels DIR/js_dev.jsonl --suffix js   # bench/deadcode_js_gen.py
 
 Writes each program to a temporary folder as ``<id>.py``, runs ``smscan files ... --kinds
 dead-code --format json`` on them (the score cache of ``SMSCAN_SCORE_CACHE`` or the default one,
@@ -11,7 +12,8 @@ the packaged dead-code entry's rule changed), and prints line P/R/F1 (a finding 
 from its start to its end), recall per attack, how many poisoned programs have every poisoned
 line found (whole blocks), and the lines reported that were not poisoned per 1,000 non-blank lines.
 With ``--clean``, every ``.py`` file under a folder of real code nobody poisoned is the set (each
-program clean): every finding is counted as a false alarm (some are real dead code).
+program clean): every finding is counted as a false alarm (some are real dead code). ``--suffix js``
+(or ``ts``) writes and reads files of that suffix instead.
 """
 
 from __future__ import annotations
@@ -35,11 +37,11 @@ def thresholds_with(changes: dict[str, Any], base: Path | None) -> dict[str, Any
     return document
 
 
-def scan(records: list[dict[str, Any]], folder: Path, thresholds: Path | None) -> dict[str, set[int]]:
+def scan(records: list[dict[str, Any]], folder: Path, thresholds: Path | None, suffix: str = "py") -> dict[str, set[int]]:
     """Run the CLI on every program; 1-based lines each file's findings cover, by record id."""
     for record in records:
-        (folder / f"{record['id']}.py").write_text(record["code"])
-    command = [sys.executable, "-m", "smscan", "files", *sorted(str(p) for p in folder.glob("*.py")),
+        (folder / f"{record['id']}.{suffix}").write_text(record["code"])
+    command = [sys.executable, "-m", "smscan", "files", *sorted(str(p) for p in folder.glob(f"*.{suffix}")),
                "--kinds", "dead-code", "--format", "json", "-o", str(folder / "report.json")]
     if thresholds is not None:
         command += ["--thresholds", str(thresholds)]
@@ -85,12 +87,12 @@ def measure(records: list[dict[str, Any]], found: dict[str, set[int]]) -> dict[s
     }
 
 
-def read_clean(folder: Path) -> list[dict[str, Any]]:
-    """Every ``.py`` file under ``folder`` as a clean record (its id: the path, ``/`` as ``__``)."""
+def read_clean(folder: Path, suffix: str = "py") -> list[dict[str, Any]]:
+    """Every ``.<suffix>`` file under ``folder`` as a clean record (its id: the path, ``/`` as ``__``)."""
     records = []
-    for path in sorted(folder.rglob("*.py")):
+    for path in sorted(folder.rglob(f"*.{suffix}")):
         code = path.read_text(encoding="utf-8", errors="replace")
-        rel = path.relative_to(folder).as_posix().removesuffix(".py").replace("/", "__")
+        rel = path.relative_to(folder).as_posix().removesuffix(f".{suffix}").replace("/", "__")
         records.append({"id": rel, "code": code, "poisoned_lines": [], "attack": "clean"})
     return records
 
@@ -103,9 +105,10 @@ def main() -> int:
     parser.add_argument("--thresholds", type=Path, help="thresholds file (default: the packaged one)")
     parser.add_argument("--rule", action="append", default=[], help="KEY=VALUE change to the dead-code rule")
     parser.add_argument("--only-attacks", help="comma-separated attacks to keep (and clean programs)")
+    parser.add_argument("--suffix", default="py", help="the programs' file suffix (js, ts: bench/deadcode_js_gen.py)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    records = read_clean(args.clean) if args.clean else [
+    records = read_clean(args.clean, args.suffix) if args.clean else [
         json.loads(line) for line in args.labels.read_text().splitlines() if line.strip()]
     if args.only_attacks:
         keep = set(args.only_attacks.split(",")) | {"clean"}
@@ -119,7 +122,7 @@ def main() -> int:
             thresholds.write_text(json.dumps(thresholds_with(changes, args.thresholds)))
         programs = Path(folder) / "py"
         programs.mkdir()
-        result = measure(records, scan(records, programs, thresholds))
+        result = measure(records, scan(records, programs, thresholds, args.suffix))
     print(json.dumps({k: v for k, v in result.items() if k != "false_lines"}, indent=1))
     for line in result["false_lines"][:40]:
         print("  false:", line)

@@ -129,6 +129,16 @@ def build_split(generator: ModuleType, mbpp: Path, split: str, rate: float) -> l
                                                      log=lambda message: print(split, message, file=sys.stderr)))
 
 
+def split_manifest(records: list[dict[str, Any]], path: Path) -> dict[str, Any]:
+    """A written split's manifest entry: programs, injections per attack, lines, the file's hash."""
+    attacks: dict[str, int] = {}
+    for record in records:
+        attacks[record["attack"]] = attacks.get(record["attack"], 0) + 1
+    return {"programs": len(records), "attacks": attacks,
+            "poisoned_lines": sum(len(r["poisoned_lines"]) for r in records),
+            "output_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--generator", type=Path, required=True, help="shared/bench/deadcode_gen.py")
@@ -143,12 +153,7 @@ def main() -> int:
     for split in SEEDS:
         records = build_split(generator, generator.MBPP_PATH, split, args.rate)
         path = generator.write_set(records, args.out, f"mbpp_{split}", args.write_py)
-        attacks: dict[str, int] = {}
-        for record in records:
-            attacks[record["attack"]] = attacks.get(record["attack"], 0) + 1
-        manifest[split] = {"programs": len(records), "attacks": attacks,
-                           "poisoned_lines": sum(len(r["poisoned_lines"]) for r in records),
-                           "output_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        manifest[split] = split_manifest(records, path)
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps(manifest, indent=2))
     return 0

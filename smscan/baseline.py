@@ -36,7 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smscan.errors import SmscanError
+from smscan.finite import check_finite
 from smscan.records import Finding
+from smscan.reports.visible import json_escaped
 
 FORMAT_VERSION = 1
 _SALT_HEX = 32
@@ -132,7 +134,9 @@ def match_findings(
 def dump_baseline(baseline: Baseline) -> str:
     """The baseline file's text: stable key order, one entry a line, sorted by path, kind, hash."""
     lines = [
-        "    " + json.dumps({"kind": e.kind, "path": e.path, "hash": e.hash}, ensure_ascii=False)
+        # Escaped where a terminal would act on a path (bidi, controls) or UTF-8 cannot hold it
+        # (a non-UTF-8 file name's bytes); readable characters stay as they are.
+        "    " + json_escaped(json.dumps({"kind": e.kind, "path": e.path, "hash": e.hash}, ensure_ascii=False))
         for e in sorted(baseline.entries)
     ]
     body = ",\n".join(lines)
@@ -163,6 +167,7 @@ def load_baseline(path: Path) -> Baseline:
         raise SmscanError(f"{path}: cannot read the baseline: {exc.strerror}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SmscanError(f"{path}: not a baseline file (not valid JSON)") from exc
+    check_finite(data, source=str(path))
     if not isinstance(data, dict) or data.get("smscan_baseline") != FORMAT_VERSION:
         raise SmscanError(
             f"{path}: not an smscan baseline of format {FORMAT_VERSION} "

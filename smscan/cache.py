@@ -141,6 +141,9 @@ class ScoreCache:
                 return
             db.execute("BEGIN IMMEDIATE")
             try:
+                # Read before the insert: with no kept total yet, _total sums the table, which
+                # would then hold the new rows too and count them twice.
+                before = self._total(db)
                 replaced = 0
                 for first in range(0, len(rows), _SQL_CHUNK):
                     chunk = [row[0] for row in rows[first : first + _SQL_CHUNK]]
@@ -148,7 +151,7 @@ class ScoreCache:
                     (size,) = db.execute(f"SELECT COALESCE(SUM(size), 0) FROM entries WHERE key IN ({marks})", chunk).fetchone()
                     replaced += size
                 db.executemany("INSERT OR REPLACE INTO entries (key, value, size, used) VALUES (?, ?, ?, ?)", rows)
-                total = self._total(db) + sum(row[2] for row in rows) - replaced
+                total = before + sum(row[2] for row in rows) - replaced
                 if total > self.max_bytes:
                     total = self._evict(db)
                 db.execute("INSERT OR REPLACE INTO totals (name, value) VALUES ('bytes', ?)", (total,))
@@ -207,12 +210,7 @@ class ScoreCache:
         self.close()
         for path in _database_files(self.path):
             path.unlink(missing_ok=True)
-        for legacy in self.root.glob("[0-9a-f][0-9a-f]/*.npz"):
-            freed += legacy.stat().st_size
-            legacy.unlink()
-            if not any(legacy.parent.iterdir()):
-                legacy.parent.rmdir()
-        return freed
+        return freed + remove_legacy_entries(self.root)
 
     def close(self) -> None:
         """Close this process's connection (reopened on the next use)."""
@@ -297,6 +295,8 @@ class ScoreCache:
         except OSError as error:
             self.disabled = f"cannot create {self.root} ({error.strerror})"
             return None
+        if create:  # once per process: a store that is written to drops what the old format kept
+            remove_legacy_entries(self.root)
         db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
@@ -330,3 +330,18 @@ def _database_files(path: Path) -> list[Path]:
 def _is_busy(error: sqlite3.OperationalError) -> bool:
     message = str(error).lower()
     return "locked" in message or "busy" in message
+
+
+def remove_legacy_entries(root: Path) -> int:
+    """Delete the ``<2 hex>/<key>.npz`` entries of the format before the database (they held the
+    token ids of every scanned text, which decode back to it); returns the bytes freed."""
+    freed = 0
+    for legacy in root.glob("[0-9a-f][0-9a-f]/*.npz"):
+        try:
+            freed += legacy.stat().st_size
+            legacy.unlink()
+            if not any(legacy.parent.iterdir()):
+                legacy.parent.rmdir()
+        except OSError:  # another process removed it first, or it cannot be removed: not ours to fail on
+            continue
+    return freed

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from smscan.cache_entries import cache_key, decode_entry, encode_entry
+from smscan.model.passes import relabelled
 from smscan.records import TokenScores
 
 if TYPE_CHECKING:
@@ -68,7 +69,8 @@ class CachedScorer:
         self.cache.hits += len(texts) - len(missing)
         self.cache.misses += len(missing)
         if missing:
-            fresh = self.scorer.score_texts([texts[index] for index in missing])
+            with relabelled(missing):  # progress sees indices into this call's texts
+                fresh = self.scorer.score_texts([texts[index] for index in missing])
             if len(fresh) != len(missing):
                 raise ValueError(f"the scorer returned {len(fresh)} results for {len(missing)} texts")
             # Keyed again: loading the model may have told the scorer its real identity.

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any, Literal, get_args
 
 if sys.version_info >= (3, 11):
@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from smscan.errors import ConfigError
+from smscan.finite import check_finite
 from smscan.instructions import ScoringRule, resolve_instructions
 from smscan.kinds import Kind
 
@@ -83,6 +84,13 @@ class Settings:
     # The keys a config file or a flag set (the rest are defaults): a calibrated thresholds entry
     # beats a default but never a value the user chose (smscan.rules).
     given: frozenset[str] = field(default=frozenset(), compare=False)
+    # Where each given value came from ("--model", ".smscan.toml key 'model'", "environment
+    # variable SMSCAN_MODEL"), so an error found later (a model that does not load) names it.
+    origins: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def origin(self, key: str) -> str | None:
+        """Where ``key``'s value came from, or None for a default."""
+        return dict(self.origins).get(key)
 
     def __post_init__(self) -> None:
         _check_choice("device", self.device, Device)
@@ -90,36 +98,47 @@ class Settings:
         _check_choice("worker", self.worker, WorkerUse)
         _check_choice("runtime", self.runtime, Runtime)
         _check_choice("scoring_rule", self.scoring_rule, ScoringRule)
-        resolve_instructions(self.scoring_rule, self.instructions)
+        try:
+            resolve_instructions(self.scoring_rule, self.instructions)
+        except ValueError as error:
+            raise InvalidSetting("instructions", str(error)) from error
         if self.dtype == "int8" and self.runtime == "torch":
-            raise ValueError("dtype int8 needs runtime ctranslate2 (or auto); torch scores in bf16, fp16 or fp32")
+            raise InvalidSetting("dtype", "dtype int8 needs runtime ctranslate2 (or auto); torch scores in bf16, fp16 or fp32")
         if not self.model or not isinstance(self.model, str):
-            raise ValueError("model must be a non-empty string")
+            raise InvalidSetting("model", "model must be a non-empty string")
         # A contrast is a log-likelihood ratio around 0, so its threshold may be negative.
         low = -100 if self.scoring_rule == "contrast" else 0
         if not low < self.threshold < 100:
-            raise ValueError(f"threshold must be between {low} and 100 nats, got {self.threshold}")
+            raise InvalidSetting("threshold", f"threshold must be between {low} and 100 nats, got {self.threshold}")
         if not 1 <= self.window <= MAX_WINDOW_TOKENS:
-            raise ValueError(f"window must be 1..{MAX_WINDOW_TOKENS} tokens, got {self.window}")
+            raise InvalidSetting("window", f"window must be 1..{MAX_WINDOW_TOKENS} tokens, got {self.window}")
         if not 1 <= self.consensus <= self.window:
-            raise ValueError(f"consensus must be 1..window ({self.window}), got {self.consensus}")
+            raise InvalidSetting("consensus", f"consensus must be 1..window ({self.window}), got {self.consensus}")
         for kind in self.kinds:
             _check_choice("kinds", kind, Kind)
         if not 0 <= self.threads <= 1024:
-            raise ValueError(f"threads must be an integer 0..1024 (0: the runtime's default), got {self.threads!r}")
+            raise InvalidSetting("threads", f"threads must be an integer 0..1024 (0: the runtime's default), got {self.threads!r}")
         if not 1 <= self.score_cache_mb <= 1_000_000:
-            raise ValueError(f"score_cache_mb must be 1..1000000 (megabytes), got {self.score_cache_mb!r}")
+            raise InvalidSetting("score_cache_mb", f"score_cache_mb must be 1..1000000 (megabytes), got {self.score_cache_mb!r}")
         if self.max_file_bytes < 1:
-            raise ValueError(f"max_file_bytes must be positive, got {self.max_file_bytes}")
+            raise InvalidSetting("max_file_bytes", f"max_file_bytes must be positive, got {self.max_file_bytes}")
 
 
-CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("source", "given"))
+class InvalidSetting(ValueError):
+    """A Settings value out of its range; ``key`` says which, so a message can name its source."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("source", "given", "origins"))
 
 
 def _check_choice(key: str, value: object, choices: Any) -> None:
     allowed = get_args(choices)
     if value not in allowed:
-        raise ValueError(f"{key} must be one of {', '.join(allowed)}, got {value!r}")
+        raise InvalidSetting(key, f"{key} must be one of {', '.join(allowed)}, got {value!r}")
 
 
 def find_config_file(root: Path, explicit: Path | None = None) -> tuple[Path, str] | None:
@@ -159,6 +178,7 @@ def load_settings(
     explicit: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] = os.environ,
+    origins: Mapping[str, str] | None = None,
 ) -> Settings:
     """Build the effective Settings for a scan rooted at ``root``.
 
@@ -167,35 +187,62 @@ def load_settings(
         explicit: a config file given with ``--config``.
         overrides: values given on the command line; None values mean "not given".
         environ: the environment; ``SMSCAN_MODEL`` sets the model below the config file.
+        origins: what to call each override in a message (the CLI passes its flags, e.g.
+            ``{"kinds": "--kinds"}``); an override not named here is "the value given for KEY".
 
     Returns:
         The validated Settings, with ``source`` naming where file values came from.
 
     Raises:
-        ConfigError: unreadable file, unknown key or bad value (file and key are named).
+        ConfigError: unreadable file, unknown key or bad value; the message names where the bad
+            value came from: the file and key, the environment variable, or the override.
     """
     values: dict[str, Any] = {}
+    where: dict[str, str] = {}
     source = "defaults"
     if environ.get("SMSCAN_MODEL"):
         values["model"] = environ["SMSCAN_MODEL"]
+        where["model"] = "environment variable SMSCAN_MODEL"
     found = find_config_file(root, explicit)
     if found is not None:
         path, table = found
         data = _read_toml(path)
         if table:
             data = data.get("tool", {}).get("smscan", {})
-        values.update(_validate_table(data, where=f"{path}" + (f" [{table}]" if table else "")))
+        table_name = f"{path}" + (f" [{table}]" if table else "")
+        from_file = _validate_table(data, where=table_name)
+        values.update(from_file)
+        where.update({key: f"{table_name} key {key!r}" for key in from_file})
         source = str(path)
     for key, value in (overrides or {}).items():
         if value is not None:
             values[key] = value
+            where[key] = (origins or {}).get(key, f"the value given for {key}")
     try:
-        return Settings(**values, source=source, given=frozenset(values))
+        return Settings(**values, source=source, given=frozenset(values), origins=tuple(where.items()))
+    except InvalidSetting as error:
+        raise ConfigError(f"{where.get(error.key, source)}: {error}") from error
     except ValueError as error:
         raise ConfigError(f"{source}: {error}") from error
 
 
+ROOT_RELATIVE_KEYS = ("baseline", "thresholds")
+"""Config keys naming files relative to the root, which must stay inside it."""
+
+
+def _stays_inside(relative: str) -> bool:
+    depth = 0
+    if relative.startswith(("/", "\\")) or PureWindowsPath(relative).drive:
+        return False
+    for part in relative.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return False
+    return True
+
+
 def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
+    check_finite(data, source=where, error=ConfigError)
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in CONFIG_KEYS:
@@ -218,9 +265,15 @@ def _validate_table(data: Mapping[str, Any], *, where: str) -> dict[str, Any]:
                     raise ConfigError(f"{where}: key {key!r} must be an integer")
         elif not isinstance(value, str):
             raise ConfigError(f"{where}: key {key!r} must be a string")
+        if key in ROOT_RELATIVE_KEYS and value and not _stays_inside(value):
+            # A repository's config must not point smscan at files elsewhere: `smscan baseline`
+            # writes the baseline there.
+            raise ConfigError(f"{where}: key {key!r} must be a path inside the repository, got {value!r}")
         values[key] = value
     try:
         Settings(**values)
+    except InvalidSetting as error:
+        raise ConfigError(f"{where} key {error.key!r}: {error}") from error
     except ValueError as error:
         raise ConfigError(f"{where}: {error}") from error
     return values

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from smscan import __version__
-
+from smscan.detectors import js_syntax
 from smscan.detectors.candidate import Candidate, Detector
 from smscan.records import Document
 
@@ -40,8 +40,9 @@ class Remembered:
 
 # Bump when what a detector returns for the same rule, path and text changes in a way its rule
 # does not show (a new slot shape, a new evidence kind). 3: dead code judged as statement blocks
-# with data-flow evidence (2 was a development state of the same change).
-JUDGEMENT_FORMAT = 3
+# with data-flow evidence (2 was a development state of the same change). 4: JavaScript and
+# TypeScript dead statements from tree-sitter syntax trees (the `js` extra).
+JUDGEMENT_FORMAT = 4
 
 
 @functools.cache
@@ -74,6 +75,8 @@ class JudgementMemo:
         identity = {
             "format": JUDGEMENT_FORMAT,
             "code": detector_code_digest(),
+            # With or without the `js` extra, the same JavaScript gets different candidates.
+            "js_syntax": js_syntax.grammar_versions(),
             "fingerprint": fingerprint,
             "settings": settings_key,
             "detectors": [[d.kind, d.rule(), getattr(d, "context_chars", None)] for d in detectors],

@@ -38,11 +38,13 @@ SurpriseRule = MaskRule
 """A scan's raw Surprise Masking rule is the one rule type; the name stays for callers."""
 
 __all__ = [
-    "Detection", "ProgressCallback", "ScanResult", "SurpriseRule", "finding_fingerprint", "scan",
+    "BatchCallback", "Detection", "ProgressCallback", "ScanResult", "SurpriseRule", "finding_fingerprint", "scan",
     "without_dead_code_on_credential_lines",
 ]
 
 ProgressCallback = Callable[[Document | Skip], None]
+BatchCallback = Callable[[list[Document], list[int]], None]
+"""Called before each batch is scored: its documents and how many texts each sends the scorer."""
 
 
 @dataclass(slots=True)
@@ -73,6 +75,7 @@ def scan(
     on_item: ProgressCallback | None = None,
     whole_documents: bool = False,
     judgements: JudgementMemo | None = None,
+    on_batch: BatchCallback | None = None,
 ) -> ScanResult:
     """Score documents once and report ``surprise`` spans and each detector's findings.
 
@@ -87,6 +90,7 @@ def scan(
             which draws every token).
         judgements: remembered candidates of unchanged whole documents (``smscan.judgements``);
             not used when whole documents are scored (raw ``surprise`` needs the scores).
+        on_batch: called before each batch is scored (progress within a batch).
 
     Returns:
         The findings, skips and counters of the scan.
@@ -100,10 +104,13 @@ def scan(
     def plan(batch: list[Document | Skip]) -> list[_Plan]:
         documents = [item for item in batch if isinstance(item, Document)]
         known = memo.recall(documents) if memo is not None else [None] * len(documents)
-        return [
+        plans = [
             _Plan(plan_pieces(document, detectors, whole=whole) if remembered is None else [], remembered)
             for document, remembered in zip(documents, known)
         ]
+        if on_batch is not None:
+            on_batch(documents, [len(planned.pieces) for planned in plans])
+        return plans
 
     batches = score_batches(items, scorer, size_of=_size, plan=plan)
     judged = _judge(batches, rule, detections, memo, result, on_item)

@@ -54,6 +54,8 @@ class SurpriseParameters:
     propagate: bool
     ranking: str = "global"
     source: str = "settings"
+    value_threshold: float | None = None
+    """Value-aware masking's value threshold from a calibrated entry (None: none saved)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,7 @@ def resolve_surprise(
         propagate=bool(pick("propagate", flags.propagate, saved.get("propagate"))),
         ranking=str(saved.get("ranking", "global")),
         source=source,
+        value_threshold=None if saved.get("value_threshold") is None else float(saved["value_threshold"]),
     )
 
 
@@ -140,7 +143,13 @@ def _surprise_entry(
             break  # the packaged entry is a table of operating points, used when one is named
         found = find_entry([(where, data)], SURPRISE, fingerprint=fingerprint, model=settings.model)
         tau = found.operating_point(flags.operating_point) if flags.operating_point else found.threshold
-        return dict(found.rule), tau, found.source
+        rule = dict(found.rule)
+        if flags.operating_point:  # a value-aware entry saves each point's value threshold too
+            point = found.data["operating_points"][flags.operating_point]
+            rule.pop("value_threshold", None)
+            if "value_threshold" in point:
+                rule["value_threshold"] = point["value_threshold"]
+        return rule, tau, found.source
     if flags.operating_point is not None:
         raise ThresholdsError(
             f"--operating-point {flags.operating_point}: no calibrated surprise entry; calibrate one with "
@@ -191,7 +200,8 @@ def scan_rules(settings: Settings, *, root: Path, fingerprint: str, thresholds: 
     """
     kinds = settings.kinds or DEFAULT_KINDS
     detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
-    surprise = surprise_rule(settings, root=root, fingerprint=fingerprint) if SURPRISE in kinds else None
+    flags = RuleFlags(thresholds=thresholds)  # a file named by the flag is read as export reads it
+    surprise = surprise_rule(settings, root=root, fingerprint=fingerprint, flags=flags) if SURPRISE in kinds else None
     return ScanRules(surprise, detections)
 
 

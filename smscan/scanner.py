@@ -13,7 +13,7 @@ from smscan.baseline import Baseline
 from smscan.decisions import Suppressed, decide
 from smscan.judgements import JudgementMemo
 from smscan.model.scorer import Scorer
-from smscan.pipeline import ProgressCallback, scan
+from smscan.pipeline import BatchCallback, ProgressCallback, scan
 from smscan.records import Document, ScanResult, Skip
 from smscan.rules import ScanRules
 
@@ -27,6 +27,7 @@ def scan_and_decide(
     baseline: tuple[str, Baseline] | None = None,
     on_item: ProgressCallback | None = None,
     annotate: Callable[[ScanResult], None] | None = None,
+    on_batch: BatchCallback | None = None,
 ) -> tuple[ScanResult, Suppressed]:
     """Scan ``items`` and keep the findings a report shows (``smscan.decisions``).
 
@@ -38,6 +39,7 @@ def scan_and_decide(
         baseline: the baseline's name and entries, or None.
         on_item: called once per item (progress).
         annotate: may annotate the detectors' findings before any decision (commit ids).
+        on_batch: called before each batch is scored (progress within a batch).
 
     Returns:
         The result with its reported findings, and what was suppressed.
@@ -46,7 +48,10 @@ def scan_and_decide(
         result = skips_only(items, on_item)
     else:
         memo = judgement_memo(scorer, rules)
-        result = scan(items, scorer, rules.surprise, detections=rules.detections, on_item=on_item, judgements=memo)
+        result = scan(
+            items, scorer, rules.surprise, detections=rules.detections, on_item=on_item, judgements=memo,
+            on_batch=on_batch,
+        )
     if annotate is not None:
         annotate(result)
     suppressed = decide(result, items, kinds=kinds, baseline=baseline)

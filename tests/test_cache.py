@@ -303,3 +303,10 @@ def test_the_kept_total_follows_replacements_and_evictions(tmp_path: Path) -> No
         (kept,) = db.execute("SELECT value FROM totals WHERE name = 'bytes'").fetchone()
         (summed,) = db.execute("SELECT SUM(size) FROM entries").fetchone()
     assert kept == summed <= 1000
+
+
+def test_the_first_write_is_counted_once(tmp_path: Path) -> None:
+    cache = ScoreCache(tmp_path)
+    put(cache, "a", 100)
+    with sqlite3.connect(tmp_path / DATABASE_NAME) as db:
+        assert db.execute("SELECT value FROM totals WHERE name = 'bytes'").fetchone() == (cache.info().bytes_stored,)

@@ -118,6 +118,16 @@ def test_changed_detector_code_judges_everything_again(tmp_path: Path, monkeypat
     assert len(counting.judged) == 6
 
 
+def test_installing_the_js_extra_judges_everything_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same JavaScript has syntax evidence with tree-sitter and none without it.
+    counting = Counting(monkeypatch)
+    monkeypatch.setattr("smscan.detectors.js_syntax.grammar_versions", lambda: "")
+    run(tmp_path, documents(), detections())
+    monkeypatch.setattr("smscan.detectors.js_syntax.grammar_versions", lambda: "tree-sitter 0.26.1")
+    run(tmp_path, documents(), detections())
+    assert len(counting.judged) == 6
+
+
 def test_the_code_digest_follows_the_detector_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = judgements.detector_code_digest()
     fake_package = tmp_path / "smscan"

@@ -70,8 +70,9 @@ def test_scan_reads_the_configured_files_surprise_entry(
     (project / "a.py").write_text(f"token = '{KEY}'\nprint(token)\n")
     assert main(["repo", str(project), "--kinds", "surprise", "--format", "json"]) == 0
     capsys.readouterr()
-    write_thresholds(tmp_path / "t.json", RandomWordScorer.fingerprint)
-    (project / ".smscan.toml").write_text(f'thresholds = "{tmp_path / "t.json"}"\n')
+    # A config's paths stay inside the repository (README, "Security model").
+    write_thresholds(project / "t.json", RandomWordScorer.fingerprint)
+    (project / ".smscan.toml").write_text('thresholds = "t.json"\n')
     assert main(["repo", str(project), "--kinds", "surprise", "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["rule"]["surprise"]["threshold"] == 3.0

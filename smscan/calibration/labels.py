@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from smscan.errors import SmscanError
+from smscan.finite import check_finite
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,7 @@ def _rows(path: Path, raw_lines: list[str]) -> Iterator[LabelledText]:
             raise SmscanError(f"{where}: not valid JSON ({error.msg})") from error
         if not isinstance(row, dict):
             raise SmscanError(f"{where}: expected a JSON object")
+        check_finite(row, source=where)
         yield _row(path, where, row, group=_group(row, number))
 
 

@@ -66,7 +66,7 @@ def plot_scores(
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as error:
-        raise SmscanError("--plot needs matplotlib: pip install 'smscan[plot]'") from error
+        raise SmscanError("plots need matplotlib: pip install 'smscan[plot]'") from error
 
     every = np.asarray(scores, dtype=np.float64)
     every_truth = np.asarray(labels, dtype=np.bool_)

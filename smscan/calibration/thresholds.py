@@ -31,6 +31,7 @@ from typing import Any
 
 from smscan.atomic import write_text_atomically
 from smscan.errors import ThresholdsError
+from smscan.finite import check_finite
 
 FORMAT = "smscan-thresholds"
 VERSION = 1
@@ -113,6 +114,7 @@ def read_thresholds_file(path: Path) -> dict[str, Any]:
         raise ThresholdsError(f"{path}: cannot read thresholds: {error.strerror}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ThresholdsError(f"{path}: not a JSON thresholds file ({error})") from error
+    check_finite(data, source=str(path), error=ThresholdsError)
     _validate(path, data)
     checked: dict[str, Any] = data
     return checked

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 
+from smscan.cli.help import Command
 from smscan.cli.options import ConfigOption
-from smscan.config import load_settings
+from smscan.cli.scanning import command_settings
+from smscan.cli.services import current_services
 
 if TYPE_CHECKING:
     from smscan.cache import ScoreCache
 
 cache_app = typer.Typer(
     help="Inspect or clear the score cache (token scores of texts scanned before; no text).",
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -27,16 +28,17 @@ cache_app = typer.Typer(
 def _cache(config: Path | None) -> ScoreCache:
     from smscan.cache import ScoreCache, default_cache_dir
 
-    settings = load_settings(Path.cwd(), explicit=config)
-    return ScoreCache(default_cache_dir(os.environ), max_bytes=settings.score_cache_mb << 20)
+    services = current_services()
+    settings = command_settings(Path.cwd(), config, {}, services)
+    return ScoreCache(default_cache_dir(services.environ), max_bytes=settings.score_cache_mb << 20)
 
 
-@cache_app.command("info")
+@cache_app.command("info", cls=Command, short_help="Show the cache's location, entries and size.")
 def info_command(config: ConfigOption = None) -> None:
     """Show where the score cache is, its entries and size, and its bound."""
     cache = _cache(config)
     info = cache.info()
-    console = Console(highlight=False)
+    console = current_services().console()
     console.print(f"location  {info.location}", markup=False)
     console.print(f"entries   {info.entries}", markup=False)
     console.print(f"scores    {_mb(info.bytes_stored)} (bound {_mb(info.max_bytes)}, score_cache_mb)", markup=False)
@@ -45,12 +47,12 @@ def info_command(config: ConfigOption = None) -> None:
         console.print(f"unusable  {cache.disabled}", markup=False)
 
 
-@cache_app.command("clear")
+@cache_app.command("clear", cls=Command, short_help="Delete the score cache.")
 def clear_command(config: ConfigOption = None) -> None:
     """Delete the score cache (the next scan of each text scores it again)."""
     cache = _cache(config)
     freed = cache.clear()
-    Console(highlight=False).print(f"cleared {cache.path} ({_mb(freed)} freed)", markup=False)
+    current_services().console().print(f"cleared {cache.path} ({_mb(freed)} freed)", markup=False)
 
 
 def _mb(size: int) -> str:

@@ -8,91 +8,92 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from smscan.cli.options import (
-    ConfigOption, DeviceOption, DtypeOption, InstructionsOption, ModelOption, ScoringRuleOption, parse_instructions,
+from smscan.cli.calibrate_options import (
+    CriterionOptions,
+    DataOptions,
+    KindArgument,
+    MeasureOptions,
+    SurpriseRuleOptions,
 )
-
-KindArgument = Annotated[str, typer.Option("--kind", help="credential, dead-code, or surprise (raw masking for export).")]
-# The rule options of --kind surprise (the detectors' rules come from their defaults).
-WindowOption = Annotated[Optional[int], typer.Option("--window", help="surprise: window length in reference tokens \\[default: 4].")]
-ConsensusOption = Annotated[Optional[int], typer.Option("--consensus", help="surprise: selected windows a token needs to be masked (k) \\[default: 1].")]
-PropagateOption = Annotated[
-    Optional[bool],
-    typer.Option("--propagate/--no-propagate", help="surprise: duplicate propagation within a group, in the loop \\[default: on]."),
-]
-LabelsOption = Annotated[
-    Optional[Path],
-    typer.Option("--labels", help="Labelled JSONL: credential spans or dead-code lines (docs/thresholds-format.md)."),
-]
-ScoreCacheOption = Annotated[
-    Optional[Path],
-    typer.Option("--score-cache", help="Folder of cached token scores (default: ~/.cache/smscan/scores)."),
-]
+from smscan.cli.groups import command
+from smscan.cli.options import ModelOptions
+from smscan.cli.services import Services, current_services
 
 
+@command
 def calibrate_command(
     kind: KindArgument,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Thresholds file to add this kind's entry to.")],
-    labels: LabelsOption = None,
-    synthetic: Annotated[
-        Optional[Path],
-        typer.Option("--synthetic", help="Build labelled data from the files under PATH, planting synthetic credentials or dead lines in memory."),
-    ] = None,
-    best_f1: Annotated[bool, typer.Option("--best-f1", help="The threshold of best validation F1 (the default).")] = False,
-    target_recall: Annotated[Optional[float], typer.Option("--target-recall", help="The highest threshold reaching this validation recall.")] = None,
-    max_fpr: Annotated[Optional[float], typer.Option("--max-fpr", help="The lowest threshold keeping the validation false-positive rate at or below this.")] = None,
-    operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="SM50, SM70, SM90 or SM95: recall 0.5 ... 0.95.")] = None,
-    folds: Annotated[int, typer.Option("--folds", help="Folds of the cross-validated estimate (surprise: 0 for none).")] = 5,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of --synthetic data.")] = 0,
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    config: ConfigOption = None,
-    score_cache: ScoreCacheOption = None,
-    plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the ROC curve and score distributions with the chosen operating point to this image (needs the 'plot' extra).")] = None,
-    window: WindowOption = None,
-    consensus: ConsensusOption = None,
-    propagate: PropagateOption = None,
-    scoring_rule: ScoringRuleOption = None,
-    instructions: InstructionsOption = None,
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Thresholds file to add this kind's entry to.")],
+    *,
+    data: DataOptions,
+    criterion: CriterionOptions,
+    rule: SurpriseRuleOptions,
+    model: ModelOptions,
+    measure: MeasureOptions,
 ) -> int:
     """Choose the threshold of one finding kind on labelled data (or on --synthetic data built
     from your own files) and add it to a thresholds file; the validation metrics and the model
     fingerprint are saved with it. --kind surprise chooses the raw masking threshold of
     `smscan export` with the whole masking procedure (windows, consensus, propagation) in the loop."""
-    from smscan import __version__
     from smscan.calibration.thresholds import write_entry
     from smscan.errors import SmscanError
 
-    criterion = _criterion(best_f1, target_recall, max_fpr, operating_point)
-    surprise_rule = _surprise_rule(kind, window, consensus, propagate)
-    if surprise_rule is not None and plot is not None:
+    services = current_services()
+    chosen = _criterion(criterion)
+    settings = command_settings(measure.config, model, services)
+    surprise_rule = _surprise_rule(kind, rule, settings)
+    if rule.masking not in ("values", "paper"):
+        raise SmscanError(f"--masking must be values or paper, got {rule.masking!r}")
+    if surprise_rule is not None and measure.plot is not None:
         raise SmscanError("--plot draws a detector's scores; it does not combine with --kind surprise")
-    if folds < 2 and not (surprise_rule is not None and folds == 0):
-        raise SmscanError(f"--folds must be at least 2{' (or 0: no estimate)' if surprise_rule is not None else ''}, got {folds}")
-    documents, labels_name, labels_digest = _documents(kind, labels, synthetic, seed)
-    settings = command_settings(config, model=model, device=device, dtype=dtype, scoring_rule=scoring_rule,
-                                instructions=parse_instructions(instructions))
-    scorer = load_cached_scorer(settings, score_cache=score_cache)
-    if surprise_rule is not None:
-        scores = score_with_progress(scorer, [d.text for d in documents])
-    else:
-        scores = score_planned_with_progress(scorer, kind, documents)
+    if criterion.folds < 2 and not (surprise_rule is not None and criterion.folds == 0):
+        raise SmscanError(f"--folds must be at least 2{' (or 0: no estimate)' if surprise_rule is not None else ''}, got {criterion.folds}")
+    documents, labels_name, labels_digest = _documents(kind, data)
+    scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
+    entry, scores = _calibrate(kind, documents, scorer, surprise_rule, chosen, criterion.folds, rule.masking)
+    provenance = _provenance(scorer, settings, entry, labels_name, labels_digest) | {
+        "command": _command_line(kind, data, chosen, output, model.model, surprise_rule)
+        + (" --masking paper" if surprise_rule is not None and rule.masking == "paper" else ""),
+    }
+    if entry["validation"][entry["unit"]]["tp"] == 0:
+        raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
+    write_entry(output, kind, provenance)
+    if measure.plot is not None:
+        from smscan.calibration.plots import plot_kind
+
+        plot_kind(measure.plot, kind, documents, scores, threshold=entry["threshold"], rule=entry["rule"],
+                  operating_point=entry["criterion"], title=f"{kind} on {labels_name} ({scorer.fingerprint})")
+    _print_summary(services.console(), kind, output, provenance)
+    return 0
+
+
+def _calibrate(
+    kind: str, documents: list[Any], scorer: Any, surprise_rule: Any, criterion: str, folds: int, masking: str = "paper"
+) -> tuple[dict[str, Any], list[Any]]:
+    """Score what the kind scores and choose its threshold: the entry and the scores."""
     if surprise_rule is not None:
         from smscan.exports.operating_points import calibrate_surprise
+        from smscan.exports.value_points import calibrate_values
 
-        entry = calibrate_surprise(documents, scores, rule=surprise_rule, criterion=criterion, folds=folds)
-    else:
-        from smscan.calibration.calibrate import calibrate_kind
+        scores = score_with_progress(scorer, [d.text for d in documents])
+        calibrate = calibrate_values if masking == "values" else calibrate_surprise
+        return calibrate(documents, scores, rule=surprise_rule, criterion=criterion, folds=folds), scores
+    from smscan.calibration.calibrate import calibrate_kind
 
-        entry = calibrate_kind(kind, documents, scores, criterion=criterion, folds=folds)
+    scores = score_planned_with_progress(scorer, kind, documents)
+    return calibrate_kind(kind, documents, scores, criterion=criterion, folds=folds), scores
+
+
+def _provenance(scorer: Any, settings: Any, entry: dict[str, Any], labels_name: str, labels_digest: str) -> dict[str, Any]:
+    from smscan import __version__
+
     description = scorer.describe()
-    provenance: dict[str, Any] = {
+    return {
         "fingerprint": scorer.fingerprint,
         "model": description.get("name", settings.model),
         "scoring": description.get("settings", ""),
@@ -101,27 +102,18 @@ def calibrate_command(
         "labels_sha256": labels_digest,
         "date": dt.date.today().isoformat(),
         "smscan_version": __version__,
-        "command": _command_line(kind, labels, synthetic, seed, criterion, output, model, surprise_rule),
     }
-    if entry["validation"][entry["unit"]]["tp"] == 0:
-        raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
-    write_entry(output, kind, provenance)
-    if plot is not None:
-        from smscan.calibration.plots import plot_kind
-
-        plot_kind(plot, kind, documents, scores, threshold=entry["threshold"], rule=entry["rule"],
-                  operating_point=entry["criterion"], title=f"{kind} on {labels_name} ({scorer.fingerprint})")
-    _print_summary(Console(), kind, output, provenance)
-    return 0
 
 
 def _command_line(
-    kind: str, labels: Path | None, synthetic: Path | None, seed: int, criterion: str, output: Path,
-    model: str | None, surprise_rule: Any = None,
+    kind: str, data: DataOptions, criterion: str, output: Path, model: str | None, surprise_rule: Any = None
 ) -> str:
     """The command that reproduces this calibration, as saved in the thresholds file."""
     words = ["smscan", "calibrate", "--kind", kind]
-    words += ["--labels", str(labels)] if labels is not None else ["--synthetic", str(synthetic), "--seed", str(seed)]
+    if data.labels is not None:
+        words += ["--labels", str(data.labels)]
+    else:
+        words += ["--synthetic", str(data.synthetic), "--seed", str(data.seed)]
     if criterion == "best-f1":
         words.append("--best-f1")
     else:
@@ -136,25 +128,31 @@ def _command_line(
     return " ".join(shlex.quote(word) for word in words)
 
 
-def _criterion(best_f1: bool, recall: float | None, fpr: float | None, point: str | None) -> str:
+def _criterion(options: CriterionOptions) -> str:
     from smscan.calibration.calibrate import parse_criterion
     from smscan.errors import SmscanError
 
     chosen = [c for c in (
-        "best-f1" if best_f1 else None,
-        f"recall:{recall}" if recall is not None else None,
-        f"fpr:{fpr}" if fpr is not None else None,
-        point,
+        "best-f1" if options.best_f1 else None,
+        f"recall:{options.target_recall}" if options.target_recall is not None else None,
+        f"fpr:{options.max_fpr}" if options.max_fpr is not None else None,
+        options.operating_point,
     ) if c is not None]
     if len(chosen) > 1:
         raise SmscanError("give at most one of --best-f1, --target-recall, --max-fpr, --operating-point")
     return parse_criterion(chosen[0] if chosen else "best-f1")
 
 
-def _surprise_rule(kind: str, window: int | None, consensus: int | None, propagate: bool | None) -> Any:
-    """The raw masking rule to calibrate (--kind surprise), or None for a detector kind."""
+def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> Any:
+    """The raw masking rule to calibrate (--kind surprise), or None for a detector kind.
+
+    Each value is the flag's, else the config's (``window``, ``consensus``, ``propagate``), else
+    the default: the rule a scan or an export of the same repository masks with.
+    """
     from smscan.errors import SmscanError
     from smscan.exports.rule import MaskRule
+
+    window, consensus, propagate = options.window, options.consensus, options.propagate
 
     if kind != "surprise":
         check_detector_kind(kind)
@@ -164,17 +162,19 @@ def _surprise_rule(kind: str, window: int | None, consensus: int | None, propaga
         return None
     try:
         return MaskRule(
-            window=4 if window is None else window,
-            consensus=1 if consensus is None else consensus,
-            propagate=True if propagate is None else propagate,
+            window=settings.window if window is None else window,
+            consensus=settings.consensus if consensus is None else consensus,
+            propagate=settings.propagate if propagate is None else propagate,
         )
     except ValueError as error:
         raise SmscanError(f"--kind surprise: {error}") from error
 
 
-def _documents(kind: str, labels: Path | None, synthetic: Path | None, seed: int) -> tuple[list[Any], str, str]:
+def _documents(kind: str, data: DataOptions) -> tuple[list[Any], str, str]:
     from smscan.calibration.labels import read_labels
     from smscan.errors import SmscanError
+
+    labels, synthetic, seed = data.labels, data.synthetic, data.seed
 
     if (labels is None) == (synthetic is None):
         raise SmscanError("give exactly one of --labels FILE and --synthetic PATH")
@@ -206,33 +206,34 @@ def check_detector_kind(kind: str) -> None:
         raise SmscanError(f"--kind must be one of {', '.join(DETECTORS)}, got {kind!r}")
 
 
-def load_cached_scorer(settings: Any, *, score_cache: Path | None) -> Any:
+def load_cached_scorer(settings: Any, *, score_cache: Path | None, services: Services) -> Any:
     """The configured reference model (model, device, dtype, threads, as a scan would load it)
     behind the score cache: calibration and evaluation never rescore a text."""
     from smscan.cache import CachedScorer, ScoreCache, default_cache_dir
-    from smscan.model.chain import build_scorer
 
-    with Console(stderr=True).status("loading the reference model", spinner="dots"):
+    with services.err_console().status("loading the reference model", spinner="dots"):
         # The model itself: the cache in front of it is this command's (--score-cache).
-        scorer = build_scorer(replace(settings, score_cache=False))
+        scorer = services.scorer(replace(settings, score_cache=False))
     return CachedScorer(scorer, ScoreCache(score_cache or default_cache_dir()))
 
 
-def command_settings(
-    config: Path | None, *, model: str | None, device: str | None, dtype: str | None,
-    scoring_rule: str | None = None, instructions: tuple[str, ...] | None = None,
-) -> Any:
-    """Settings of calibrate and eval: the config found from the working directory, then flags."""
-    from smscan.config import load_settings
+def command_settings(config: Path | None, model: ModelOptions, services: Services) -> Any:
+    """Settings of calibrate and eval: the config found from the working directory, then flags
+    (model, device, dtype and threads as a scan would load them)."""
+    from smscan.cli.scanning import command_settings as settings_at
 
-    return load_settings(Path.cwd(), explicit=config, overrides={
-        "model": model, "device": device, "dtype": dtype, "scoring_rule": scoring_rule, "instructions": instructions,
-    })
+    return settings_at(Path.cwd(), config, model.overrides(), services)
 
 
 def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
     """Score texts through the cache, with a progress bar on a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from smscan.calibration.calibrate import score_documents
 
@@ -282,9 +283,10 @@ def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, A
 def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any]) -> None:
     rule = entry["rule"]
     validation = entry["validation"]["token"]
+    margin = f", values whole at randomness {rule['value_threshold']}" if rule.get("masking") == "values" else ", paper rule"
     console.print(
         f"surprise: threshold {entry['threshold']:.4f} nats ({entry['criterion']}; window {rule['window']}, "
-        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}) saved to {output}"
+        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}{margin}) saved to {output}"
     )
     console.print(
         f"  validation (reference tokens, {entry['examples']} examples): target coverage "
@@ -296,8 +298,17 @@ def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any
             f"  {cv['folds']}-fold cross-validated: target coverage {cv['tpr']:.3f}  "
             f"collateral rate {cv['fpr']:.5f}  F1 {cv['f1']:.3f}"
         )
+        if "spread" in cv:
+            spread = cv["spread"]
+            console.print(
+                f"  spread over folds: coverage {spread['tpr_mean']:.3f} ± {spread['tpr_std']:.3f} (min {spread['tpr_min']:.3f})  "
+                f"collateral {spread['fpr_mean']:.4f} ± {spread['fpr_std']:.4f} (max {spread['fpr_max']:.4f})"
+            )
+    if entry.get("curve"):
+        curve = "  ".join(f"{p['value_threshold']:.2f}:{p['tpr']:.3f}/{p['fpr']:.4f}" for p in entry["curve"])
+        console.print(f"  validation curve (value threshold:coverage/collateral): {curve}")
     points = ", ".join(
-        f"{name} {point['threshold']:.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
+        f"{name} {point.get('value_threshold', point['threshold']):.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
         for name, point in entry["operating_points"].items()
     )
     console.print(f"  operating points (threshold, coverage/collateral): {points}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -13,84 +14,120 @@ from rich.console import Console
 from rich.table import Table
 
 from smscan.cli.calibrate import (
-    LabelsOption, ScoreCacheOption, command_settings, load_cached_scorer, score_planned_with_progress,
+    command_settings,
+    load_cached_scorer,
+    score_planned_with_progress,
 )
-from smscan.cli.options import (
-    ConfigOption, DeviceOption, DtypeOption, InstructionsOption, ModelOption, ScoringRuleOption, parse_instructions,
-)
-from smscan.cli.scanning import ReportFormat, write_atomically
+from smscan.cli.calibrate_options import LabelsOption, MeasureOptions
+from smscan.cli.groups import command
+from smscan.cli.options import ModelOptions, finite_float
+from smscan.cli.scanning import write_atomically
+from smscan.cli.services import Services, current_services
+
+# Eval reports metrics, not findings: no SARIF.
+EVAL_FORMATS = ("text", "json")
 
 
-def eval_command(
-    kind: Annotated[str, typer.Option("--kind", help="credential or dead-code.")],
-    labels: LabelsOption = None,
+@dataclass(frozen=True)
+class PointOptions:
+    """The threshold to evaluate at: a saved one (file, operating point) or a given one."""
+
     thresholds: Annotated[
         Optional[Path],
-        typer.Option("--thresholds", help="Thresholds file (default lookup: config, .smscan/thresholds.json, packaged)."),
-    ] = None,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Evaluate at this threshold instead of a saved one.")] = None,
-    operating_point: Annotated[Optional[str], typer.Option("--operating-point", help="A saved operating point (SM50 ... SM95, best-f1) instead of the saved threshold.")] = None,
-    report_format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.text,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")] = None,
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    config: ConfigOption = None,
-    score_cache: ScoreCacheOption = None,
-    plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the ROC curve and score distributions to this image (needs the 'plot' extra).")] = None,
-    scoring_rule: ScoringRuleOption = None,
-    instructions: InstructionsOption = None,
+        typer.Option("--thresholds", metavar="FILE", help="Thresholds file (default lookup: config, .smscan/thresholds.json, packaged)."),
+    ] = None
+    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Evaluate at this threshold instead of a saved one.")] = None
+    operating_point: Annotated[Optional[str], typer.Option("--operating-point", metavar="NAME", help="A saved operating point (SM50 ... SM95, best-f1) instead of the saved threshold.")] = None
+
+
+@dataclass(frozen=True)
+class EvalOutputOptions:
+    """How the metrics are written."""
+
+    report_format: Annotated[str, typer.Option("--format", "-f", metavar="|".join(EVAL_FORMATS), help="Report format.")] = "text"
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None
+
+
+@command
+def eval_command(
+    kind: Annotated[str, typer.Option("--kind", metavar="KIND", help="credential or dead-code.")],
+    labels: LabelsOption = None,
+    *,
+    point: PointOptions,
+    out: EvalOutputOptions,
+    model: ModelOptions,
+    measure: MeasureOptions,
 ) -> int:
     """TPR, FPR, precision and F1 at character and line level, and AUROC (ties count one half),
     of one finding kind on labelled data, as in the paper's appendix B.4."""
     from smscan.calibration.calibrate import evaluate_kind
     from smscan.calibration.labels import read_labels
-    from smscan.calibration.thresholds import find_entry, threshold_files
     from smscan.cli.calibrate import check_detector_kind
     from smscan.errors import SmscanError
 
+    services = current_services()
     check_detector_kind(kind)
     if labels is None:
         raise SmscanError("--labels FILE is required")
-    if report_format is ReportFormat.sarif:
-        # SARIF holds findings; eval's result is a table of metrics.
-        raise SmscanError("eval reports metrics, not findings: use --format text or --format json")
-    documents = read_labels(labels)
-    settings = command_settings(config, model=model, device=device, dtype=dtype, scoring_rule=scoring_rule,
-                                instructions=parse_instructions(instructions))
-    scorer = load_cached_scorer(settings, score_cache=score_cache)
-    rule: dict[str, Any] | None = None
-    source = "--threshold"
-    if threshold is None:
-        files = threshold_files(Path.cwd(), flag=thresholds, configured=settings.thresholds)
-        entry = find_entry(files, kind, fingerprint=scorer.fingerprint, model=settings.model)
-        threshold = entry.operating_point(operating_point) if operating_point else entry.threshold
-        rule = dict(entry.rule)
-        source = entry.source + (f" ({operating_point})" if operating_point else "")
-    elif operating_point is not None:
+    if out.report_format not in EVAL_FORMATS:
+        raise SmscanError(f"eval reports metrics, not findings: use --format text or --format json (got {out.report_format!r})")
+    if point.threshold is not None and point.operating_point is not None:
         raise SmscanError("give --threshold or --operating-point, not both")
+    documents = read_labels(labels)
+    settings = command_settings(measure.config, model, services)
+    files = _threshold_files(settings, point)  # read before the model loads
+    scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
+    threshold, rule, source = _threshold(kind, point, files, settings, scorer.fingerprint)
     scores = score_planned_with_progress(scorer, kind, documents, rule)
     result = evaluate_kind(kind, documents, scores, threshold=threshold, rule=rule)
-    if plot is not None:
+    if measure.plot is not None:
         from smscan.calibration.plots import plot_kind
 
-        plot_kind(plot, kind, documents, scores, threshold=threshold, rule=rule, operating_point=operating_point,
+        plot_kind(measure.plot, kind, documents, scores, threshold=threshold, rule=rule, operating_point=point.operating_point,
                   title=f"{kind} on {labels.name} ({scorer.fingerprint})")
     result = {"labels": labels.as_posix(), "thresholds": source, "fingerprint": scorer.fingerprint, **result}
-    if report_format is ReportFormat.json:
+    _write(result, out, services)
+    return 0
+
+
+def _threshold_files(settings: Any, point: PointOptions) -> list[Any]:
+    from smscan.calibration.thresholds import threshold_files
+    from smscan.cli.scanning import check_inputs
+
+    if point.threshold is not None:
+        return []
+    check_inputs(settings, Path.cwd(), thresholds=point.thresholds, baseline=None)
+    return threshold_files(Path.cwd(), flag=point.thresholds, configured=settings.thresholds)
+
+
+def _threshold(
+    kind: str, point: PointOptions, files: list[Any], settings: Any, fingerprint: str
+) -> tuple[float, dict[str, Any] | None, str]:
+    """The threshold, the saved rule and where they came from (as a scan looks them up)."""
+    from smscan.calibration.thresholds import find_entry
+
+    if point.threshold is not None:
+        return point.threshold, None, "--threshold"
+    entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
+    threshold = entry.operating_point(point.operating_point) if point.operating_point else entry.threshold
+    source = entry.source + (f" ({point.operating_point})" if point.operating_point else "")
+    return threshold, dict(entry.rule), source
+
+
+def _write(result: dict[str, Any], out: EvalOutputOptions, services: Services) -> None:
+    if out.report_format == "json":
         text = json.dumps(result, indent=2) + "\n"
-        if output is None:
-            sys.stdout.write(text)
+        if out.output is None:
+            (services.stdout or sys.stdout).write(text)
         else:
-            write_atomically(output, text)
-        return 0
-    if output is None:
-        _print_result(Console(highlight=False), result)
-        return 0
+            write_atomically(out.output, text)
+        return
+    if out.output is None:
+        _print_result(services.console(), result)
+        return
     buffer = io.StringIO()
     _print_result(Console(file=buffer, width=100, no_color=True, highlight=False), result)
-    write_atomically(output, buffer.getvalue())
-    return 0
+    write_atomically(out.output, buffer.getvalue())
 
 
 def _print_result(console: Console, result: dict[str, Any]) -> None:

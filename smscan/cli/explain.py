@@ -6,34 +6,26 @@ tracing view of the scan's chain found (``smscan/explain.py``). Baselines are no
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from smscan.cli.options import (
-    ConfigOption,
-    DeviceOption,
-    DtypeOption,
-    InstructionsOption,
-    KindsOption,
-    ModelOption,
-    NoCacheOption,
-    NoRedactOption,
-    ScoringRuleOption,
-    ThresholdOption,
-    ThresholdsFileOption,
-    cache_override,
-    parse_instructions,
-    parse_kinds,
-)
-from smscan.config import load_settings
+from smscan.cli.groups import command
+from smscan.cli.options import ModelOptions, NoRedactOption, ScanOptions
+from smscan.cli.scanning import check_inputs, command_settings
+from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError
-from smscan.explain import explain_document
+from smscan.explain import Explanation, explain_document
 from smscan.records import Document
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from smscan.config import Settings
+
+__all__ = ["explain_command", "explain_document", "parse_target"]
 
 _TARGET = re.compile(r"^(?P<path>.+?):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
@@ -55,69 +47,93 @@ def parse_target(target: str) -> tuple[Path, int | None, int | None]:
     return Path(match["path"]), first, last
 
 
+@command
 def explain_command(
-    target: Annotated[str, typer.Argument(help="FILE, FILE:LINE or FILE:FIRST-LAST.")],
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    threshold: ThresholdOption = None,
-    kinds: KindsOption = None,
-    thresholds: ThresholdsFileOption = None,
+    target: Annotated[str, typer.Argument(metavar="FILE[:LINE[-LINE]]", help="FILE, FILE:LINE or FILE:FIRST-LAST.")],
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
     no_redact: NoRedactOption = False,
-    config: ConfigOption = None,
-    no_cache: NoCacheOption = False,
-    scoring_rule: ScoringRuleOption = None,
-    instructions: InstructionsOption = None,
 ) -> int:
     """Show a file's per-token surprisal as a heat map, its most surprising windows, and why each
     flagged or near-threshold span was or was not reported."""
-    from smscan.model.chain import build_scorer
-    from smscan.rules import scan_rules
-    from smscan.sources.text import decode_text
-    from smscan.sources.worktree import find_root
+    from smscan.reports.explain import render_explanation
 
+    services = current_services()
     path, first, last = parse_target(target)
-    try:
-        data = path.read_bytes()
+    text = _read_text(path)
+    lines = _lines(target, text, first, last)
+    explanation, settings, scorer = _explain(path, text, lines, model, scan, services)
+    console = services.console()
+    redact = not no_redact and (not console.is_terminal or services.is_ci())
+    render_explanation(console, explanation, redact_values=redact)
+    if settings.scoring_rule == "contrast":
+        _render_contrast(console, text, lines, settings, scorer, services, redact=redact)
+    return 0
+
+
+_MAX_EXPLAIN_BYTES = 64 << 20
+
+
+def _read_text(path: Path) -> str:
+    from smscan.sources.text import decode_text
+    from smscan.sources.worktree import read_regular_file
+
+    try:  # a regular file only: a FIFO would block, /dev/zero never end
+        data = read_regular_file(path, limit=_MAX_EXPLAIN_BYTES)
     except OSError as error:
-        raise SmscanError(f"{path}: cannot read the file: {error.strerror}") from error
+        raise SmscanError(f"{path}: cannot read the file: {error.strerror or 'not a regular file'}") from error
+    if data is None:
+        raise SmscanError(f"{path}: over {_MAX_EXPLAIN_BYTES >> 20} MB; explain a smaller file")
     text = decode_text(data)
     if text is None:
         raise SmscanError(f"{path}: not a text file (binary or undecodable)")
+    return text
+
+
+def _lines(target: str, text: str, first: int | None, last: int | None) -> tuple[int, int]:
+    line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
+    lo, hi = first or 1, min(last or line_count, max(line_count, 1))
+    if lo > hi:
+        raise SmscanError(f"{target}: the file has {line_count} lines")
+    return lo, hi
+
+
+def _explain(
+    path: Path, text: str, lines: tuple[int, int], model: ModelOptions, scan: ScanOptions, services: Services
+) -> tuple[Explanation, Settings, Any]:
+    """Score the file and trace it through the scan's chain (``smscan.explain``); also the
+    settings and scorer it used."""
+    from smscan.rules import scan_rules
+    from smscan.sources.worktree import find_root
+
     root, _ = find_root(path.resolve().parent)
-    settings = load_settings(
-        root, explicit=config,
-        overrides={"model": model, "device": device, "dtype": dtype, "threshold": threshold, "kinds": parse_kinds(kinds),
-                   "score_cache": cache_override(no_cache), "scoring_rule": scoring_rule,
-                   "instructions": parse_instructions(instructions)},
-    )
-    scorer = build_scorer(settings)
-    rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=thresholds)
+    settings = command_settings(root, scan.config, model.overrides() | scan.overrides(), services)
+    inputs = check_inputs(settings, root, thresholds=scan.thresholds, baseline=None)
+    scorer = services.scorer(settings)
+    rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=inputs.thresholds)
     try:
         name = path.resolve().relative_to(root).as_posix()
     except ValueError:  # a link to a file outside the root
         name = path.name
     [scores] = scorer.score_texts([text])
-    line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
-    lo, hi = first or 1, min(last or line_count, max(line_count, 1))
-    if lo > hi:
-        raise SmscanError(f"{target}: the file has {line_count} lines")
     explanation = explain_document(
         Document(name, text, group=root.as_posix()), scores, rules,
         window=settings.window, threshold=settings.threshold, consensus=settings.consensus,
-        first_line=lo, last_line=hi, model=str(scorer.describe().get("name", settings.model)),
+        first_line=lines[0], last_line=lines[1], model=str(scorer.describe().get("name", settings.model)),
     )
-    from smscan.reports.explain import render_explanation
+    return explanation, settings, scorer
 
-    console = Console(highlight=False, _environ=os.environ)
-    redact = not no_redact and (not console.is_terminal or bool(os.environ.get("CI")))
-    render_explanation(console, explanation, redact_values=redact)
-    if settings.scoring_rule == "contrast":
-        from smscan.model.chain import score_passes
-        from smscan.passes import contrast_windows
-        from smscan.reports.passes import render_contrast_passes
 
-        [passes] = score_passes(scorer, settings, [text])
-        windows = contrast_windows(text, passes, window=settings.window, first_line=lo, last_line=hi)
-        render_contrast_passes(console, text, windows, redact_values=redact)
-    return 0
+def _render_contrast(
+    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Any, services: Services,
+    *, redact: bool,
+) -> None:
+    """Under ``contrast``, each window's NLL under both instructions: which one the text follows."""
+    from smscan.model.chain import score_passes
+    from smscan.passes import contrast_windows
+    from smscan.reports.passes import render_contrast_passes
+
+    [passes] = score_passes(scorer, settings, [text], in_process=lambda: services.model_scorer(settings))
+    windows = contrast_windows(text, passes, window=settings.window, first_line=lines[0], last_line=lines[1])
+    render_contrast_passes(console, text, windows, redact_values=redact)

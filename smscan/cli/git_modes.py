@@ -10,24 +10,33 @@ from __future__ import annotations
 
 import dataclasses
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from smscan.cli.baseline import baseline_path
+from smscan.cli.groups import command
 from smscan.cli.options import (
-    BaselineOption, ConfigOption, DeviceOption, DtypeOption, FormatOption, ModelOption,
-    InstructionsOption, KindsOption, NoCacheOption, NoRedactOption, OutputOption, QuietOption, ThresholdOption,
-    ScoringRuleOption, ThresholdsFileOption, cache_override, parse_instructions, parse_kinds,
+    FLAG,
+    BaselineOption,
+    ModelOptions,
+    ReportOptions,
+    ScanOptions,
 )
-from smscan.cli.scanning import ReportFormat, run_scan
-from smscan.config import Settings, load_settings
+from smscan.cli.prepare import prepare_scan
+from smscan.cli.scanning import ScanJob, run_scan
+from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError, SourceError
-from smscan.records import ScanResult
-from smscan.records import Document, Skip
+from smscan.records import Document, ScanResult, Skip
 from smscan.regions import touches_changed_lines
+
+# What to do when the hook stopped a commit, printed under the report (stderr).
+NEXT_STEPS = (
+    "commit blocked by smscan. If a finding is fine: add `# smscan: ignore` on its line, or accept the\n"
+    "current findings with `smscan baseline`. See why a line was flagged: `smscan explain FILE:LINE`.\n"
+    "Last resort: `git commit --no-verify` skips every hook for one commit."
+)
 
 
 def _git_root(cwd: Path) -> Path:
@@ -39,113 +48,68 @@ def _git_root(cwd: Path) -> Path:
     return root
 
 
-def _settings(root: Path, config: Path | None, **overrides: object) -> Settings:
-    return load_settings(root, explicit=config, overrides=overrides)
+def _blocking(code: int, services: Services) -> int:
+    """A hook's exit code, with the next steps printed when findings stop the commit."""
+    if code == 1:
+        services.err_console().print(NEXT_STEPS, markup=False, soft_wrap=True)
+    return code
 
 
-def _scan(
-    items: Sequence[Document | Skip],
-    settings: Settings,
-    root: Path,
-    *,
-    report_format: ReportFormat,
-    output: Path | None,
-    quiet: bool,
-    no_redact: bool,
-    baseline: Path | None,
-    after_scan: Callable[[ScanResult], None] | None = None,
-    thresholds: Path | None = None,
-) -> int:
-    return run_scan(
-        items, settings, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline_path(baseline, settings, root), after_scan=after_scan,
-        root=root, thresholds=thresholds,
-    )
-
-
+@command
 def staged_command(
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    threshold: ThresholdOption = None,
-    kinds: KindsOption = None,
-    thresholds: ThresholdsFileOption = None,
-    report_format: FormatOption = ReportFormat.text,
-    output: OutputOption = None,
-    quiet: QuietOption = False,
-    no_redact: NoRedactOption = False,
-    config: ConfigOption = None,
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
-    no_cache: NoCacheOption = False,
-    scoring_rule: ScoringRuleOption = None,
-    instructions: InstructionsOption = None,
 ) -> int:
     """Scan what is about to be committed: the staged (index) version of each added or modified
     file, reporting only findings on added or changed lines."""
     from smscan.sources.diff import iter_staged
     from smscan.sources.git import GitRepository
-    from smscan.sources.selection import Selection
 
+    services = current_services()
     root = _git_root(Path.cwd())
-    settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
-        score_cache=cache_override(no_cache), scoring_rule=scoring_rule, instructions=parse_instructions(instructions),
+    settings, selection, inputs = prepare_scan(
+        root, model, scan, baseline=baseline, outputs=[report.output], services=services
     )
-    selection = Selection.for_root(root, settings, outputs=[output])
     with GitRepository(root) as repo:
         items = list(iter_staged(repo, selection=selection, group=root.as_posix()))
-    return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline, thresholds=thresholds,
-    )
+    return _blocking(run_scan(ScanJob(items, settings, root, inputs), report, services), services)
 
 
+@command
 def diff_command(
-    base: Annotated[str, typer.Argument(help="Base commit, or BASE...HEAD (from their merge base, as in a pull request) or BASE..HEAD.")],
-    head: Annotated[Optional[str], typer.Argument(help="Head commit (default: HEAD).")] = None,
-    each_commit: Annotated[bool, typer.Option("--each-commit", help="Scan what each commit of the range added, so a value added and removed again inside the range is still found.")] = False,
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    threshold: ThresholdOption = None,
-    kinds: KindsOption = None,
-    thresholds: ThresholdsFileOption = None,
-    report_format: FormatOption = ReportFormat.text,
-    output: OutputOption = None,
-    quiet: QuietOption = False,
-    no_redact: NoRedactOption = False,
-    config: ConfigOption = None,
+    base: Annotated[str, typer.Argument(metavar="BASE[...HEAD]", help="Base commit, or BASE...HEAD (from their merge base, as in a pull request) or BASE..HEAD.")],
+    head: Annotated[Optional[str], typer.Argument(metavar="HEAD", help="Head commit (default: HEAD).")] = None,
+    each_commit: Annotated[bool, typer.Option("--each-commit", metavar=FLAG, help="Scan what each commit of the range added, so a value added and removed again inside the range is still found.")] = False,
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
-    no_cache: NoCacheOption = False,
-    scoring_rule: ScoringRuleOption = None,
-    instructions: InstructionsOption = None,
 ) -> int:
     """Scan what a commit range added (committed content only), reporting only findings on added
     or changed lines; renames are followed, deletions and binary files skipped."""
     from smscan.sources.diff import iter_each_commit, iter_range, resolve_range
     from smscan.sources.git import GitRepository
-    from smscan.sources.selection import Selection
 
+    services = current_services()
     root = _git_root(Path.cwd())
-    settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
-        score_cache=cache_override(no_cache), scoring_rule=scoring_rule, instructions=parse_instructions(instructions),
+    settings, selection, inputs = prepare_scan(
+        root, model, scan, baseline=baseline, outputs=[report.output], services=services
     )
-    selection = Selection.for_root(root, settings, outputs=[output])
     group = root.as_posix()
-    after_scan = None
+    annotate = None
     with GitRepository(root) as repo:
         span = resolve_range(repo, base, head)
         if each_commit:
             pairs = list(iter_each_commit(repo, span, selection=selection, group=group))
             items = [item for _, item in pairs]
-            after_scan = _commit_annotator(pairs)
+            annotate = _commit_annotator(pairs)
         else:
             items = list(iter_range(repo, span, selection=selection, group=group))
-    return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline, after_scan=after_scan, thresholds=thresholds,
-    )
+    return run_scan(ScanJob(items, settings, root, inputs, annotate), report, services)
 
 
 def _commit_annotator(pairs: list[tuple[str, Document | Skip]]) -> Callable[[ScanResult], None]:
@@ -172,79 +136,52 @@ def _commit_annotator(pairs: list[tuple[str, Document | Skip]]) -> Callable[[Sca
     return annotate
 
 
+@command
 def files_command(
-    files: Annotated[list[Path], typer.Argument(help="Files to scan, whole.")],
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    threshold: ThresholdOption = None,
-    kinds: KindsOption = None,
-    thresholds: ThresholdsFileOption = None,
-    report_format: FormatOption = ReportFormat.text,
-    output: OutputOption = None,
-    quiet: QuietOption = False,
-    no_redact: NoRedactOption = False,
-    config: ConfigOption = None,
+    files: Annotated[list[Path], typer.Argument(metavar="FILES...", help="Files to scan, whole.")],
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
-    no_cache: NoCacheOption = False,
-    scoring_rule: ScoringRuleOption = None,
-    instructions: InstructionsOption = None,
 ) -> int:
     """Scan the given files, whole, from disk."""
     from smscan.sources.files import iter_files, relative_names
-    from smscan.sources.selection import Selection
     from smscan.sources.worktree import find_root
 
+    services = current_services()
     root, _ = find_root(Path.cwd())
-    settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
-        score_cache=cache_override(no_cache), scoring_rule=scoring_rule, instructions=parse_instructions(instructions),
+    settings, selection, inputs = prepare_scan(
+        root, model, scan, baseline=baseline, outputs=[report.output], services=services
     )
-    selection = Selection.for_root(root, settings, outputs=[output])
-    names = relative_names(root, files)
-    items = list(iter_files(root, names, selection=selection, group=root.as_posix()))
-    return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline, thresholds=thresholds,
-    )
+    items = list(iter_files(root, relative_names(root, files), selection=selection, group=root.as_posix()))
+    return run_scan(ScanJob(items, settings, root, inputs), report, services)
 
 
+@command
 def hook_command(
-    files: Annotated[Optional[list[Path]], typer.Argument(help="Files pre-commit passes.")] = None,
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    threshold: ThresholdOption = None,
-    kinds: KindsOption = None,
-    thresholds: ThresholdsFileOption = None,
-    report_format: FormatOption = ReportFormat.text,
-    output: OutputOption = None,
-    quiet: QuietOption = False,
-    no_redact: NoRedactOption = False,
-    config: ConfigOption = None,
+    files: Annotated[Optional[list[Path]], typer.Argument(metavar="FILES...", help="Files pre-commit passes.")] = None,
+    *,
+    model: ModelOptions,
+    scan: ScanOptions,
+    report: ReportOptions,
     baseline: BaselineOption = None,
-    no_cache: NoCacheOption = False,
 ) -> int:
     """The pre-commit entry point. Per file: with staged changes, its staged version, reporting
     only changed lines; otherwise (--all-files, --files) the whole file. Honours
     PRE_COMMIT_FROM_REF/PRE_COMMIT_TO_REF when pre-commit runs on a range."""
     from smscan.sources.files import iter_hook, relative_names
     from smscan.sources.git import GitRepository
-    from smscan.sources.selection import Selection
 
+    services = current_services()
     root = _git_root(Path.cwd())
-    settings = _settings(
-        root, config, model=model, device=device, dtype=dtype, threshold=threshold, kinds=parse_kinds(kinds),
-        score_cache=cache_override(no_cache),
+    settings, selection, inputs = prepare_scan(
+        root, model, scan, baseline=baseline, outputs=[report.output], services=services
     )
-    selection = Selection.for_root(root, settings, outputs=[output])
     names = relative_names(root, files or [])
     with GitRepository(root) as repo:
         items = list(iter_hook(repo, names, selection=selection, group=root.as_posix()))
-    return _scan(
-        items, settings, root, report_format=report_format, output=output, quiet=quiet,
-        no_redact=no_redact, baseline=baseline, thresholds=thresholds,
-    )
+    return _blocking(run_scan(ScanJob(items, settings, root, inputs), report, services), services)
 
 
 HOOK_MARKER = "# smscan-hook: installed by `smscan install-hook`"
@@ -265,12 +202,10 @@ exec smscan staged
 
 
 def install_hook_command(
-    path: Annotated[Path, typer.Argument(help="A folder in the repository.")] = Path("."),
-    force: Annotated[bool, typer.Option("--force", help="Replace a pre-commit hook smscan did not install.")] = False,
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="A folder in the repository.")] = Path("."),
+    force: Annotated[bool, typer.Option("--force", metavar=FLAG, help="Replace a pre-commit hook smscan did not install.")] = False,
 ) -> int:
     """Install the plain git pre-commit hook (hooks/pre-commit) into the repository."""
-    from rich.console import Console
-
     from smscan.sources.git import GitRepository
 
     root = _git_root(path.resolve())
@@ -295,5 +230,5 @@ def install_hook_command(
         target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     except OSError as error:
         raise SmscanError(f"{target}: cannot write the hook: {error.strerror}") from error
-    Console(stderr=True, highlight=False).print(f"installed {target}", markup=False)
+    current_services().err_console().print(f"installed {target}", markup=False)
     return 0

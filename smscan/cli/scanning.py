@@ -1,118 +1,133 @@
-"""What every scanning command shares: load the model, run the pipeline with progress, report."""
+"""What every scanning command shares: settings from the flags, the inputs checked before the
+model loads, the scan with progress, and the report in the chosen format."""
 
 from __future__ import annotations
 
-import os
+import io
 import sys
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from enum import Enum
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from smscan.baseline import Baseline, load_baseline
-from smscan.config import Settings
+from smscan.cli.options import FLAGS, ReportOptions
+from smscan.cli.services import Services
+from smscan.config import Settings, load_settings
 from smscan.decisions import Suppressed, decide
-from smscan.errors import SmscanError
+from smscan.errors import SmscanError, ThresholdsError
 from smscan.records import Document, ScanResult, Skip
+from smscan.reports.formats import Report, report_format
 from smscan.rules import ScanRules, scan_rules, unscored_rules
 from smscan.scanner import scan_and_decide
 
-if TYPE_CHECKING:
-    from smscan.model.scorer import TransformersScorer
+__all__ = ["ScanJob", "ScanRules", "check_inputs", "collect", "command_settings", "run_scan", "suppress_findings"]
 
 
+def command_settings(
+    root: Path, config: Path | None, overrides: Mapping[str, Any], services: Services
+) -> Settings:
+    """Settings for a command at ``root``: flags over the config file over the environment.
 
-class ReportFormat(str, Enum):
-    text = "text"
-    json = "json"
-    sarif = "sarif"
-
-
-def run_scan(
-    items: Sequence[Document | Skip],
-    settings: Settings,
-    *,
-    report_format: ReportFormat,
-    output: Path | None,
-    quiet: bool,
-    no_redact: bool,
-    environ: Mapping[str, str] = os.environ,
-    baseline: Path | None = None,
-    after_scan: Callable[[ScanResult], None] | None = None,
-    root: Path | None = None,
-    thresholds: Path | None = None,
-) -> int:
-    """Scan ``items`` with the configured model and rule, write the report, return the exit code.
-
-    After the scan, ``after_scan`` (if given) may annotate the result; then the library decides
-    what is reported (``smscan.decisions``: kinds, allow comments, the credential/dead-code
-    overlap, ``baseline``) and the report says how many were suppressed (and which baseline
-    entries are stale).
+    A bad value is named by its source: the flag, the config file and key, or the variable.
     """
-    accepted = None if baseline is None else (str(baseline), load_baseline(baseline))
-    result, rule, model, suppressed = collect(
-        items, settings, root=root, thresholds=thresholds, environ=environ, baseline=accepted, annotate=after_scan
-    )
-    _write_report(
-        result, settings, rule, model, suppressed,
-        report_format=report_format, output=output, quiet=quiet, no_redact=no_redact, environ=environ,
+    return load_settings(root, explicit=config, overrides=overrides, environ=services.environ, origins=FLAGS)
+
+
+@dataclass(frozen=True)
+class CheckedInputs:
+    """The thresholds flag and the baseline, read before the model loads."""
+
+    thresholds: Path | None = None
+    baseline: tuple[str, Baseline] | None = None
+
+
+def check_inputs(
+    settings: Settings, root: Path, *, thresholds: Path | None, baseline: Path | None, baseline_origin: str = "--baseline"
+) -> CheckedInputs:
+    """Read every thresholds file and the baseline now, so a bad one fails in a second, not
+    after the model loaded; errors name the flag or the config key that named the file."""
+    from smscan.calibration.thresholds import threshold_files
+
+    for origin, flag, configured in (
+        ("--thresholds", thresholds, ""),
+        (f"{settings.source} key 'thresholds'", None, settings.thresholds),
+    ):
+        if flag is None and not configured:
+            continue
+        try:
+            threshold_files(root, flag=flag, configured=configured)
+        except ThresholdsError as error:
+            raise ThresholdsError(f"{origin}: {error}") from error
+    threshold_files(root)  # the repository's own file
+    if baseline is None:
+        return CheckedInputs(thresholds)
+    try:
+        return CheckedInputs(thresholds, (str(baseline), load_baseline(baseline)))
+    except SmscanError as error:
+        raise SmscanError(f"{baseline_origin}: {error}") from error
+
+
+@dataclass(frozen=True)
+class ScanJob:
+    """What one scanning command scans, with what settings, and from which root."""
+
+    items: Sequence[Document | Skip]
+    settings: Settings
+    root: Path
+    inputs: CheckedInputs = CheckedInputs()
+    annotate: Callable[[ScanResult], None] | None = None
+    """Called with the scan before the decisions (``diff --each-commit`` names commits)."""
+
+
+def run_scan(job: ScanJob, options: ReportOptions, services: Services) -> int:
+    """Scan, decide what is reported, write the report; 1 when anything is reported, else 0."""
+    result, rules, model, suppressed = collect(job, services)
+    write_report(
+        Report(result, model, rules.as_dict(), job.settings.source, suppressed, quiet=options.quiet, verbose=options.verbose),
+        options, services,
     )
     return 1 if result.findings else 0
 
 
 def suppress_findings(
-    result: ScanResult,
-    items: Sequence[Document | Skip],
-    settings: Settings,
-    *,
-    baseline: tuple[str, Baseline] | None,
+    result: ScanResult, items: Sequence[Document | Skip], settings: Settings, *, baseline: tuple[str, Baseline] | None
 ) -> Suppressed:
     """Keep the findings a scan reports (``smscan.decisions.decide``): kinds, allow comments,
     the credential/dead-code overlap, the baseline."""
     return decide(result, items, kinds=settings.kinds, baseline=baseline)
 
 
-def collect(
-    items: Sequence[Document | Skip],
-    settings: Settings,
-    *,
-    root: Path | None = None,
-    thresholds: Path | None = None,
-    environ: Mapping[str, str] = os.environ,
-    baseline: tuple[str, Baseline] | None = None,
-    annotate: Callable[[ScanResult], None] | None = None,
-) -> tuple[ScanResult, ScanRules, dict[str, object], Suppressed]:
+def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, dict[str, object], Suppressed]:
     """Build the scorer (only when there is something to score), scan and decide what is
     reported (``smscan.scanner.scan_and_decide``): result, rules, model, what was suppressed.
 
     The score cache (``score_cache``, on by default; ``SMSCAN_SCORE_CACHE=DIR`` moves it) reuses
     the scores of texts scored before, and the model loads only for texts it lacks.
     """
-    from smscan.model.chain import build_scorer
-
-    err_console = Console(stderr=True)
-    scorer: TransformersScorer | None = None
-    if any(isinstance(item, Document) for item in items):
+    err_console = services.err_console()
+    settings, scorer = job.settings, None
+    if any(isinstance(item, Document) for item in job.items):
         with err_console.status("loading the reference model", spinner="dots"):
             # The default model is fetched and converted on first use (once; then cached).
-            scorer = cast("TransformersScorer", build_scorer(settings, environ=environ))
-    if scorer is not None:
-        rule = scan_rules(settings, root=root or Path.cwd(), fingerprint=scorer.fingerprint, thresholds=thresholds)
+            scorer = services.scorer(settings)
+        rules = scan_rules(settings, root=job.root, fingerprint=scorer.fingerprint, thresholds=job.inputs.thresholds)
     else:
-        rule = unscored_rules(settings)  # nothing to score: no thresholds file is read
-    with _progress(err_console) as progress:
-        task = progress.add_task("scanning", total=len(items))
+        rules = unscored_rules(settings)  # nothing to score: no thresholds file is read
+    from smscan.model.passes import listening
+    from smscan.reports.progress import ScanProgress
+
+    documents = [item for item in job.items if isinstance(item, Document)]
+    with ScanProgress(services.stderr or sys.stderr, documents=documents) as progress, listening(progress.forward_pass):
         result, suppressed = scan_and_decide(
-            items, scorer, rule, kinds=settings.kinds, baseline=baseline,
-            on_item=lambda _: progress.advance(task), annotate=annotate,
+            job.items, scorer, rules, kinds=settings.kinds, baseline=job.inputs.baseline,
+            on_item=progress.item_done, on_batch=progress.batch, annotate=job.annotate,
         )
     model: dict[str, object] = scorer.describe() if scorer is not None else {"name": settings.model}
     _warn_if_cache_off(err_console, scorer)
-    return result, rule, model, suppressed
+    return result, rules, model, suppressed
 
 
 def _warn_if_cache_off(console: Console, scorer: object) -> None:
@@ -125,99 +140,30 @@ def _warn_if_cache_off(console: Console, scorer: object) -> None:
         console.print(f"score cache off for this run: {reason} (score_cache = false or --no-cache silences this)", markup=False)
 
 
-def _progress(console: Console) -> Progress:
-    return Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
+def write_report(report: Report, options: ReportOptions, services: Services) -> None:
+    """Write ``report`` in the chosen format to stdout or, atomically, to ``--output``.
 
-
-def _write_report(
-    result: ScanResult,
-    settings: Settings,
-    rule: ScanRules,
-    model: dict[str, object],
-    suppressed: Suppressed,
-    *,
-    report_format: ReportFormat,
-    output: Path | None,
-    quiet: bool,
-    no_redact: bool,
-    environ: Mapping[str, str],
-) -> None:
-    if report_format is not ReportFormat.text:
-        text = _machine_report(
-            result, settings, rule, model, suppressed, report_format=report_format, no_redact=no_redact
-        )
-        if output is None:
-            sys.stdout.write(text)
-        else:
-            write_atomically(output, text)
-        return
-    from smscan.reports.terminal import render_terminal
-
-    if output is None:
-        console = Console(highlight=False, _environ=environ)
-        # Terminal output is shared too (CI logs, pasted output): redact unless it is a person's
-        # own terminal outside CI, or the user asked for values.
-        redact_values = not no_redact and (not console.is_terminal or bool(environ.get("CI")))
-        render_terminal(console, result, redact_values=redact_values, quiet=quiet)
-        _print_suppressed(console, suppressed, quiet=quiet)
-        return
-    with tempfile.SpooledTemporaryFile(mode="w+", encoding="utf-8") as buffer:
+    Values are shown in full only with ``--no-redact``, or in a text report on a person's own
+    terminal outside CI: terminal output is shared too (CI logs, pasted output).
+    """
+    chosen = report_format(options.report_format)
+    if options.output is not None:
+        buffer = io.StringIO()
         console = Console(file=buffer, no_color=True, width=120, highlight=False)
-        render_terminal(console, result, redact_values=not no_redact, quiet=quiet)
-        _print_suppressed(console, suppressed, quiet=quiet)
-        buffer.seek(0)
-        write_atomically(output, buffer.read())
-
-
-def _machine_report(
-    result: ScanResult,
-    settings: Settings,
-    rule: ScanRules,
-    model: dict[str, object],
-    suppressed: Suppressed,
-    *,
-    report_format: ReportFormat,
-    no_redact: bool,
-) -> str:
-    if report_format is ReportFormat.sarif:
-        from smscan.reports.sarif import render_sarif
-
-        return render_sarif(
-            result, model=model, rule=rule.as_dict(), config_source=settings.source,
-            values=result.values, no_redact=no_redact, suppressed=suppressed.as_dict(),
-        )
-    from smscan.reports.json import render_json
-
-    return render_json(
-        result, model=model, rule=rule.as_dict(), config_source=settings.source,
-        values=result.values, no_redact=no_redact, suppressed=suppressed.as_dict(),
-    )
-
-
-def _print_suppressed(console: Console, suppressed: Suppressed, *, quiet: bool) -> None:
-    if suppressed.inline:
-        console.print(f"suppressed by allow comments: {suppressed.inline}", markup=False)
-    if suppressed.baseline_file is None:
+        chosen.write(_with_values(report, options.no_redact), console)
+        write_atomically(options.output, buffer.getvalue())
         return
-    console.print(
-        f"accepted by the baseline {suppressed.baseline_file}: {suppressed.accepted}", markup=False
-    )
-    if suppressed.stale:
-        console.print(
-            f"baseline entries that no longer match (remove them with `smscan baseline`): "
-            f"{len(suppressed.stale)}"
-        )
-        if not quiet:
-            for entry in suppressed.stale:
-                console.print(f"  {entry.path}  {entry.kind}  {entry.hash[:12]}", markup=False)
+    console = services.console()
+    on_own_terminal = not chosen.machine and console.is_terminal and not services.is_ci()
+    chosen.write(_with_values(report, options.no_redact or on_own_terminal), console)
+    if chosen.machine:
+        (services.stdout or sys.stdout).flush()
+
+
+def _with_values(report: Report, show: bool) -> Report:
+    from dataclasses import replace
+
+    return replace(report, show_values=show)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from smscan.cli.options import (
-    ConfigOption, DeviceOption, DtypeOption, InstructionsOption, ModelOption, ScoringRuleOption, parse_instructions,
-)
-from smscan.config import Settings, load_settings
+from smscan.cli.groups import command
+from smscan.cli.options import FLAG, ConfigOption, ModelOptions
+from smscan.cli.scanning import command_settings
+from smscan.cli.services import current_services
+from smscan.config import Settings
 from smscan.errors import SmscanError
 
 if TYPE_CHECKING:
@@ -36,18 +37,16 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
 
+@command
 def serve_command(
-    model: ModelOption = None,
-    device: DeviceOption = None,
-    dtype: DtypeOption = None,
-    threads: Annotated[Optional[int], typer.Option("--threads", help="CPU threads of the model (0: torch's default).")] = None,
+    *,
+    model: ModelOptions,
+    threads: Annotated[Optional[int], typer.Option("--threads", metavar="N", help="CPU threads of the model (0: torch's default).")] = None,
     config: ConfigOption = None,
-    idle_timeout: Annotated[str, typer.Option("--idle-timeout", help="Stop after this long without a request: 900, 90s, 15m, 1h.")] = "15m",
-    detach: Annotated[bool, typer.Option("--detach", help="Start the worker in the background and return once it serves.")] = False,
-    stop: Annotated[bool, typer.Option("--stop", help="Stop the worker for these settings.")] = False,
-    status: Annotated[bool, typer.Option("--status", help="Show the worker for these settings (exit 1 when none runs).")] = False,
-    scoring_rule: ScoringRuleOption = None,
-    instructions: InstructionsOption = None,
+    idle_timeout: Annotated[str, typer.Option("--idle-timeout", metavar="DURATION", help="Stop after this long without a request: 900, 90s, 15m, 1h.")] = "15m",
+    detach: Annotated[bool, typer.Option("--detach", metavar=FLAG, help="Start the worker in the background and return once it serves.")] = False,
+    stop: Annotated[bool, typer.Option("--stop", metavar=FLAG, help="Stop the worker for these settings.")] = False,
+    status: Annotated[bool, typer.Option("--status", metavar=FLAG, help="Show the worker for these settings (exit 1 when none runs).")] = False,
 ) -> int:
     """Keep the reference model loaded so scans (and the hook) start in well under a second."""
     from smscan.sources.worktree import find_root
@@ -55,12 +54,7 @@ def serve_command(
     if sum((detach, stop, status)) > 1:
         raise SmscanError("choose one of --detach, --stop and --status")
     root, _ = find_root(Path.cwd())
-    settings = load_settings(
-        root, explicit=config, overrides={
-            "model": model, "device": device, "dtype": dtype, "threads": threads, "scoring_rule": scoring_rule,
-            "instructions": parse_instructions(instructions),
-        },
-    )
+    settings = command_settings(root, config, model.overrides() | {"threads": threads}, current_services())
     if status:
         return _show_status(settings)
     if stop:
@@ -72,7 +66,12 @@ def serve_command(
 
 
 def _client(settings: Settings) -> tuple[Path, WorkerClient]:
-    from smscan.worker.address import check_private_dir, run_dir, socket_path, worker_key
+    from smscan.worker.address import (
+        check_private_dir,
+        run_dir,
+        socket_path,
+        worker_key,
+    )
     from smscan.worker.client import WorkerClient
 
     folder = run_dir()
@@ -141,7 +140,6 @@ def _detach(settings: Settings, idle_timeout: float) -> int:
 
 
 def _serve(settings: Settings, idle_timeout: float) -> int:
-    from smscan.model.chain import build_model_scorer
     from smscan.worker.address import make_private_dir, run_dir, socket_path, worker_key
     from smscan.worker.server import WorkerLock, WorkerServer
 
@@ -151,6 +149,6 @@ def _serve(settings: Settings, idle_timeout: float) -> int:
     path = socket_path(folder, key)
     with WorkerLock(folder, key):
         typer.echo(f"smscan worker: loading model {settings.model}", err=True)
-        scorer = build_model_scorer(settings)
+        scorer = current_services().model_scorer(settings)
         WorkerServer(scorer, path=path, key=key, model=settings.model, idle_timeout=idle_timeout).serve()
     return 0

@@ -9,7 +9,9 @@ being dead), and a line of few tokens is shrunk toward the file's median token N
 evidence from the code itself (:mod:`smscan.detectors.python_dead`: unreachable statements,
 conditions that cannot hold, empty loops, stores nothing reads, dropped pure results) raises a
 score by ``evidence_bonus`` nats. The evidence ranks candidates; it never replaces surprise, and
-with ``evidence_bonus = 0`` the detector is plain line SM. Other languages are scored by lines.
+with ``evidence_bonus = 0`` the detector is plain line SM. JavaScript and TypeScript get the same
+evidence from tree-sitter syntax trees (:mod:`smscan.detectors.js_dead`, the optional ``js``
+extra; without it they are judged by lines). Other languages are scored by lines.
 
 A Python finding is a whole dead statement (``units = "statement"``): the ``if`` with its body,
 the tail after a ``return``, a run of dead statements on adjacent lines, judged by the mean NLL of
@@ -21,7 +23,9 @@ In Python that parses, only dead statements are candidates (``python_lines = "ev
 the calibration sets every dead line reported comes from them, and the lines surprise alone
 raises there are false alarms (``docs/BENCHMARKS.md``). So a scan scores only those statements
 with their context (``regions``), the file median of the prior then being that of the scored
-context; other languages and unparseable Python need the whole file.
+context; other languages and unparseable Python need the whole file. JavaScript and TypeScript
+that a grammar reads without an error are judged the same way (``js_lines``). Which language a
+text is comes from the text, as ``ast.parse`` decides for Python: a candidate sees no path.
 """
 
 from __future__ import annotations
@@ -33,8 +37,13 @@ from typing import Any
 
 import numpy as np
 
+from smscan.detectors import js_dead
 from smscan.detectors.candidate import Candidate
-from smscan.detectors.code_lines import content_extents, prose_lines
+from smscan.detectors.code_lines import (
+    content_extents,
+    non_statement_lines,
+    prose_lines,
+)
 from smscan.detectors.python_dead import (
     STRONG_REASONS,
     DeadStatement,
@@ -79,11 +88,14 @@ class DeadCodeRule:
     python_lines: str = "evidence"
     """In Python that parses: ``evidence`` judges only lines ``ast`` shows dead; ``all`` every line."""
     units: str = "statement"
-    """Python evidence judged per dead ``statement`` (with its body) or per ``line`` alone."""
+    """Evidence judged per dead ``statement`` (with its body) or per ``line`` alone."""
+    js_lines: str = "evidence"
+    """The same as ``python_lines`` for JavaScript and TypeScript that parse (the ``js`` extra)."""
 
     def __post_init__(self) -> None:
-        if self.python_lines not in ("evidence", "all"):
-            raise ValueError(f"python_lines must be 'evidence' or 'all', got {self.python_lines!r}")
+        for key in ("python_lines", "js_lines"):
+            if getattr(self, key) not in ("evidence", "all"):
+                raise ValueError(f"{key} must be 'evidence' or 'all', got {getattr(self, key)!r}")
         if self.units not in ("statement", "line"):
             raise ValueError(f"units must be 'statement' or 'line', got {self.units!r}")
 
@@ -140,7 +152,8 @@ class DeadCodeDetector:
         return suffix in CODE_SUFFIXES
 
     def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
-        """Python that parses: its dead statements (none: nothing to score); else the whole text.
+        """Python, JavaScript or TypeScript that parses: its dead statements (none: nothing to score);
+        else the whole text.
 
         Each dead statement comes with the lines that start within ``context_chars`` after it
         (the planner adds as much before it): the median a short line is shrunk toward must be
@@ -148,11 +161,12 @@ class DeadCodeDetector:
         file's first tokens have little context). With left context alone, MBPP false alarms
         rose from 1 to 3 (``docs/BENCHMARKS.md``).
         """
-        if self._rule.python_lines != "evidence" or not parses(text):
+        code = self._parsed(text, python=None)
+        if code is None or not code.evidence_only:
             return None
         extents = content_extents(text)
         spans = []
-        for block in dead_blocks(text):
+        for block in code.blocks:
             if block.first > len(extents):
                 continue
             start, end = extents[block.first - 1][0], extents[min(block.last, len(extents)) - 1][1]
@@ -165,25 +179,39 @@ class DeadCodeDetector:
             spans.append((start, stop))
         return spans
 
+    def _parsed(self, text: str, *, python: bool | None) -> _ParsedCode | None:
+        """What the syntax of Python, or else of JavaScript or TypeScript, shows; None for text
+        neither parses as (or JavaScript without the ``js`` extra)."""
+        if python is not False and parses(text):
+            lines = dead_lines(text)
+            return _ParsedCode(dead_blocks(text), lines, non_statement_lines(text), self._rule.python_lines == "evidence")
+        if python is not True and js_dead.parses(text):
+            return _ParsedCode(js_dead.dead_blocks(text), js_dead.dead_lines(text), js_dead.non_statement_lines(text),
+                               self._rule.js_lines == "evidence")
+        return None
+
     def candidates(self, text: str, scores: TokenScores, *, python: bool | None = None) -> list[Candidate]:
-        """One candidate per dead Python statement block and per other scored line.
+        """One candidate per dead statement block (Python, JavaScript, TypeScript) and per other
+        scored line.
 
         Args:
             text: the document.
             scores: its token scores (of the whole text, or of pieces of it: see ``regions``).
-            python: whether the text is Python (None: it is when it parses as Python).
+            python: whether the text is Python (None: it is when it parses as Python; False:
+                it may still be JavaScript or TypeScript, when a grammar reads it).
         """
         rule = self._rule
         lines = _scored_lines(text, scores, rule.min_context)
-        python_text = python is not False and parses(text)
         if rule.python_only and not parses(text):
             return []
-        evidence_only = python_text and rule.python_lines == "evidence"
+        code = self._parsed(text, python=python)
+        evidence_only = code is not None and code.evidence_only
         extents = content_extents(text)
-        prose = prose_lines(text, extents, python=python is not False)
-        blocks = dead_blocks(text) if python_text else []
+        # Comments are prose; so are the continuation lines of a statement of parsed code.
+        prose = prose_lines(text, extents, python=False) | (code.continuation if code else set())
+        blocks = code.blocks if code else []
         if rule.units == "line":
-            blocks = [DeadStatement(line, line, reason) for line, reason in sorted(dead_lines(text).items())] if python_text else []
+            blocks = [DeadStatement(line, line, reason) for line, reason in sorted(code.lines.items())] if code else []
         found = []
         in_blocks: set[int] = set()
         for block in blocks:
@@ -205,6 +233,17 @@ class DeadCodeDetector:
                 found.append(Candidate(start, end, score, {"line_nll": round(lines.sums[line] / count, 4)}))
         found.sort(key=lambda candidate: candidate.char_start)
         return found
+
+
+@dataclass(frozen=True, slots=True)
+class _ParsedCode:
+    """The dead blocks, dead lines (1-based -> reason) and continuation lines of parsed code."""
+
+    blocks: list[DeadStatement]
+    lines: dict[int, str]
+    continuation: set[int]
+    evidence_only: bool
+    """Whether only dead statements are candidates (``python_lines``/``js_lines`` ``evidence``)."""
 
 
 @dataclass(frozen=True, slots=True)

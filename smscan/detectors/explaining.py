@@ -34,14 +34,16 @@ def credential_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
     bonus = score - float(details["surprise"])
     sign = "+" if bonus >= 0 else "-"
     place = f"a value in a {details.get('place', '?')}, {details.get('length', '?')} characters"
+    if "cell" in details:
+        place += f", notebook cell {details['cell']} at {details.get('cell_start', '?')}-{details.get('cell_end', '?')}"
     return [f"best window surprise {details['surprise']:.2f} {sign} place evidence {abs(bonus):.2f} ({place})"]
 
 
 def dead_code_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
-    """A dead line's mean NLL and the Python evidence that adds the bonus."""
+    """A dead line's mean NLL and the syntax evidence (Python or JavaScript) that adds the bonus."""
     reasons = [f"line mean NLL {details.get('line_nll', float('nan')):.2f}"]
     if details.get("evidence"):
-        reasons.append(f"Python evidence: {details['evidence']} (adds the rule's evidence bonus)")
+        reasons.append(f"syntax evidence: {details['evidence']} (adds the rule's evidence bonus)")
     else:
         reasons.append("no evidence that the line is dead (no evidence bonus)")
     return reasons

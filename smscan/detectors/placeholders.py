@@ -42,6 +42,9 @@ _STAND_IN_WORDS = frozenset(
     passwd token apikey key value string mysecret mypassword mytoken pass pwd user username
     """.split()
 )
+# Words a real key never holds as a whole word of its own (`-`, `_` or case-separated).
+_SELF_DESCRIBED = frozenset("placeholder dummy fake redacted invalid revoked sample example".split())
+_SEQUENCE = "0123456789abcdefghijklmnopqrstuvwxyz"
 _MASK_CHARS = frozenset("xX*#•.-_0")
 # Keys published in vendors' documentation as examples; they appear in countless repositories.
 _DOCUMENTED_EXAMPLES = frozenset(
@@ -89,12 +92,35 @@ def is_placeholder(value: str) -> bool:
     masked = sum(1 for char in stripped if char in _MASK_CHARS)
     if len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6):
         return True
+    if is_counting_run(stripped):
+        return True
     words = [word.lower() for word in _WORD.findall(stripped) if not word.isdigit()]
     if not words:
         return False
     if all(word in _STAND_IN_WORDS for word in words):
         return True
+    # A value that says what it is: `xoxb-not-a-real-token`, `p@ssw0rd-placeholder`.
+    if any(word in _SELF_DESCRIBED for word in words) or " not real " in f" {' '.join(w for w in words if w != 'a')} ":
+        return True
     return words[0] in ("your", "my", "insert", "enter", "replace", "put") or words[-1] == "here"
+
+
+def is_counting_run(value: str) -> bool:
+    """True for a value typed by counting (``0123456789abcdef0123...``, ``abcdefgh12345678``):
+    four in five neighbouring characters follow each other in ``0-9a-z``.
+
+    Example:
+        >>> is_counting_run("0123456789abcdef0123456789abcdef"), is_counting_run("q8Zt3kPx0wLm9Rv2")
+        (True, False)
+    """
+    lowered = value.lower()
+    if len(lowered) < 8:
+        return False
+    steps = sum(
+        1 for a, b in zip(lowered, lowered[1:])
+        if a in _SEQUENCE and b in _SEQUENCE and _SEQUENCE.index(b) == _SEQUENCE.index(a) + 1
+    )
+    return steps >= 0.8 * (len(lowered) - 1)
 
 
 def is_documented_example(value: str) -> bool:

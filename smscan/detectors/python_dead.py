@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -71,10 +71,15 @@ def dead_blocks(source: str) -> list[DeadStatement]:
         >>> dead_blocks("def f(x):\\n    if 1 > 2:\\n        x = 3\\n    return x\\n")
         [DeadStatement(first=2, last=3, reason='constant-condition')]
     """
-    lines = source.split("\n")
+    return merge_into_blocks(dead_statements(source) or (), source.split("\n"), comments=("#",))
+
+
+def merge_into_blocks(statements: Iterable[DeadStatement], lines: list[str], *, comments: tuple[str, ...]) -> list[DeadStatement]:
+    """Dead statements of any language grouped into blocks as :func:`dead_blocks` says; lines
+    that start with one of ``comments`` (stripped) count as blank between two statements."""
     blocks: list[DeadStatement] = []
-    for statement in sorted(dead_statements(source) or (), key=lambda s: (s.first, -s.last)):
-        if blocks and _only_blank_between(lines, blocks[-1].last, statement.first):
+    for statement in sorted(statements, key=lambda s: (s.first, -s.last)):
+        if blocks and _only_blank_between(lines, blocks[-1].last, statement.first, comments):
             last = blocks[-1]
             strong = last.reason in STRONG_REASONS or statement.reason not in STRONG_REASONS
             reason = last.reason if strong else statement.reason
@@ -84,10 +89,10 @@ def dead_blocks(source: str) -> list[DeadStatement]:
     return blocks
 
 
-def _only_blank_between(lines: list[str], last: int, first: int) -> bool:
+def _only_blank_between(lines: list[str], last: int, first: int, comments: tuple[str, ...]) -> bool:
     """Whether 1-based lines ``last+1 .. first-1`` are blank or comments (true when they overlap)."""
     between = lines[last : max(first - 1, last)]
-    return all(not line.strip() or line.lstrip().startswith("#") for line in between)
+    return all(not line.strip() or line.lstrip().startswith(comments) for line in between)
 
 
 def parses(source: str) -> bool:

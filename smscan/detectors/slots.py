@@ -4,14 +4,22 @@ A slot is the character span of one *value* (never its key, quotes or scheme wor
 the name it is bound to, if any, and what kind of place it is:
 
 ``pem``            a private-key block, ``-----BEGIN ... PRIVATE KEY-----`` to its END line
-``public-block``   a certificate or public-key block: public, kept only so that no line of it is
-                   taken for a token
+``public-block``   a certificate or public-key block, or a block of encoded data (three or more
+                   lines of base64 of one width, as YAML ``!!binary`` or an embedded image):
+                   kept only so that no line of it is taken for a token
 ``url-userinfo``   the password in ``scheme://user:password@host``
 ``header``         the token after an ``Authorization`` scheme word (``Bearer``, ``Basic``, ...)
+``vendor``         a token in a format a vendor publishes (``xoxb-...``, ``glrt-...``, a JWT, an AWS
+                   key id), wherever it sits (:mod:`smscan.detectors.vendor_prefixes`); it takes
+                   the name of a slot with the same span
+``query``          the value of a secret-named URL query parameter (``?token=``, ``X-Amz-Credential=``)
 ``argument``       the value of a command-line option (``--token X``, ``-u user:password``)
 ``string``         a quoted string literal, or a part of one (``"k1=v1;k2=v2"``, ``"NAME=value"``)
+``label``          a value after a secret-saying label in prose or a table (``PW:...``, ``API Secret:
+                   ...``, ``the password is ...``, a ``Password`` column), or a password glued to
+                   ``-p`` on a database client's command line
 ``assignment``     an unquoted config/env value (``key = value``, ``key: value``, ``KEY=value``,
-                   ``<key>value</key>``)
+                   ``<key>value</key>``, Dockerfile ``ENV NAME value``)
 ``token``          a long run of token characters anywhere else (comments, prose)
 
 The finder is lexical, not a parser: it reads lines the way a person skims a file for secrets,
@@ -28,17 +36,27 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from smscan.detectors.bindings import LEFT_CHARS, binding_before
+from smscan.detectors.command_forms import docker_env_value, glued_passwords
+from smscan.detectors.prose_labels import label_values, table_values
+from smscan.detectors.query_strings import query_values
+from smscan.detectors.secret_names import is_secret_name
+from smscan.detectors.vendor_prefixes import find_vendor_tokens
+
 # Slot kinds, strongest first: the order resolves overlaps.
 PEM = "pem"
 PUBLIC_BLOCK = "public-block"
 URL_USERINFO = "url-userinfo"
 HEADER = "header"
+VENDOR = "vendor"
+QUERY = "query"
 ARGUMENT = "argument"
 STRING = "string"
+LABEL = "label"
 ASSIGNMENT = "assignment"
 TOKEN = "token"
 _PRIORITY = {kind: rank for rank, kind in enumerate(
-    (PEM, PUBLIC_BLOCK, URL_USERINFO, HEADER, ARGUMENT, STRING, ASSIGNMENT, TOKEN)
+    (PEM, PUBLIC_BLOCK, URL_USERINFO, HEADER, VENDOR, QUERY, ARGUMENT, STRING, ASSIGNMENT, LABEL, TOKEN)
 )}
 
 
@@ -66,21 +84,17 @@ _QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)"
 _OPTION = re.compile(
     r"(?<![\w\-])(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
+# `user:password` under a name that says it holds both (CURLOPT_USERPWD, userpass, basic_auth).
+_USER_PASSWORD = re.compile(r"^[\w.@\-]+:(?P<p>[^\s:]+)$")
+_USER_PASSWORD_NAME = re.compile(r"(?i)user_?pwd|user_?pass|basic_?auth")
+_TRAILING_SECRET_PAIR = re.compile(r"^\S*[:/]_?(?P<k>[A-Za-z][\w\-]*)=(?P<v>[^=\s]\S*)$")
+_OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
 _ASSIGNED = re.compile(
     r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=|:(?=[ \t]))[ \t]*(?P<value>[^\s'\"`,;]+)"
 )
 _XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>(?P<value>[^<>\s]+)</(?P=tag)>")
-# The name a string literal is bound to: the last `name =`/`name:`/`name=>` before it, a lookup
-# default (`get("NAME", "value")`), or a `||`/`??` fallback after `process.env.NAME`.
-_LEFT_BINDING = re.compile(
-    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"'\]]?[ \t]*(?:\?\??)?(?:[ \t]*:[ \t]*[\w.\[\]<>|]+)?"
-    r"[ \t]*(?:===?|!==?|:=|=>|=|:)[^=:]*$"
-)
-_LOOKUP_DEFAULT = re.compile(r"""(?P<call>[\w.]+)\(\s*["'](?P<key>[\w.\-]+)["']\s*,\s*$""")
-_FALLBACK = re.compile(r"(?P<key>[\w$]+)\s*(?:\|\||\?\?|\bor\b)\s*$")
-_XML_KEY_ATTR = re.compile(r"""\b(?:key|name|id)\s*=\s*["'](?P<key>[^"']+)["']""")
 # Strings that are names, not values: the first argument of a lookup, or a subscript.
 _LOOKUP_CALL = re.compile(
     r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
@@ -102,8 +116,6 @@ _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
 _EXPRESSION_CHARS = re.compile(r"[()\[\]{}]")
 
 
-# How far left of a string its name is looked for: bounds the work on minified one-line files.
-_LEFT_CHARS = 120
 
 
 def find_slots(text: str) -> list[Slot]:
@@ -131,11 +143,55 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     found.extend(pem_blocks)
     found.extend(_url_passwords(text, 0, text))
     found.extend(_header_values(text))
+    lines = text.split("\n")
+    line_starts = []
     offset = 0
-    for line in text.split("\n"):
+    for line in lines:
+        line_starts.append(offset)
         found.extend(_line_slots(text, line, offset))
         offset += len(line) + 1
-    return tuple(_resolve(found))
+    found.extend(_data_blocks(lines, line_starts))
+    for index, start, end, column in table_values(lines):
+        found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
+    found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
+    return tuple(_resolve(_share_secret_names(found)))
+
+
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
+
+
+def _data_blocks(lines: list[str], line_starts: list[int]) -> Iterator[Slot]:
+    """Blocks of three or more lines that are each one base64 run of the same width (the last
+    one may be shorter): encoded data wrapped at a fixed width, not a key."""
+    index = 0
+    while index < len(lines):
+        width = len(lines[index].strip())
+        end = index
+        while (end < len(lines) and _BASE64_LINE.fullmatch(lines[end].strip())
+               and len(lines[end].strip()) == width):
+            end += 1
+        if end < len(lines) and end > index and _BASE64_LINE.fullmatch(lines[end].strip() or "-") and len(lines[end].strip()) < width:
+            end += 1  # the shorter last line
+        if end - index >= 3 and _BASE64_LINE.fullmatch(lines[index].strip()):
+            yield Slot(line_starts[index], line_starts[end - 1] + len(lines[end - 1]), "", PUBLIC_BLOCK)
+            index = end
+        else:
+            index += 1
+
+
+def _share_secret_names(slots: list[Slot]) -> list[Slot]:
+    """Give every slot the secret-saying name another finder read for exactly its span.
+
+    ``Activation key : X`` is an assignment to ``key`` and a value labelled ``Activation key``;
+    a vendor token is also a string bound to ``api_key``. Whichever slot the overlap order
+    keeps, it keeps the name that says secret.
+    """
+    secret = {(s.start, s.end): s.key for s in slots if s.key and s.where != PEM and is_secret_name(s.key)}
+    return [
+        Slot(s.start, s.end, secret[(s.start, s.end)], s.where)
+        if (s.start, s.end) in secret and not is_secret_name(s.key) else s
+        for s in slots
+    ]
 
 
 def _resolve(slots: list[Slot]) -> list[Slot]:
@@ -185,12 +241,21 @@ def _header_values(text: str) -> Iterator[Slot]:
 
 def _line_slots(text: str, line: str, offset: int) -> Iterator[Slot]:
     yield from _option_values(line, offset)
+    for start, end, name in query_values(line):
+        yield Slot(offset + start, offset + end, name, QUERY)
+    for start, end, label in label_values(line):
+        yield Slot(offset + start, offset + end, label, LABEL)
+    for start, end in glued_passwords(line):
+        yield Slot(offset + start, offset + end, "password", LABEL)
+    docker = docker_env_value(line)
+    if docker:
+        yield Slot(offset + docker[0], offset + docker[1], docker[2], ASSIGNMENT)
     quoted_spans: list[tuple[int, int]] = []
     for match in _QUOTED.finditer(line):
         quoted_spans.append((match.start(), match.end()))
         if _is_name_position(line, match.start(), match.end()):
             continue
-        key = _binding_before(line, match.start())
+        key = binding_before(line, match.start())
         yield from _split_value(line, match.start("body"), match.end("body"), key, offset, STRING)
     for match in _XML_ELEMENT.finditer(line):
         yield Slot(offset + match.start("value"), offset + match.end("value"), match.group("tag"), ASSIGNMENT)
@@ -204,15 +269,38 @@ def _line_slots(text: str, line: str, offset: int) -> Iterator[Slot]:
         yield from _split_value(
             line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT
         )
+    # Host and path of each URL (up to its query): only path segments there can be tokens.
+    urls = [(match.start(), match.start() + (match.group().find("?") % (len(match.group()) + 1)))
+            for match in _URL.finditer(line)]
+    # In a URL's query a `name=value` run is always a parameter and its value.
     for match in _TOKEN_RUN.finditer(line):
         start, end = _trim_token(line, match.start(), match.end())
+        if any(url_start <= start < url_end for url_start, url_end in urls):
+            # Inside a URL only a path segment can be a token (`/services/T0/B0/<token>`): the
+            # host names a place, and secret-named query values are slots of their own.
+            yield from _url_path_tokens(line, offset, start, end)
+            continue
         key = ""
         pair = _TOKEN_PAIR.fullmatch(line, start, end)
-        if pair and _is_lone_pair_name(pair.group("k")):
+        in_query = start > 0 and line[start - 1] in "?&" and any(query <= start for _, query in urls)
+        if pair and (in_query or _is_lone_pair_name(pair.group("k"))):
             # `name=value` run together (a query string in prose): the value, bound to the name.
             key, start = pair.group("k"), pair.start("v")
         if end - start >= 20:
             yield Slot(offset + start, offset + end, key, TOKEN)
+
+
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"`<>]+")
+
+
+def _url_path_tokens(line: str, offset: int, start: int, end: int) -> Iterator[Slot]:
+    """The path segments of 20 characters or more in a token run inside a URL."""
+    run = line[start:end]
+    host_end = run.find("/")
+    position = host_end + 1 if host_end != -1 else len(run)
+    for segment in re.finditer(r"[^/=&]+", run[position:]):
+        if segment.end() - segment.start() >= 20:
+            yield Slot(offset + start + position + segment.start(), offset + start + position + segment.end(), "", TOKEN)
 
 
 def _option_values(line: str, offset: int) -> Iterator[Slot]:
@@ -233,6 +321,11 @@ def _option_values(line: str, offset: int) -> Iterator[Slot]:
             if not _AUTH_SCHEME.match(header.group("value")):
                 yield Slot(offset + start + header.start("value"), offset + start + header.end("value"),
                            header.group("name"), ARGUMENT)
+        elif _OPTION_PAIR.match(value):
+            # -var client_secret=..., -e API_TOKEN=..., --build-arg NPM_TOKEN=...: the pair's name.
+            pair = _OPTION_PAIR.match(value)
+            assert pair is not None
+            yield Slot(offset + start + pair.start("v"), offset + end, pair.group("k"), ARGUMENT)
         elif not value.startswith("-"):
             yield Slot(offset + start, offset + end, name, ARGUMENT)
 
@@ -243,8 +336,12 @@ def _split_value(line: str, start: int, end: int, key: str, offset: int, where: 
     if not body.strip():
         return
     if _URL_USERINFO.search(body):
-        for slot in _url_passwords(body, offset + start, key):
-            yield slot
+        yield from _url_passwords(body, offset + start, key)
+        return
+    user_password = _USER_PASSWORD.match(body)
+    if user_password and _USER_PASSWORD_NAME.search(key):
+        # CURLOPT_USERPWD, "user:password": the password is the secret.
+        yield Slot(offset + start + user_password.start("p"), offset + end, key, where)
         return
     scheme = _AUTH_SCHEME.match(body)
     if scheme:
@@ -252,7 +349,15 @@ def _split_value(line: str, start: int, end: int, key: str, offset: int, where: 
                    scheme.group("scheme"), HEADER)
         return
     if any(c.isspace() for c in body):
-        # Prose or a command line: the line-wide passes (options, tokens, URLs) cover it.
+        # A connection string whose keys hold spaces (`User ID=sa; Password=...`): its pairs.
+        # Otherwise prose or a command line: the line-wide passes (options, tokens, URLs) cover it.
+        for pair_key, value_start, value_end in _spaced_pairs(body):
+            yield Slot(offset + start + value_start, offset + start + value_end, pair_key, where)
+        return
+    trailing = _TRAILING_SECRET_PAIR.match(body)
+    if trailing and is_secret_name(trailing.group("k")):
+        # `//registry.npmjs.org/:_authToken=...` (.npmrc), `host/:password=...`: the last pair.
+        yield Slot(offset + start + trailing.start("v"), offset + end, trailing.group("k"), where)
         return
     pairs = [pair for pair in _PAIR.finditer(body) if _NAME_SHAPE.match(pair.group("k"))]
     if pairs and (len(pairs) > 1 or (pairs[0].start() == 0 and _is_lone_pair_name(pairs[0].group("k")))):
@@ -264,9 +369,21 @@ def _split_value(line: str, start: int, end: int, key: str, offset: int, where: 
     yield Slot(offset + start, offset + end, key, where)
 
 
+# `Data Source=db; User ID=sa; Password=...`: two or more `;`-separated pairs, keys of words.
+_SPACED_PAIR = re.compile(r"(?:^|;)\s*(?P<k>[A-Za-z][A-Za-z0-9_ ]{0,30}?)\s*=\s*(?P<v>[^;\s]*)\s*(?=;|$)")
+
+
+def _spaced_pairs(body: str) -> list[tuple[str, int, int]]:
+    pairs = list(_SPACED_PAIR.finditer(body))
+    if len(pairs) < 2 or body.count(";") < 1:
+        return []
+    return [(p.group("k"), p.start("v"), p.end("v")) for p in pairs if p.end("v") > p.start("v")]
+
+
 def _is_lone_pair_name(key: str) -> bool:
     """Whether a lone ``key=value`` reads as a name and its value (``Password=...``), not as a
     random value that holds ``=`` (``mNf=V78u...``): a name has a word of three letters or more."""
+    key = key.lstrip("_")  # .npmrc's `_authToken`, `_password`
     return bool(_NAME_SHAPE.match(key)) and any(len(word) >= 3 for word in _NAME_LETTER_WORDS.findall(key))
 
 
@@ -274,24 +391,7 @@ def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:
     """A string used as a name: a mapping key (``"k": v``) or the first argument of a lookup."""
     if _KEY_AFTER.match(line[quote_end:]) and not line[quote_end:].lstrip().startswith("::"):
         return True
-    return bool(_LOOKUP_CALL.search(line[max(quote_start - _LEFT_CHARS, 0) : quote_start]))
-
-
-def _binding_before(line: str, quote_start: int) -> str:
-    """The name a string starting at ``quote_start`` is bound to, or ``""``."""
-    left = line[max(quote_start - _LEFT_CHARS, 0) : quote_start]
-    lookup = _LOOKUP_DEFAULT.search(left)
-    if lookup:
-        return lookup.group("key")
-    fallback = _FALLBACK.search(left)
-    if fallback:
-        return fallback.group("key")
-    if re.search(r"\bvalue\s*=\s*$", left):
-        attribute = _XML_KEY_ATTR.search(left)
-        if attribute:
-            return attribute.group("key")
-    binding = _LEFT_BINDING.search(left)
-    return binding.group("key").strip("$@") if binding else ""
+    return bool(_LOOKUP_CALL.search(line[max(quote_start - LEFT_CHARS, 0) : quote_start]))
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:

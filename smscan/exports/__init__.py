@@ -1,6 +1,8 @@
 """Training-ready exports: masked spans, downstream labels, redaction (docs/export-format.md).
 
     masked.py   the export's chain (smscan/stages.py): records -> scores -> masks per group
+    values.py, value_units.py  value-aware masking (the default): values whole, their repeats
+    defaults.py the default export's credential findings
     layout.py   how a masked record is written (spans per text, redaction, labels)
     labels.py   downstream input_ids / attention_mask / labels with -100 where masked
     writer.py   atomic, resumable JSONL output and the reject file
@@ -8,6 +10,7 @@
     ray_engine.py, ray_cluster.py  the same export on Ray Data
 
     operating_points.py  surprise calibration (to move to calibration/ once open work on it lands)
+    value_points.py      value-aware calibration: curve, cross-validated spread, landing
 
 The raw masking rule is ``smscan/masking.py`` and mask coverage is ``smscan/calibration/coverage.py``
 (``rule.py`` and ``coverage.py`` here only re-export them for old imports).

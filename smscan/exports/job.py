@@ -113,6 +113,7 @@ def open_writer(
     digest = hashlib.sha256(repr(sorted(signature.items())).encode()).hexdigest()[:16]
     writer = ExportWriter(output, rejects, signature={**signature, "digest": digest}, resume=resume)
     stats.records, stats.rejected, stats.resumed = writer.written, writer.rejected, writer.done
+    stats.restore(writer.totals)
     return writer, stats
 
 
@@ -152,8 +153,8 @@ def run_export(
     items = not_done(records, writer.done)
     try:
         for group in export_groups(items, scorer, plan, model=model, check_contiguous=source.documents is None):
-            writer.write_group(group.records, group.rejected, done=group.consumed)
             stats.add(group)
+            writer.write_group(group.records, group.rejected, done=group.consumed, totals=stats.totals())
             if on_group is not None:
                 on_group(group, stats)
     except BaseException:

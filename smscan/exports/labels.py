@@ -99,9 +99,9 @@ class DownstreamLabeler:
             with quiet_transformers():
                 self.tokenizer = AutoTokenizer.from_pretrained(name_or_path)
         except Exception as error:  # noqa: BLE001 - every loading failure is one ModelError
-            raise ModelError(f"--tokenizer {name_or_path}: cannot load the tokenizer: {error}") from error
+            raise ModelError(f"tokenizer {name_or_path}: cannot load it: {error}") from error
         if not getattr(self.tokenizer, "is_fast", False):
-            raise ModelError(f"--tokenizer {name_or_path}: a fast tokenizer is needed (for offsets)")
+            raise ModelError(f"tokenizer {name_or_path}: a fast tokenizer is needed (for offsets)")
         self.name = name_or_path
 
     def __call__(self, record: DatasetRecord, masked: list[list[tuple[int, int]]]) -> dict[str, Any]:

@@ -7,9 +7,11 @@ Groups must arrive contiguously: a group key seen again after another group is a
 :class:`~smscan.errors.SourceError` naming the key (``--two-pass``, ``exports/two_pass.py``,
 regroups such input).
 
-What is masked: raw Surprise Masking (:class:`~smscan.masking.MaskRule`), or detector findings
-(``credential``, ``dead-code``) at their calibrated thresholds, or both. Only supervised
-messages' tokens are scored for masking and masked (``exports/layout.py`` writes the record).
+What is masked: Surprise Masking, raw (:class:`~smscan.masking.MaskRule`, the paper's rule) or
+value-aware (:class:`~smscan.exports.values.ValueRule`: surprising values masked whole with their
+repeats), or detector findings (``credential``, ``dead-code``, each value whole) at their
+calibrated thresholds, or both. Only supervised messages' tokens are scored for masking and
+masked (``exports/layout.py`` writes the record).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from smscan.detect import candidates_of, kept_in_group
 from smscan.engine.spans import char_spans
 from smscan.errors import SmscanError, SourceError
 from smscan.exports.layout import Span, output_record, raw_json, render_chat
+from smscan.exports.values import RepeatIndex, TextValues, ValueRule, value_spans
 from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule, mask_group, supervised_tokens
 from smscan.model.scorer import Scorer
@@ -48,6 +51,10 @@ class ExportPlan:
             ``<CREDENTIAL>``, ``<DEAD_CODE>``).
         labeler: adds downstream ``input_ids``/``attention_mask``/``labels`` to a record
             (``exports/labels.py``); None adds none.
+        value_threshold: with a ``rule``, mask value-aware (``exports/values.py``: values whose
+            randomness reaches this masked whole with their repeats, code structure by ``rule``);
+            None masks by ``rule`` alone (the paper's rule, ``--masking paper``). ``smscan
+            export`` masks value-aware by default.
     """
 
     rule: MaskRule | None
@@ -55,12 +62,22 @@ class ExportPlan:
     mode: Mode = "mask"
     placeholders: dict[str, str] = field(default_factory=dict)
     labeler: Callable[[DatasetRecord, list[list[tuple[int, int]]]], dict[str, Any]] | None = None
+    value_threshold: float | None = None
+
+    @property
+    def values(self) -> ValueRule | None:
+        """The value-aware rule, or None when the raw rule alone masks (``--masking paper``)."""
+        if self.rule is None or self.value_threshold is None:
+            return None
+        return ValueRule(self.rule, value_threshold=self.value_threshold)
 
     def rule_dict(self) -> dict[str, Any]:
         kinds = ([SURPRISE] if self.rule is not None else []) + [d.detector.kind for d in self.detections]
         out: dict[str, Any] = {"kinds": kinds}
         if self.rule is not None:
             out[SURPRISE] = self.rule.as_dict()
+            values = self.values
+            out[SURPRISE].update(values.as_dict() if values is not None else {"masking": "paper"})
         for detection in self.detections:
             out[detection.detector.kind] = detection.as_dict()
         out["mode"] = self.mode
@@ -200,11 +217,19 @@ def _spans(pending: list[_Pending], scored: list[TokenScores], plan: ExportPlan)
     """Per record, the spans raw masking and each detector mask, in the scored text."""
     supervised = [[b for b, ok in zip(item.bounds, item.record.supervised) if ok] for item in pending]
     found: list[list[Span]] = [[] for _ in pending]
+    values = plan.values
     if plan.rule is not None:
         allowed = [supervised_tokens(s, iv) for s, iv in zip(scored, supervised)]
-        masks = mask_group(scored, allowed, plan.rule)
-        for spans, s, mask in zip(found, scored, masks):
-            spans.extend((a, b, SURPRISE) for a, b in char_spans(mask, s.char_starts, s.char_ends))
+        if values is not None:
+            layouts = [TextValues.of(item.text, s, ok) for item, s, ok in zip(pending, scored, allowed)]
+            repeats = RepeatIndex([item.text for item in pending])
+            masked = value_spans(scored, allowed, supervised, values, values=layouts, repeats=repeats)
+            for spans, value_masked in zip(found, masked):
+                spans.extend((a, b, SURPRISE) for a, b in value_masked)
+        else:
+            masks = mask_group(scored, allowed, plan.rule)
+            for spans, s, mask in zip(found, scored, masks):
+                spans.extend((a, b, SURPRISE) for a, b in char_spans(mask, s.char_starts, s.char_ends))
     for detection in plan.detections:
         detector = detection.detector
         candidates = [
@@ -233,12 +258,31 @@ class ExportStats:
     skipped: dict[str, int] = field(default_factory=dict)
     resumed: int = 0
     run_records: int = 0
+    summed_records: int = 0  # records in masked_fraction_sum (a resume restores both)
     position: int = 0
     started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def mean_masked_fraction(self) -> float:
+        """The mean masked fraction of every record exported, resumed ones included."""
+        return self.masked_fraction_sum / max(self.summed_records, 1)
+
+    def totals(self) -> dict[str, object]:
+        """What a resume needs to carry on the summary's totals (kept in the writer's state)."""
+        return {"masked_fraction_sum": self.masked_fraction_sum, "summed_records": self.summed_records,
+                "reasons": dict(self.reasons)}
+
+    def restore(self, totals: dict[str, object]) -> None:
+        """Carry on from ``totals()`` of an interrupted run (an empty dict restores nothing)."""
+        fraction, summed, reasons = totals.get("masked_fraction_sum"), totals.get("summed_records"), totals.get("reasons")
+        if isinstance(fraction, float | int) and isinstance(summed, int) and isinstance(reasons, dict):
+            self.masked_fraction_sum, self.summed_records = float(fraction), summed
+            self.reasons = {str(k): int(v) for k, v in reasons.items()}
 
     def add(self, group: GroupOutput) -> None:
         self.records += len(group.records)
         self.run_records += len(group.records)
+        self.summed_records += len(group.records)
         self.position = group.position
         self.tokens += group.tokens
         self.masked_fraction_sum += sum(r["smscan"]["masked_fraction"] for r in group.records)

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from smscan.errors import SmscanError
+from smscan.errors import InvalidValue, SmscanError
 
 INSTALL_HINT = "pip install 'smscan[ray]'"
 _RAY_RETRY_ADVICE = "\nFailed to apply UDF transform"
@@ -46,14 +46,14 @@ class RayCluster:
 
     def __post_init__(self) -> None:
         if self.workers < 1:
-            raise SmscanError(f"--workers must be at least 1, got {self.workers}")
+            raise InvalidValue("workers", f"must be at least 1, got {self.workers}")
         gpus = self.gpus_per_worker
         if not math.isfinite(gpus) or gpus < 0:
-            raise SmscanError(f"--gpus-per-worker must be 0 or more, got {gpus}")
+            raise InvalidValue("gpus_per_worker", f"must be 0 or more, got {gpus}")
         if gpus > 1 and not gpus.is_integer():
-            raise SmscanError(f"--gpus-per-worker above 1 must be a whole number (Ray splits one GPU only), got {gpus}")
+            raise InvalidValue("gpus_per_worker", f"above 1 must be a whole number (Ray splits one GPU only), got {gpus}")
         if 0 < gpus < _GPU_PRECISION:
-            raise SmscanError(f"--gpus-per-worker must be 0 or at least {_GPU_PRECISION} (Ray's precision), got {gpus}")
+            raise InvalidValue("gpus_per_worker", f"must be 0 or at least {_GPU_PRECISION} (Ray's precision), got {gpus}")
 
 
 def actors_that_fit(nodes: Iterable[Mapping[str, float]], *, gpus_per_worker: float) -> int:
@@ -94,7 +94,7 @@ def require_ray() -> Any:
         # Ray Data comes with the extra (ray[data]); plain ray lacks its dependencies.
         import ray.data  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401
     except ImportError as error:
-        raise SmscanError(f"--engine ray needs Ray Data: {INSTALL_HINT}") from error
+        raise SmscanError(f"the Ray engine needs Ray Data: {INSTALL_HINT}") from error
     return ray
 
 
@@ -115,7 +115,7 @@ def connect(ray: Any, cluster: RayCluster) -> bool:
         ray.init(**kwargs)
     except Exception as error:  # noqa: BLE001 - every start or connect failure is one message
         where = cluster.address or "a local instance"
-        raise SmscanError(f"--engine ray: cannot start or join Ray ({where}): {error}") from error
+        raise SmscanError(f"the Ray engine cannot start or join Ray ({where}): {error}") from error
     finally:
         auth_logger.removeFilter(_drop_auth_enabled_notice)
     return True
@@ -128,14 +128,14 @@ def check_room(ray: Any, cluster: RayCluster) -> None:
         return
     total = ray.cluster_resources()
     cpus, gpus = total.get("CPU", 0), total.get("GPU", 0)
-    asked, needs, fix = f"--workers {cluster.workers}", f"{cluster.workers} CPU(s)", "lower --workers"
+    asked, needs, fix = f"workers {cluster.workers}", f"{cluster.workers} CPU(s)", "fewer workers"
     if cluster.gpus_per_worker:
-        asked += f" --gpus-per-worker {cluster.gpus_per_worker:g}"
+        asked += f", gpus_per_worker {cluster.gpus_per_worker:g}"
         needs += f" and {cluster.workers * cluster.gpus_per_worker:g} GPU(s) (each actor's on one node)"
-        fix += " or --gpus-per-worker"
+        fix += " or fewer GPUs per worker"
     raise SmscanError(
-        f"--engine ray: {asked} needs {needs}; the Ray cluster has {cpus:g} CPU(s) and {gpus:g} GPU(s)"
-        f" on {len(nodes)} node(s): {fix}"
+        f"Ray actors ({asked}) need {needs}; the Ray cluster has {cpus:g} CPU(s) and {gpus:g} GPU(s)"
+        f" on {len(nodes)} node(s): use {fix}"
     )
 
 

@@ -266,8 +266,8 @@ def run_ray_export(
                         stats.skipped[reason] = stats.skipped.get(reason, 0) + count
                     continue
                 group: GroupOutput = pickle.loads(payload)
-                writer.write_group(group.records, group.rejected, done=group.consumed)
                 stats.add(group)
+                writer.write_group(group.records, group.rejected, done=group.consumed, totals=stats.totals())
                 if on_group is not None:
                     on_group(group, stats)
     except BaseException as error:

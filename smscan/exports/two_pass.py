@@ -53,7 +53,7 @@ def iter_two_pass(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rej
         SourceError: the file cannot be read, or ``fmt.group_by`` is not set.
     """
     if fmt.group_by is None:
-        raise SourceError("--two-pass regroups records by --group-by FIELD; give the field")
+        raise SourceError("a two-pass export regroups records by their group field; the record format names none (group_by)")
     try:
         source = path.open("rb")
     except OSError as error:

@@ -29,6 +29,11 @@ def _hidden(path: Path, suffix: str) -> Path:
     return path.with_name(f".{path.name}{suffix}")
 
 
+def has_resume_state(output: Path) -> bool:
+    """Whether an interrupted export to ``output`` left what ``--resume`` continues from."""
+    return _hidden(output, ".state.json").is_file() and _hidden(output, ".partial").is_file()
+
+
 class ExportWriter:
     """Writes output records and rejects through partial files; see the module docstring.
 
@@ -53,6 +58,7 @@ class ExportWriter:
         self.done = 0
         self.written = 0
         self.rejected = 0
+        self.totals: dict[str, Any] = {}  # the summary's totals when the state was written
         out_bytes = reject_bytes = 0
         if resume and self.state_path.is_file():
             state = self._read_state()
@@ -64,6 +70,8 @@ class ExportWriter:
             self.done = int(state["done"])
             self.written = int(state["written"])
             self.rejected = int(state["rejected"])
+            totals = state.get("totals")
+            self.totals = totals if isinstance(totals, dict) else {}
             out_bytes, reject_bytes = int(state["output_bytes"]), int(state["rejects_bytes"])
         try:
             output.parent.mkdir(parents=True, exist_ok=True)
@@ -91,8 +99,11 @@ class ExportWriter:
             raise SmscanError(f"{self.partial}: the partial export is missing; run without --resume")
         return state
 
-    def write_group(self, records: list[dict[str, Any]], rejected: list[Rejected], *, done: int) -> None:
-        """Append one finished group, then record that ``done`` input records are written."""
+    def write_group(
+        self, records: list[dict[str, Any]], rejected: list[Rejected], *, done: int, totals: dict[str, Any] | None = None
+    ) -> None:
+        """Append one finished group, then record that ``done`` input records are written and the
+        summary's ``totals`` so far (a resumed run's summary counts every record)."""
         try:
             for record in records:
                 self._out.write(_line(record))
@@ -112,6 +123,7 @@ class ExportWriter:
                 "rejected": self.rejected,
                 "output_bytes": self._out.tell(),
                 "rejects_bytes": self._rej.tell(),
+                "totals": totals or {},
             }
             write_text_atomically(self.state_path, json.dumps(state), make_parents=False)
         except OSError as error:
@@ -120,12 +132,11 @@ class ExportWriter:
     def finish(self) -> None:
         """Close and rename the partial files to their final names; drop the state."""
         self.close()
-        if self.output.name.lower().endswith(".parquet"):
-            converted = _hidden(self.output, ".parquet.tmp")
-            jsonl_to_parquet(self.partial, converted)
-            os.replace(converted, self.partial)
         try:
-            os.replace(self.partial, self.output)
+            if self.output.name.lower().endswith(".parquet"):
+                self._convert_to_parquet()
+            else:
+                os.replace(self.partial, self.output)
             if self.rejected:
                 os.replace(self.rejects_partial, self.rejects)
             else:
@@ -133,6 +144,19 @@ class ExportWriter:
             self.state_path.unlink(missing_ok=True)
         except OSError as error:
             raise SmscanError(f"{self.output}: cannot finish the export: {error.strerror}") from error
+
+    def _convert_to_parquet(self) -> None:
+        # Converted beside the output and renamed over it, the JSONL partial and the state kept
+        # until then: an interrupted conversion leaves no output and no stray file, and
+        # --resume (with every record done) converts again.
+        converted = _hidden(self.output, ".parquet.tmp")
+        try:
+            jsonl_to_parquet(self.partial, converted)
+            os.replace(converted, self.output)
+        except BaseException:
+            converted.unlink(missing_ok=True)
+            raise
+        self.partial.unlink()
 
     def close(self) -> None:
         """Close the partial files, leaving them and the state for a later ``--resume``."""

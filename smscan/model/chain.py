@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import platform
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ def build_scorer(
     environ: Mapping[str, str] = os.environ,
     dtype: str | None = None,
     batch_size: int | None = None,
+    load: Callable[..., Any] | None = None,
 ) -> Any:
     """The scorer for ``settings``: the model (pulled on first use), behind the enabled layers.
 
@@ -51,6 +52,8 @@ def build_scorer(
             smscan's cache root (models, and scores unless told otherwise).
         dtype: overrides ``settings.dtype`` (export's ``--deterministic`` forces fp32).
         batch_size: chunks per forward pass; None lets the loader pick per device.
+        load: loads the model (``smscan.model.load.load_scorer``'s shape); the CLI injects its
+            own, so tests stand a fake model behind the real cache and worker layers.
 
     Returns:
         Without the cache, the loaded model's scorer; with it, a ``CachedScorer`` over a
@@ -66,7 +69,7 @@ def build_scorer(
     }
 
     def in_process() -> Any:
-        return build_model_scorer(settings, environ=environ, dtype=dtype, batch_size=batch_size)
+        return build_model_scorer(settings, environ=environ, dtype=dtype, batch_size=batch_size, load=load)
 
     def load_model() -> Any:
         return _worker_or(in_process, settings, dtype=dtype, environ=environ)
@@ -143,12 +146,15 @@ def build_model_scorer(
     environ: Mapping[str, str] = os.environ,
     dtype: str | None = None,
     batch_size: int | None = None,
+    load: Callable[..., Any] | None = None,
 ) -> Any:
     """The reference model in this process, with no layers in front (what a worker serves)."""
-    # Looked up at call time, so tests can stand a fake model in for smscan.model.load.load_scorer.
-    from smscan.model import load
+    if load is None:
+        # Looked up at call time, so tests can stand a fake model in for smscan.model.load.load_scorer.
+        from smscan.model import load as loader
 
-    scorer = load.load_scorer(
+        load = loader.load_scorer
+    scorer = load(
         settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
         threads=settings.threads, batch_size=batch_size, runtime=settings.runtime,
     )
@@ -165,14 +171,18 @@ def with_scoring_rule(scorer: Any, settings: Settings) -> Any:
     return PromptedScorer(scorer, settings.scoring_rule, resolve_instructions(settings.scoring_rule, settings.instructions))
 
 
-def score_passes(scorer: Any, settings: Settings, texts: list[str]) -> list[list[Any]]:
+def score_passes(
+    scorer: Any, settings: Settings, texts: list[str], *, in_process: Callable[[], Any] | None = None
+) -> list[list[Any]]:
     """Each text's NLL under each of the rule's instructions (``PromptedScorer.score_passes``).
 
     The chain's scorer answers when the model runs in this process; a warm worker serves only
-    the combined score, so then the model is loaded here.
+    the combined score, so then the model is loaded here (by ``in_process``, default
+    ``build_model_scorer(settings)``).
     """
     passes = getattr(scorer, "score_passes", None)
     if passes is None:
-        passes = build_model_scorer(settings).score_passes
+        model = in_process() if in_process is not None else build_model_scorer(settings)
+        passes = model.score_passes
     result: list[list[Any]] = passes(texts)
     return result

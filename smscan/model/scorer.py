@@ -27,6 +27,7 @@ import numpy as np
 from smscan.errors import ModelError
 from smscan.model.context import Chunk, check_window, plan_chunks
 from smscan.model.offsets import partition_offsets, replace_surrogates
+from smscan.model.passes import ForwardPass, is_listened_to, report_pass
 from smscan.records import TokenScores
 
 if TYPE_CHECKING:
@@ -39,8 +40,9 @@ RUNTIME_DTYPES: dict[str, tuple[str, ...]] = {"torch": ("bf16", "fp16", "fp32"),
 DEFAULT_CONTEXT_TOKENS = 512
 DEFAULT_STRIDE = 384
 DEFAULT_BATCH_SIZE = 1
-# Chunks per forward pass when the caller does not say: batching does not speed up a CPU (measured
-# in docs/BENCHMARKS.md) and multiplies the (batch, tokens, vocab) logits; accelerators need it.
+# Chunks per forward pass when the caller does not say: batching full chunks does not speed up a
+# CPU (measured in docs/BENCHMARKS.md) and multiplies the (batch, tokens, vocab) logits;
+# accelerators need it. Short chunks are packed beyond it (ScoringSettings.pack_tokens).
 DEVICE_BATCH_SIZES = {"cpu": 1, "mps": 4, "cuda": 8}
 
 
@@ -57,6 +59,12 @@ class ScoringSettings:
         batch_size: chunks per forward pass (speed and memory only; ``load_scorer`` picks it
             per device unless told).
         runtime: what computes the scores, ``torch`` or ``ctranslate2``.
+        pack_tokens: short chunks share a forward pass beyond ``batch_size`` while the padded
+            pass holds at most this many tokens (rows x longest row), so many tiny files cost
+            a few passes, not one each: every pass reads all the weights, which dominates a
+            short one. 0 packs nothing (``--deterministic``: scores independent of batching).
+            Speed only, as ``batch_size``; ``load_scorer`` sets ``batch_size * context_tokens``
+            unless the batch size is given.
 
     Example:
         >>> ScoringSettings().key()
@@ -70,6 +78,7 @@ class ScoringSettings:
     dtype: Dtype = "fp32"
     batch_size: int = DEFAULT_BATCH_SIZE
     runtime: Runtime = "torch"
+    pack_tokens: int = 0
 
     def __post_init__(self) -> None:
         check_window(self.context_tokens, self.stride)
@@ -167,7 +176,8 @@ def plan_batches(tokenised: Sequence[Tokenised], settings: ScoringSettings) -> l
         settings: chunk window, stride and batch size.
 
     Returns:
-        Batches of at most ``settings.batch_size`` chunks; each chunk of each text appears once.
+        Batches of at most ``settings.batch_size`` chunks, or more short ones while the padded
+        batch holds at most ``settings.pack_tokens`` tokens; each chunk of each text appears once.
     """
     work = [
         (index, chunk)
@@ -175,8 +185,18 @@ def plan_batches(tokenised: Sequence[Tokenised], settings: ScoringSettings) -> l
         for chunk in plan_chunks(len(item.feed_ids), context_tokens=settings.context_tokens, stride=settings.stride)
     ]
     work.sort(key=lambda pair: pair[1].end - pair[1].start, reverse=True)
-    size = settings.batch_size
-    return [work[first : first + size] for first in range(0, len(work), size)]
+    batches: list[list[tuple[int, Chunk]]] = []
+    for pair in work:
+        current = batches[-1] if batches else None
+        # Longest first, so a batch's first chunk sets its padded width.
+        if current is not None and (
+            len(current) < settings.batch_size
+            or (len(current) + 1) * (current[0][1].end - current[0][1].start) <= settings.pack_tokens
+        ):
+            current.append(pair)
+        else:
+            batches.append([pair])
+    return batches
 
 
 class ChunkedScorer:
@@ -213,8 +233,15 @@ class ChunkedScorer:
             One ``TokenScores`` per text, in order.
         """
         tokenised = self._tokenise(texts)
-        for batch in plan_batches(tokenised, self.settings):
+        batches = plan_batches(tokenised, self.settings)
+        total = sum(chunk.end - chunk.start for batch in batches for _, chunk in batch) if is_listened_to() else 0
+        done = 0
+        for batch in batches:
             self._score_batch(tokenised, batch)
+            if total:  # a progress display listens (model/passes.py)
+                fed = sum(chunk.end - chunk.start for _, chunk in batch)
+                done += fed
+                report_pass(ForwardPass(tuple(sorted({index for index, _ in batch})), fed, done, total))
         return [item.scores() for item in tokenised]
 
     def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:

@@ -9,17 +9,21 @@ Layout under the cache root (``$SMSCAN_CACHE``, else ``$XDG_CACHE_HOME/smscan``,
     file-hashes.json                   per-file hashes for fingerprints (fingerprint.py)
 
 A folder is built under a temporary name beside its final place and renamed into it, so a killed
-conversion leaves a stray ``.tmp-*`` folder (removed by the next pull) and never a half cache.
+conversion leaves a stray ``.tmp-*`` folder (removed by the next build) and never a half cache.
+Builds of one folder take turns (``build_lock``: an flock on ``locks/<folder>.lock`` under the
+cache root), so two processes that find the model missing at once (two hooks, a hook and CI)
+convert it once: the second waits, then finds it installed.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +32,6 @@ from smscan.model.fingerprint import sha256_file
 
 MANIFEST_NAME = "smscan-manifest.json"
 MANIFEST_FORMAT = 1
-_STALE_SECONDS = 3600
 
 
 def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
@@ -148,19 +151,23 @@ def corrupted_cache(folder: Path, reason: str) -> ModelError:
 
 
 def make_staging_dir(final: Path) -> Path:
-    """A fresh empty folder beside ``final`` to build into, removing stale ones first.
+    """A fresh empty folder beside ``final`` to build into, removing leftovers first.
 
-    Staging folders older than an hour are left over from killed runs; younger ones may belong
-    to a pull running in another process and are left alone.
+    Call it holding ``build_lock(final)``: then every staging, download or retired folder of
+    ``final`` was left by a build that was killed (the lock says no other build runs), so all
+    are removed, whatever their age. Folders of another model (``NAME-ct2-fp32`` beside
+    ``NAME``) have their own lock and are left alone.
     """
     final.parent.mkdir(parents=True, exist_ok=True)
-    for stale in final.parent.glob(f".tmp-{final.name}-*"):
-        try:
-            if time.time() - stale.stat().st_mtime > _STALE_SECONDS:
-                shutil.rmtree(stale, ignore_errors=True)
-        except OSError:
-            pass  # removed by someone else meanwhile
+    for leftover in final.parent.glob(f".tmp-{final.name}-*"):
+        if _LEFTOVER.fullmatch(leftover.name[len(f".tmp-{final.name}-"):]):
+            shutil.rmtree(leftover, ignore_errors=True)
     return Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))
+
+
+# What follows ".tmp-NAME-" in the folders a build of NAME makes: mkdtemp's 8 random characters,
+# after "dl-" (the download scratch) or "old-" (a replaced folder on its way out).
+_LEFTOVER = re.compile(r"(dl-|old-)?[a-z0-9_]{8}")
 
 
 def install_dir(staging: Path, final: Path) -> None:
@@ -172,3 +179,53 @@ def install_dir(staging: Path, final: Path) -> None:
         shutil.rmtree(retired, ignore_errors=True)
     else:
         os.replace(staging, final)
+
+
+@contextmanager
+def build_lock(final: Path, *, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Hold the exclusive build lock of the model folder ``final`` until the block ends.
+
+    The lock is an ``flock`` on ``<cache root>/locks/<name>.lock`` (outside ``models/``, so the
+    models folder holds models only). The kernel drops it when its process dies, so a killed
+    build never blocks the next one. The lock files are never deleted: deleting one while
+    another process waits on it would let a third lock a new file and build alongside.
+
+    Args:
+        final: the folder about to be built.
+        on_wait: called once when another process holds the lock (to say why nothing moves).
+
+    Yields:
+        Whether another process held the lock first: it may have built ``final`` meanwhile,
+        so the caller checks again before building.
+    """
+    locks = final.parent.parent / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with (locks / f"{final.name}.lock").open("a+b") as handle:
+        waited = _lock(handle.fileno(), on_wait)
+        try:
+            yield waited
+        finally:
+            _unlock(handle.fileno())
+
+
+def _lock(fd: int, on_wait: Callable[[], None] | None) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): builds do not take turns, installs stay atomic
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        if on_wait is not None:
+            on_wait()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+
+
+def _unlock(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:
+        return
+    fcntl.flock(fd, fcntl.LOCK_UN)

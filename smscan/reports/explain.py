@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from smscan.reports.redact import occurrences
+from smscan.reports.visible import escape_char, visible
 
 # Upper bounds (nats per token) of the heat map's bins and their styles; the last bin is open.
 SCALE: tuple[tuple[float, str], ...] = (
@@ -115,7 +116,7 @@ def render_explanation(console: Console, explanation: Explanation, *, redact_val
     text = _masked(e.text, e.sensitive) if redact_values else e.text
     console.print(
         Text.assemble(
-            ("explain ", "bold"), (f"{e.path}:{e.first_line}-{e.last_line}", "bold underline"),
+            ("explain ", "bold"), (f"{visible(e.path)}:{e.first_line}-{e.last_line}", "bold underline"),
             f"  model {e.model}; windows of {e.window} tokens; surprise threshold τ {e.surprise_threshold:.2f}",
         )
     )
@@ -129,7 +130,7 @@ def render_explanation(console: Console, explanation: Explanation, *, redact_val
         console.print("  (no scored window in these lines)")
     for window in e.windows:
         mark = "≥ τ, selected" if window.selected else f"< τ by {e.surprise_threshold - window.score:.2f}"
-        snippet = text[window.char_start : window.char_end].replace("\n", "⏎").replace("\t", " ")
+        snippet = visible(text[window.char_start : window.char_end].replace("\n", "⏎").replace("\t", " "))
         where = f"{window.line}:{window.column}"
         line = Text(f"  {where:<9} {window.score:5.2f}  {mark:<16}  ")
         line.append(snippet, style=heat_style(window.score))
@@ -182,7 +183,7 @@ def _print_heat_map(console: Console, e: Explanation, text: str) -> None:
         line = Text(f"{number:>{gutter}} {peak} │ ", style="dim")
         for position in range(lo, hi):
             char = text[position]
-            char = "    " if char == "\t" else ("·" if char < " " else char)
+            char = "    " if char == "\t" else escape_char(char)
             line.append(char, style=heat_style(nll_at[position]))
         console.print(line, overflow="ellipsis", no_wrap=True, crop=True)
 

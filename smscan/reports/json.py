@@ -8,6 +8,7 @@ from typing import Any
 from smscan import __version__
 from smscan.records import Finding, ScanResult
 from smscan.reports.redact import redact
+from smscan.reports.visible import json_escaped
 
 VERSION = 2
 
@@ -47,7 +48,7 @@ def render_json(
     }
     if suppressed is not None:
         report["suppressed"] = suppressed
-    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_escaped(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def _finding(finding: Finding, value: str, no_redact: bool) -> dict[str, Any]:

@@ -16,6 +16,7 @@ No flagged value appears in full unless ``no_redact``: messages carry the redact
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 from urllib.parse import quote
 
@@ -23,6 +24,7 @@ from smscan import __version__
 from smscan.records import Finding, ScanResult
 from smscan.reports.json import stats_dict
 from smscan.reports.redact import redact
+from smscan.reports.visible import json_escaped
 
 SARIF_VERSION = "2.1.0"
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -135,7 +137,7 @@ def render_sarif(
         "properties": properties,
     }
     log = {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_escaped(json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def _rule(kind: str) -> dict[str, Any]:
@@ -178,7 +180,7 @@ def _result(finding: Finding, index: int, value: str, no_redact: bool) -> dict[s
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": quote(finding.path, safe="/"), "uriBaseId": SOURCE_ROOT},
+                    "artifactLocation": {"uri": _uri(finding.path), "uriBaseId": SOURCE_ROOT},
                     "region": region,
                 }
             }
@@ -193,3 +195,9 @@ def _result(finding: Finding, index: int, value: str, no_redact: bool) -> dict[s
             "details": finding.details,
         },
     }
+
+
+def _uri(path: str) -> str:
+    # The file name's own bytes, percent-encoded: a name that is not UTF-8 (its bytes kept as
+    # surrogate escapes by os.fsdecode) has no UTF-8 spelling to quote.
+    return quote(os.fsencode(path), safe="/")

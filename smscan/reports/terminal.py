@@ -21,6 +21,7 @@ from rich.text import Text
 from smscan.kinds import DEAD_CODE
 from smscan.records import Finding, ScanResult
 from smscan.reports.redact import redact, redact_repeats
+from smscan.reports.visible import escape_char, visible
 
 # Lines of an unredacted multi-line span shown before "… N more lines".
 _MAX_FRAME_LINES = 6
@@ -29,15 +30,16 @@ _TAB = 4
 
 
 def render_terminal(
-    console: Console, result: ScanResult, *, redact_values: bool, quiet: bool = False
+    console: Console, result: ScanResult, *, redact_values: bool, quiet: bool = False, verbose: bool = False
 ) -> None:
-    """Print findings (unless ``quiet``) and the summary table to ``console``.
+    """Print findings (unless ``quiet``), the skipped files (when ``verbose``) and the summary.
 
     Args:
         console: where to print; its width bounds every line, its colour settings apply.
         result: the scan.
         redact_values: show flagged values redacted (CI logs, files, piped output).
         quiet: print only the summary.
+        verbose: also name each skipped file and its reason (the summary only counts them).
 
     Example:
         >>> from io import StringIO
@@ -48,11 +50,22 @@ def render_terminal(
     """
     if not quiet:
         hidden = _hidden_values(result) if redact_values else frozenset()
-        for path, findings in groupby(result.findings, key=lambda f: f.path):
-            console.print(Text(path, style="bold underline"), overflow="fold")
+        for path, group in groupby(result.findings, key=lambda f: f.path):
+            console.print(Text(visible(path), style="bold underline"), overflow="fold")
+            findings = list(group)
+            # Context shown around one finding may cross another's span (a value repeated on the
+            # next line of a span that ends mid-line): redacted frames hide those too. Spans that
+            # overlap the finding mostly share its value, which is hidden already (their other
+            # parts are the quotes and names around it).
+            spans = [f for f in findings if f.kind != DEAD_CODE] if redact_values else []
             for finding in findings:
-                _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden)
+                _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden, spans=spans)
             console.print()
+    if verbose and result.skips:
+        console.print(Text("skipped", style="bold"))
+        for skip in sorted(result.skips, key=lambda s: (s.reason, s.path)):
+            console.print(Text.assemble(f"  {skip.reason:<16} ", (visible(skip.path), "dim")), overflow="fold")
+        console.print()
     console.print(Text("summary", style="bold"))
     console.print(summary_table(result))
 
@@ -68,7 +81,13 @@ def _hidden_values(result: ScanResult) -> frozenset[str]:
 
 
 def _print_finding(
-    console: Console, result: ScanResult, finding: Finding, *, redact_values: bool, hidden: frozenset[str]
+    console: Console,
+    result: ScanResult,
+    finding: Finding,
+    *,
+    redact_values: bool,
+    hidden: frozenset[str],
+    spans: list[Finding],
 ) -> None:
     console.print(_header(finding))
     lines = result.lines.get(finding.path, {})
@@ -89,6 +108,9 @@ def _print_finding(
         after = last_text[_end_column(finding, last_text, last) - 1 :]
         if redact_values:
             span = redact(value if value is not None else span)
+            others = [s for s in spans if s.char_end <= finding.char_start or s.char_start >= finding.char_end]
+            before = _hide_spans(before, finding.start.line, 0, others)
+            after = _hide_spans(after, last, len(last_text) - len(after), others)
             before, after = redact_repeats(before, hidden), redact_repeats(after, hidden)
         number = f"{finding.start.line}-{last}" if multi else str(finding.start.line)
         _print_frame_line(console, number, gutter, before, span, after, width, marks=True)
@@ -125,6 +147,30 @@ def _header(finding: Finding) -> Text:
     if notes:
         header.append("  (" + "; ".join(notes) + ")", style="dim")
     return header
+
+
+def _hide_spans(text: str, line: int, offset: int, spans: list[Finding]) -> str:
+    """``text`` (the part of ``line`` from 0-based column ``offset``) with each stretch that lies in
+    one of ``spans`` redacted."""
+    covered = []
+    for span in spans:
+        if not span.start.line <= line <= span.end.line:
+            continue
+        lo = span.start.column - 1 if line == span.start.line else 0
+        hi = span.end.column - 1 if line == span.end.line else offset + len(text)
+        lo, hi = max(lo - offset, 0), min(hi - offset, len(text))
+        if lo < hi:
+            covered.append((lo, hi))
+    if not covered:
+        return text
+    pieces, last = [], 0
+    for lo, hi in sorted(covered):
+        if hi <= last:
+            continue
+        lo = max(lo, last)
+        pieces += [text[last:lo], redact(text[lo:hi])]
+        last = hi
+    return "".join([*pieces, text[last:]])
 
 
 def _line(lines: dict[int, str], number: int) -> str:
@@ -164,19 +210,17 @@ def _print_frame_line(
 
 
 def _expand(text: str, column: int = 0) -> str:
-    # Tabs to spaces, and control characters (a CR, an escape) to a visible stand-in.
+    # Tabs to spaces; control, bidi and zero-width characters to visible escapes (reports.visible).
     out = []
     for char in text:
         if char == "\t":
             pad = _TAB - (column % _TAB)
             out.append(" " * pad)
             column += pad
-        elif char < " " or char == "\x7f":
-            out.append("·")
-            column += 1
         else:
-            out.append(char)
-            column += 1
+            shown = escape_char(char)
+            out.append(shown)
+            column += len(shown)
     return "".join(out)
 
 

@@ -72,8 +72,11 @@ def resolve_range(repo: GitRepository, base: str, head: str | None = None) -> Di
         if head is not None:
             raise SourceError(f"{spelled}: give either BASE..HEAD or BASE HEAD, not both")
         base, head = base.split("..", 1)
-    base_id = repo.resolve_commit(base or "HEAD")
-    head_id = repo.resolve_commit(head or "HEAD")
+    try:
+        base_id = repo.resolve_commit(base or "HEAD")
+        head_id = repo.resolve_commit(head or "HEAD")
+    except SourceError as error:
+        raise SourceError(f"the range {spelled} does not exist: {error}") from error
     if merge_base:
         base_id = repo.merge_base(base_id, head_id, spelled=spelled)
     return DiffRange(base_id, head_id)

@@ -3,17 +3,28 @@
 gitpython is imported inside the functions: importing it runs ``git --version`` and fails when
 git is not installed, which must not break scans that never touch git (datasets, ``--help``).
 Paths git prints are decoded with :func:`os.fsdecode`, so a file name that is not UTF-8 still
-names the same file on disk.
+names the same file on disk. Every repository is opened through :func:`_open_repository`, which
+gives each later call (gitpython's own helper processes included) the options and environment of
+:mod:`smscan.sources.git_hardening`: nothing the scanned repository configures is run.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from smscan.errors import SourceError
+from smscan.sources.git_hardening import (
+    command_options,
+    config_listing_command,
+    config_settings,
+    driver_overrides,
+    pinned_environment,
+)
 
 GITLINK_MODE = "160000"
 """The index mode of a submodule entry (a commit id, not a file)."""
@@ -32,6 +43,9 @@ class WorkTreeEntry:
     path: str
     is_submodule: bool = False
 
+
+# An ancestor spelling: a start revision followed by ~N and ^N steps (HEAD~5, main^2~1).
+_ANCESTRY = re.compile(r"(?P<start>.+?)(?P<steps>(?:[~^][0-9]*)+)")
 
 def find_work_tree(path: Path) -> Path | None:
     """The top level of the git work tree that contains path, or None outside any work tree.
@@ -91,7 +105,7 @@ def list_work_tree(root: Path, *, under: str = "") -> list[WorkTreeEntry]:
         raise SourceError(_NO_GIT) from exc
     pathspec_args = ["--", f":(literal){under}"] if under else []
     try:
-        with git.Repo(root) as repo:
+        with _open_repository(git, root) as repo:
             staged = repo.git.ls_files("-z", "--stage", *pathspec_args, stdout_as_string=False)
             others = repo.git.ls_files(
                 "-z", "--others", "--exclude-standard", *pathspec_args, stdout_as_string=False
@@ -114,6 +128,55 @@ def list_work_tree(root: Path, *, under: str = "") -> list[WorkTreeEntry]:
         else:
             entries.setdefault(name, False)
     return [WorkTreeEntry(name, is_submodule) for name, is_submodule in sorted(entries.items())]
+
+
+@dataclass(frozen=True, slots=True)
+class _OpenRepository:
+    """A gitpython ``Repo`` and the options that go before the subcommand of each raw call."""
+
+    repo: Any
+    options: list[str]
+    hooks_options: list[str]  # the same, leaving core.hooksPath as configured
+
+    def __enter__(self) -> Any:
+        return self.repo
+
+    def __exit__(self, *exc: object) -> None:
+        self.repo.close()
+
+
+def _open_repository(git: Any, root: Path) -> _OpenRepository:
+    """A gitpython ``Repo`` whose every git call carries the hardening options and environment.
+
+    Raises:
+        git.InvalidGitRepositoryError, git.NoSuchPathError: root is not a repository.
+        SourceError: its config cannot be read or names a driver that cannot be switched off.
+    """
+    repo = git.Repo(root)
+    try:
+        work_tree = None if repo.bare else Path(repo.working_tree_dir)
+        repo.git.update_environment(
+            **pinned_environment(git_dir=Path(repo.git_dir), common_dir=Path(repo.common_dir), work_tree=work_tree)
+        )
+        try:
+            listing = repo.git.execute(
+                config_listing_command(command_options()), stdout_as_string=False, with_extended_output=False
+            )
+        except git.GitCommandError as exc:
+            if exc.status != 1:  # 1: no driver configured
+                raise SourceError(
+                    f"cannot read the config of {root}: git config failed ({_first_line(exc.stderr)})"
+                ) from exc
+            listing = b""
+        overrides = driver_overrides(listing)
+        options = command_options(overrides=overrides)
+        # gitpython puts these before the subcommand of every call it builds itself,
+        # including its long-lived `cat-file --batch` readers.
+        repo.git.set_persistent_git_options(no_pager=True, c=config_settings(overrides=overrides))
+    except BaseException:
+        repo.close()
+        raise
+    return _OpenRepository(repo, options, command_options(overrides=overrides, keep_hooks_path=True))
 
 
 def _split_z(output: bytes) -> list[str]:
@@ -176,9 +239,10 @@ class GitRepository:
         self._git = git
         self.root = root
         try:
-            self._repo = git.Repo(root)
+            self._opened = _open_repository(git, root)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
             raise SourceError(f"{root} is not a git repository; run this inside one") from exc
+        self._repo = self._opened.repo
         self._empty_tree: str | None = None
 
     def __enter__(self) -> GitRepository:
@@ -193,10 +257,16 @@ class GitRepository:
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def _run(self, *args: str, what: str, fix: str = "", istream: int | None = None) -> bytes:
+    def _command(self, *args: str, hooks_path: bool = False) -> list[str]:
+        options = self._opened.hooks_options if hooks_path else self._opened.options
+        return ["git", *options, *args]
+
+    def _run(
+        self, *args: str, what: str, fix: str = "", istream: int | None = None, hooks_path: bool = False
+    ) -> bytes:
         try:
             output = self._repo.git.execute(
-                ["git", *args], istream, stdout_as_string=False, with_extended_output=False
+                self._command(*args, hooks_path=hooks_path), istream, stdout_as_string=False, with_extended_output=False
             )
         except self._git.GitCommandError as exc:
             hint = f"; {fix}" if fix else ""
@@ -206,7 +276,7 @@ class GitRepository:
 
     def _succeeds(self, *args: str) -> bool:
         try:
-            self._repo.git.execute(["git", *args], with_extended_output=False)
+            self._repo.git.execute(self._command(*args), with_extended_output=False)
         except self._git.GitCommandError:
             return False
         return True
@@ -233,7 +303,7 @@ class GitRepository:
             raise SourceError(f"revision {rev!r}: a revision cannot start with '-'")
         try:
             out = self._repo.git.execute(
-                ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+                self._command("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"),
                 with_extended_output=False,
             )
         except self._git.GitCommandError as exc:
@@ -251,7 +321,27 @@ class GitRepository:
                 "or `git fetch --unshallow`, or check out with full history (actions/checkout: "
                 "fetch-depth: 0)"
             )
-        return f"{message}: check the name, or fetch it (`git fetch origin {rev.removeprefix('origin/')}`)"
+        too_far = self._beyond_history(rev)
+        if too_far:
+            return f"{message}: {too_far}"
+        remotes = self.remotes()
+        if not remotes:
+            return f"{message}: check the name (the repository has no remote to fetch it from)"
+        remote = "origin" if "origin" in remotes else remotes[0]
+        return f"{message}: check the name, or fetch it (`git fetch {remote} {rev.removeprefix(remote + '/')}`)"
+
+    def _beyond_history(self, rev: str) -> str:
+        """Why an ancestor spelling such as ``HEAD~5`` names nothing: its start's history is shorter."""
+        match = _ANCESTRY.fullmatch(rev)
+        if match is None or not self._succeeds("rev-parse", "--verify", "--quiet", "--end-of-options", f"{match['start']}^{{commit}}"):
+            return ""
+        count = self._run("rev-list", "--count", "--end-of-options", match["start"], "--", what=f"cannot count the commits of {match['start']}")
+        return f"the history of {match['start']} has {int(count)} commit(s), so {rev} goes back too far"
+
+    def remotes(self) -> list[str]:
+        """The names of the repository's remotes (none in a repository never cloned from anywhere)."""
+        out = self._run("remote", what=f"cannot list the remotes of {self.root}")
+        return out.decode("utf-8", errors="replace").split()
 
     def merge_base(self, base: str, head: str, *, spelled: str) -> str:
         """The best common ancestor of two commits (as ``git diff base...head`` uses).
@@ -260,7 +350,9 @@ class GitRepository:
             SourceError: there is none; in a shallow clone the message says to fetch history.
         """
         try:
-            out = self._repo.git.execute(["git", "merge-base", base, head], with_extended_output=False)
+            out = self._repo.git.execute(
+                self._command("merge-base", base, head), with_extended_output=False
+            )
         except self._git.GitCommandError as exc:
             if self.is_shallow():
                 raise SourceError(
@@ -288,7 +380,7 @@ class GitRepository:
         """The id of the empty tree in this repository's hash (the "before" of a root commit)."""
         if self._empty_tree is None:
             out = self._run(
-                "hash-object", "-t", "tree", "--stdin", what="cannot hash the empty tree",
+                "hash-object", "-t", "tree", "--no-filters", "--stdin", what="cannot hash the empty tree",
                 istream=subprocess.DEVNULL,
             )
             self._empty_tree = out.decode("ascii").strip()
@@ -296,7 +388,9 @@ class GitRepository:
 
     def hooks_dir(self) -> Path:
         """Where git runs hooks from (honours ``core.hooksPath`` and linked work trees)."""
-        out = self._run("rev-parse", "--git-path", "hooks", what=f"cannot find the hooks of {self.root}")
+        out = self._run(
+            "rev-parse", "--git-path", "hooks", what=f"cannot find the hooks of {self.root}", hooks_path=True
+        )
         path = Path(os.fsdecode(out.strip()))
         return path if path.is_absolute() else self.root / path
 
@@ -344,7 +438,10 @@ class GitRepository:
     def diff_raw(self, old: str, new: str | None) -> bytes:
         """``git diff --raw -z`` (renames followed) from tree-ish ``old`` to ``new``, or to the
         index when ``new`` is None."""
-        return self._run(*self._diff_args(old, new, "-z", "--no-abbrev"), what=self._diff_what(old, new))
+        return self._run(
+            *self._diff_args(old, new, "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv"),
+            what=self._diff_what(old, new),
+        )
 
     def diff_patch(self, old: str, new: str | None) -> bytes:
         """The zero-context patch of the same diff, with full object ids on ``index`` lines."""

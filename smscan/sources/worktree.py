@@ -22,7 +22,8 @@ Which files:
   without a Skip.
 
 Symlinks:
-- Never followed out of the root: a link whose target resolves outside it is a
+- Never followed out of the root: a path that resolves outside it (the file is a link, or a
+  folder on its way is one, as when a tracked file's folder is swapped for a link) is a
   ``symlink-outside`` Skip, without reading the target.
 - A link to a file inside the root is scanned as that file's content under the link's path.
 - A link to a folder is never followed (no loops, no double counting) and yields nothing; in a
@@ -126,13 +127,14 @@ def iter_worktree(
     else:
         candidates = sorted(_walk_plain(root, "", ()))
     group = root.as_posix()
+    folders: dict[str, bool] = {}  # this scan's verdicts: does the folder resolve inside root?
     for rel, reason in candidates:
         if path_filter is not None and not path_filter.is_selected(rel):
             continue
         if reason is not None:
             yield Skip(rel, reason)
             continue
-        result = _read_candidate(root, rel, max_file_bytes=max_file_bytes, group=group)
+        result = _read_candidate(root, rel, max_file_bytes=max_file_bytes, group=group, folders=folders)
         if result is not None:
             yield result
 
@@ -209,9 +211,13 @@ def _is_ignored(rel: str, *, is_dir: bool, ignores: tuple[_IgnoreLevel, ...]) ->
 
 
 def _read_candidate(
-    root: Path, rel: str, *, max_file_bytes: int, group: str
+    root: Path, rel: str, *, max_file_bytes: int, group: str, folders: dict[str, bool] | None = None
 ) -> Document | Skip | None:
-    """Read one root-relative path; None when there is nothing to scan there (see module doc)."""
+    """Read one root-relative path; None when there is nothing to scan there (see module doc).
+
+    ``folders`` remembers, for one scan, whether each folder resolves inside root (resolving
+    every file's whole path costs a syscall per component).
+    """
     full = root / rel
     try:
         mode = os.lstat(full).st_mode
@@ -219,6 +225,10 @@ def _read_candidate(
         return None  # a tracked file deleted from the work tree
     except OSError:
         return Skip(rel, UNREADABLE)
+    # A link anywhere on the path (the file, or a tracked file's folder swapped for a link) must
+    # not lead out of the root.
+    if not _is_folder_inside(root, full.parent, folders):
+        return Skip(rel, SYMLINK_OUTSIDE)
     target = full
     if stat.S_ISLNK(mode):
         target = Path(os.path.realpath(full))
@@ -237,6 +247,27 @@ def _read_candidate(
     if data is None:
         return Skip(rel, TOO_LARGE)
     return classify_bytes(rel, data, max_file_bytes=max_file_bytes, group=group)
+
+
+def _is_folder_inside(root: Path, folder: Path, verdicts: dict[str, bool] | None) -> bool:
+    key = os.fspath(folder)
+    if verdicts is not None and key in verdicts:
+        return verdicts[key]
+    inside = Path(os.path.realpath(folder)).is_relative_to(root)
+    if verdicts is not None:
+        verdicts[key] = inside
+    return inside
+
+
+def read_regular_file(path: Path, *, limit: int) -> bytes | None:
+    """The bytes of a regular file, or None when it has more than ``limit`` bytes.
+
+    A FIFO, socket or device raises instead of blocking or reading without end (``/dev/zero``).
+
+    Raises:
+        OSError: the file cannot be opened or read, or is not a regular file.
+    """
+    return _read_regular_file(path, limit=limit)
 
 
 def _read_regular_file(path: Path, *, limit: int) -> bytes | None:

@@ -282,7 +282,7 @@ class WorkerServer:
     def _install_signal_handlers(self) -> dict[int, Any]:
         if threading.current_thread() is not threading.main_thread():
             return {}
-        previous = {}
+        previous: dict[int, Any] = {}
 
         def on_signal(number: int, frame: FrameType | None) -> None:
             self.stop()

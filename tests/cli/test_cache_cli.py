@@ -1,4 +1,5 @@
-"""The score cache through the CLI, with the fake scorer: reuse, bypass, no text inside, info/clear."""
+"""The score cache through the CLI, with the fake model injected behind it (the ``cli`` fixture):
+reuse, bypass, no text inside, info/clear."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smscan.cli import main
+from tests.cli.conftest import Cli
 from tests.conftest import commit_files
-from tests.scorers import TEST_CONFIG, RandomWordScorer
+from tests.scorers import TEST_CONFIG
 
 SECRET = "Zq81Lm0Pw7Rt5Ny3Kx9Bv2Hc4Dd6Ee8Ff0"
 FILES = {
@@ -19,31 +20,31 @@ FILES = {
 }
 
 
-def scan(repo: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> int:
+def scan(cli: Cli, repo: Path, *args: str, monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.chdir(repo)
-    return main(["repo", ".", "--format", "json", "-o", str(repo.parent / "report.json"), *args])
+    return cli("repo", ".", "--format", "json", "-o", str(repo.parent / "report.json"), *args).code
 
 
 def test_an_unchanged_rescan_scores_nothing_and_reports_the_same(
-    git_repo: Path, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch
+    git_repo: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     commit_files(git_repo, FILES)
-    assert scan(git_repo, monkeypatch=monkeypatch) == 1
+    assert scan(cli, git_repo, monkeypatch=monkeypatch) == 1
     first = (git_repo.parent / "report.json").read_text()
-    scored = list(fake_scorer.texts)
+    scored = list(cli.scorer.texts)
 
-    assert scan(git_repo, monkeypatch=monkeypatch) == 1
+    assert scan(cli, git_repo, monkeypatch=monkeypatch) == 1
 
-    assert fake_scorer.texts == scored
+    assert cli.scorer.texts == scored
     assert _without_times(first) == _without_times((git_repo.parent / "report.json").read_text())
     (git_repo / "util.py").write_text("def triple(x):\n    return 3 * x\n")
-    assert scan(git_repo, monkeypatch=monkeypatch) == 1
-    assert fake_scorer.texts[len(scored):] == ["def triple(x):\n    return 3 * x\n"]
+    assert scan(cli, git_repo, monkeypatch=monkeypatch) == 1
+    assert cli.scorer.texts[len(scored):] == ["def triple(x):\n    return 3 * x\n"]
 
 
 @pytest.mark.parametrize("off", ["flag", "config"])
 def test_no_cache_and_score_cache_false_bypass_it(
-    off: str, git_repo: Path, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch, score_cache_dir: Path
+    off: str, git_repo: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, score_cache_dir: Path
 ) -> None:
     files = dict(FILES)
     if off == "config":
@@ -51,21 +52,21 @@ def test_no_cache_and_score_cache_false_bypass_it(
     commit_files(git_repo, files)
     args = ["--no-cache"] if off == "flag" else []
 
-    scan(git_repo, *args, monkeypatch=monkeypatch)
-    scan(git_repo, *args, monkeypatch=monkeypatch)
+    scan(cli, git_repo, *args, monkeypatch=monkeypatch)
+    scan(cli, git_repo, *args, monkeypatch=monkeypatch)
 
-    assert len(fake_scorer.texts) == 3 * 2  # every file (the config too), both times
+    assert len(cli.scorer.texts) == 3 * 2  # every file (the config too), both times
     assert list(score_cache_dir.iterdir()) == []  # nothing written
 
 
 def test_no_cache_file_holds_the_text_or_its_token_ids(
-    git_repo: Path, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch, score_cache_dir: Path
+    git_repo: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, score_cache_dir: Path
 ) -> None:
     commit_files(git_repo, FILES)
-    scan(git_repo, monkeypatch=monkeypatch)
+    scan(cli, git_repo, monkeypatch=monkeypatch)
     stored = b"".join(p.read_bytes() for p in score_cache_dir.rglob("*") if p.is_file())
-    ids = fake_scorer.tokenize([FILES["app.py"]])[0].token_ids
-    [secret_id] = fake_scorer.tokenize([SECRET])[0].token_ids
+    ids = cli.scorer.tokenize([FILES["app.py"]])[0].token_ids
+    [secret_id] = cli.scorer.tokenize([SECRET])[0].token_ids
 
     assert len(stored) > 0
     for needle in (SECRET.encode(), SECRET[:12].encode(), b"double", FILES["app.py"].encode(),
@@ -75,23 +76,19 @@ def test_no_cache_file_holds_the_text_or_its_token_ids(
 
 
 def test_cache_info_and_clear(
-    git_repo: Path, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch, score_cache_dir: Path,
-    capsys: pytest.CaptureFixture[str],
+    git_repo: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, score_cache_dir: Path,
 ) -> None:
     commit_files(git_repo, FILES)
-    scan(git_repo, monkeypatch=monkeypatch)
-    capsys.readouterr()
+    scan(cli, git_repo, monkeypatch=monkeypatch)
 
-    assert main(["cache", "info"]) == 0
-    info = capsys.readouterr().out
-    assert main(["cache", "clear"]) == 0
-    cleared = capsys.readouterr().out
-    assert main(["cache", "info"]) == 0
-    after = capsys.readouterr().out
+    info = cli("cache", "info")
+    cleared = cli("cache", "clear")
+    after = cli("cache", "info")
 
-    assert str(score_cache_dir) in info and "entries   3" in info and "bound 200.0 MB" in info
-    assert "cleared" in cleared and list(score_cache_dir.iterdir()) == []
-    assert "entries   0" in after
+    assert (info.code, cleared.code, after.code) == (0, 0, 0)
+    assert str(score_cache_dir) in info.out and "entries   3" in info.out and "bound 200.0 MB" in info.out
+    assert "cleared" in cleared.out and list(score_cache_dir.iterdir()) == []
+    assert "entries   0" in after.out
 
 
 def _without_times(report: str) -> str:

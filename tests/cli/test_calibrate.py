@@ -116,7 +116,7 @@ def test_calibrate_surprise_saves_an_entry_that_export_reads(
     cache = ["--score-cache", str(tmp_path / "cache")]
     assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *cache]) == 0
     code = main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--operating-point", "SM90",
-                 "-o", str(thresholds), *cache])
+                 "--masking", "paper", "-o", str(thresholds), *cache])
     out = capsys.readouterr().out
     assert code == 0, out
 
@@ -150,7 +150,7 @@ def test_calibrate_surprise_rule_options_reach_the_entry_and_the_export(
 ) -> None:
     thresholds = tmp_path / "t.json"
     assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--best-f1", "--window", "2",
-                 "--consensus", "2", "--no-propagate", "--folds", "2", "-o", str(thresholds),
+                 "--consensus", "2", "--no-propagate", "--folds", "2", "--masking", "paper", "-o", str(thresholds),
                  "--score-cache", str(tmp_path / "cache")]) == 0
     entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
     assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 2, "consensus": 2, "propagate": False}
@@ -160,10 +160,12 @@ def test_calibrate_surprise_rule_options_reach_the_entry_and_the_export(
     source = tmp_path / "in.jsonl"
     text = f"x = 1\napi_key = '{KEYS[1]}'\n"
     source.write_text(json.dumps({"text": text}) + "\n")
-    assert main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--thresholds", str(thresholds)]) == 0
+    assert main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--thresholds", str(thresholds),
+                 "--masking", "paper"]) == 0
     record = json.loads((tmp_path / "o.jsonl").read_text())
     assert record["smscan"]["rule"]["surprise"] == {
-        "kind": "surprise", "ranking": "global", "window": 2, "threshold": 6.5, "consensus": 2, "propagate": False}
+        "kind": "surprise", "ranking": "global", "window": 2, "threshold": 6.5, "consensus": 2, "propagate": False,
+        "masking": "paper"}
     assert [text[a:b] for a, b in record["smscan"]["masked_spans"]] == [KEYS[1]]
 
 
@@ -185,7 +187,7 @@ def test_calibrate_surprise_with_propagation_in_the_loop_masks_less_collateral(
     for flag in ("--propagate", "--no-propagate"):
         out = tmp_path / f"{flag.strip('-')}.json"
         args = ["calibrate", "--kind", "surprise", "--labels", str(labels), "--target-recall", "0.95", flag,
-                "--folds", "0", "-o", str(out), "--score-cache", str(tmp_path / "cache")]
+                "--folds", "0", "--masking", "paper", "-o", str(out), "--score-cache", str(tmp_path / "cache")]
         assert main(args) == 0
         entries[flag] = json.loads(out.read_text())["kinds"]["surprise"]
     with_loop, without = entries["--propagate"], entries["--no-propagate"]
@@ -327,8 +329,9 @@ def test_a_single_group_has_no_cross_validated_estimate(
 def test_an_unreachable_max_fpr_is_a_usage_error(
     tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # Each 4-token window holding a key also holds three other tokens: collateral is never 0.
-    assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--max-fpr", "0", "-o",
+    # Each 4-token window holding a key also holds three other tokens: collateral is never 0
+    # under the paper's rule (value-aware masking masks the key alone).
+    assert main(["calibrate", "--kind", "surprise", "--masking", "paper", "--labels", str(labels), "--max-fpr", "0", "-o",
                  str(tmp_path / "t.json"), "--score-cache", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
     assert "no threshold keeps the collateral rate at or below 0.0: even the highest" in err

@@ -152,6 +152,13 @@ def test_random_values_under_a_secret_name_stay_candidates(value: str) -> None:
 
 def test_a_run_of_letters_needs_a_secret_name_and_length() -> None:
     rule = CredentialRule()
-    text = 'label = "AKIAQZLRMEUDXJIWGOCR"\npassword = "Authorization"\n'
+    text = 'label = "QZLRMEUDXJIWGOCRTBNA"\npassword = "Authorization"\n'
 
     assert [judge_slot(text, slot, rule) for slot in find_slots(text)] == [None, None]
+
+
+def test_an_aws_key_id_of_letters_is_a_vendor_format_under_any_name() -> None:
+    rule = CredentialRule()
+    text = 'label = "AKIAQZLRMEUDXJIWGOCR"\n'
+
+    assert [judge_slot(text, slot, rule) for slot in find_slots(text)] == [rule.vendor_bonus]

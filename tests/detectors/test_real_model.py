@@ -12,6 +12,7 @@ import pytest
 
 from smscan.calibration.thresholds import packaged_thresholds
 from smscan.cli import main
+from smscan.detectors import js_syntax
 
 pytestmark = pytest.mark.model
 
@@ -140,3 +141,46 @@ def test_a_planned_piece_tokenizes_its_value_as_the_whole_file_does() -> None:
 
     assert piece.offset > 0 and len(piece.text) < len(document.text) / 2
     assert value_tokens(part, piece.offset) == value_tokens(whole, 0)
+
+
+SUM_JS = '''/**
+ * Sums the numbers of a list, skipping the values that are not numbers.
+ */
+export function sumNumbers(values) {
+  let total = 0;
+  for (const value of values) {
+    if (typeof value === 'number') {
+      total += value;
+    }
+  }
+  if (Math.abs(0.5) < 0)
+    throw new Error("fail");
+  return total;
+}
+'''
+POINT_TS = '''export interface Point {
+  x: number;
+  y: number;
+}
+
+export function distance<T extends Point>(a: T, b: T): number {
+  const dx = a.x - b.x;
+  const dy = a.y - b.y;
+  return Math.sqrt(dx * dx + dy * dy);
+}
+'''
+
+
+@pytest.mark.skipif(not js_syntax.is_available(), reason="the js extra (tree-sitter) is not installed")
+def test_a_two_line_javascript_injection_is_found_whole_and_typescript_is_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "sum.js").write_text(SUM_JS)
+    (tmp_path / "point.ts").write_text(POINT_TS)
+
+    code = main(["repo", str(tmp_path), "--kinds", "dead-code", "--format", "json", "--no-redact"])
+
+    report = json.loads(capsys.readouterr().out)
+    found = [(f["path"], f["start"]["line"], f["end"]["line"], f["details"]["evidence"]) for f in report["findings"]]
+    assert code == 1
+    assert found == [("sum.js", 11, 12, "constant-condition")]

@@ -49,6 +49,7 @@ def test_text_records_get_their_masked_spans(tmp_path: Path, fake_scorer: Random
     assert 0 < first["smscan"]["masked_fraction"] < 1
     assert first["smscan"]["rule"]["surprise"] == {
         "kind": "surprise", "ranking": "global", "window": 4, "threshold": 3.0, "consensus": 1, "propagate": True,
+        "masking": "values", "value_threshold": 3.0, "min_repeat_chars": 4,
     }
     assert first["smscan"]["model"]["fingerprint"] == RandomWordScorer.fingerprint
     assert second["smscan"]["masked_spans"] == [] and second["smscan"]["masked_fraction"] == 0.0

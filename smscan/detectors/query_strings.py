@@ -1,0 +1,37 @@
+"""Secret-named parameters of URLs and query strings: ``?token=``, ``&api_key=``, ``X-Amz-Credential=``.
+
+A URL is an identifier as a whole (never a credential), but its query can carry one. Only
+parameters whose name says secret make a slot; an AWS credential scope
+(``AKIA.../20240101/us-east-1/s3/aws4_request``) ends at its first ``/`` (or ``%2F``): the key id
+is the secret, the date and region are not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from smscan.detectors.secret_names import is_secret_name
+
+_PARAMETER = re.compile(r"[?&](?P<name>[A-Za-z][\w.\-\[\]]*)=(?P<value>[^&\s'\"#<>`;)]+)")
+_SCOPE_SEPARATOR = re.compile(r"/|%2F", re.IGNORECASE)
+
+
+def query_values(line: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, name)`` of each secret-named query parameter's value in ``line``.
+
+    Example:
+        >>> line = "GET /x?X-Amz-Credential=AKIAQZLR%2F20240101%2Fus-east-1&X-Amz-Date=20240101"
+        >>> [(line[a:b], name) for a, b, name in query_values(line)]
+        [('AKIAQZLR', 'X-Amz-Credential')]
+    """
+    for match in _PARAMETER.finditer(line):
+        name = match.group("name")
+        if not is_secret_name(name):
+            continue
+        start, end = match.start("value"), match.end("value")
+        scope = _SCOPE_SEPARATOR.search(line, start, end)
+        if scope:
+            end = scope.start()
+        if end > start:
+            yield start, end, name

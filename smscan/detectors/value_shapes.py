@@ -1,0 +1,202 @@
+"""Shapes a value can have that say what it is, whatever its name: UUIDs, versions, digests,
+URLs, paths, patterns, prose, encoded text, names of things.
+
+Pure functions of the value; the detector decides what a shape means in its place (a UUID is no
+credential under a neutral name, and is one under ``--super-secret_token``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+
+from smscan.detectors.placeholders import is_placeholder
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
+# Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
+_DIGEST_NAME = r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]"
+_DIGEST_PREFIXED = re.compile("^" + _DIGEST_NAME, re.IGNORECASE)
+_DIGEST_BEFORE = re.compile(_DIGEST_NAME + "$", re.IGNORECASE)
+# Patterns, not values: globs (`*/build/*`, `*.py`) and regular expressions (ranges, groups,
+# class escapes, case classes such as `[Ll]`). A bare `**` is no glob: random passwords hold it.
+_PATTERN = re.compile(
+    r"\*/|/\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
+    r"|\[([A-Za-z])(?!\1)(?i:\1)\]"
+)
+# Escaped regex metacharacters (`\[`, `\.`, `\(`): two of them make a pattern; one backslash
+# before punctuation can happen in a random password.
+_REGEX_ESCAPE = re.compile(r"\\[.\[\](){}*+?|^$]")
+# Words of prose, in any language written in Latin letters: `Voorbeelden:`, `boshlang'ich`,
+# `requi-yar-ed`. Each word is lower case, capitalised or all capitals, never mixed like a key.
+_WORD_RUN = re.compile(r"^(?:[A-Z]?[a-z]+|[A-Z]{2,})(?:['\-](?:[A-Z]?[a-z]+|[A-Z]{2,}))*[:.!?]?$")
+# Windows paths: a drive letter, or UNC and escaped separators.
+_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
+# Package, image and action references: name@version, owner/repo@ref.
+# The version is numbers joined by dots (`@v4`, `@1.2.3-beta`), so `YJRA915@8m2g7a` stays a password.
+_REFERENCE_AT_VERSION = re.compile(r"^[\w.\-]+(?:/[\w.\-]+)*@v?\d+(?:\.[\w\-]+)*$")
+# Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0 (PEP 440 and npm-like).
+# The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range.
+_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|\^|~|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
+# Product tokens (`User-Agent` style): `uploader/1.4.2`, `gateway-client/0.7.1`.
+_PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+(?:\.\d+)+[\w.\-]*$")
+_DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
+_CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
+_URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.|mailto:|/|\./|\.\./|~/)")
+# An address ends in a top-level domain of letters: `hj@pmAszz.Jdsjp0WaoV` is a password.
+_EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,24}$")
+_HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
+_IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
+# The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
+_FILE_NAME = re.compile(r"^[\w\-]+(?:\.[A-Za-z0-9]{1,5})*\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
+
+
+def is_prose(value: str) -> bool:
+    """True for words rather than a key: non-ASCII text, or letter words joined by ``-``/``'``.
+
+    Credentials are ASCII; translations and labels (``Voorbeelden:``, ``没有提供足够的参数``)
+    surprise an English-trained model without being secret.
+
+    Example:
+        >>> is_prose("Voorbeelden:"), is_prose("boshlang'ich"), is_prose("Zq8x-P1sV9")
+        (True, True, False)
+    """
+    return not value.isascii() or bool(_WORD_RUN.match(value))
+
+
+def is_encoded_text(value: str) -> bool:
+    """True for base64 that decodes to readable text (``aGVsbG8gd29ybGQ=``): data, not a key.
+
+    Random key material almost never decodes to printable ASCII (for 12 bytes, odds of about
+    1 in 10^5), while encoded messages, markup and JSON always do. A decoded ``user:password``
+    pair (HTTP Basic credentials) is not mere text and stays a candidate.
+
+    Example:
+        >>> is_encoded_text("aGVsbG8gd29ybGQ="), is_encoded_text("YWRtaW46czNjcjN0"), is_encoded_text("q8Zt3kPx0wLm9Rv2")
+        (True, False, False)
+    """
+    if len(value) < 12 or not _BASE64.match(value):
+        return False
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        decoded = base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(decoded) < 6 or not all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded):
+        return False
+    text = decoded.decode("ascii")
+    # A user:password pair is a credential, unless it is a stand-in pair such as foo:bar.
+    return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
+
+
+def is_other_identifier(value: str) -> bool:
+    """Shapes of other things (UUIDs are judged apart: :func:`is_uuid`): versions, URLs, paths, hosts, dates, digests, data URIs,
+    globs and regexes, package references, plain names, numbers."""
+    return bool(
+        _VERSION.match(value)
+        or _DIGEST_PREFIXED.match(value)
+        or _DATA_URI.match(value)
+        or _PATTERN.search(value)
+        or len(_REGEX_ESCAPE.findall(value)) >= 2
+        or _WINDOWS_PATH.search(value)
+        or _REFERENCE_AT_VERSION.match(value)
+        or _REQUIREMENT.match(value)
+        or _PRODUCT_TOKEN.match(value)
+        or _URLISH.match(value)
+        or _EMAIL.match(value)
+        or _HOSTNAME.match(value)
+        or _IP.match(value)
+        or _DATE.match(value)
+        or _FILE_NAME.match(value)
+        or _IDENTIFIER.match(value)
+        or value.isdigit()
+    )
+
+
+def character_classes(value: str) -> int:
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of the value's own character distribution."""
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values()) if total else 0.0
+
+
+# The base64 of an OpenSSH public key starts with its type's length and name (ssh-rsa,
+# ssh-ed25519, ecdsa-sha2-...): `AAAAB3NzaC1yc2E...` is a public key, never a secret.
+_SSH_PUBLIC_BLOB = ("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc3M")
+
+
+def is_ssh_public_key(value: str) -> bool:
+    """True for the base64 body of an OpenSSH public key (``ssh-rsa AAAAB3NzaC1yc2E...``)."""
+    return value.startswith(_SSH_PUBLIC_BLOB)
+
+
+def is_uuid(value: str) -> bool:
+    """True for an RFC 4122 UUID (``5f0c2a9e-6a47-4b8e-9d7a-3c2f1e0b9a88``)."""
+    return bool(_UUID.match(value))
+
+
+def is_hex(value: str) -> bool:
+    return bool(_HEX.match(value))
+
+
+def has_digest_name_before(before: str) -> bool:
+    """True when the text just before a value names a digest algorithm (``sha256:``, ``h1:``)."""
+    return bool(_DIGEST_BEFORE.search(before))
+
+
+# Names of things: models, products, packages, fonts (`SmolLM2-135M-Instruct`, `Noto-Sans-CJK`,
+# `Qwen2.5-Coder-7B`): segments joined by `-`, `_` or `/`, each a capitalised or lower-case word
+# with an optional version number, an acronym, or a number with a unit letter (`135M`, `7B`).
+_THING_SEGMENT = (
+    r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})(?:[A-Z]{2,}|[A-Z][a-z]+)*\d*(?:\.\d+)?|v?\d+(?:\.\d+)?[A-Za-z]{0,2}"
+    r"|[A-Z]\d{1,4}"  # a letter and a number: `L6`, `B16`, `H100`
+)
+_NAME_OF_THING = re.compile(rf"^(?:{_THING_SEGMENT})(?:[-_/](?:{_THING_SEGMENT}))+$")
+_PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
+_NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")
+_WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*)*$")
+
+
+def is_name_of_thing(value: str) -> bool:
+    """True for the name of a model, product, package or font: words and numbers with units.
+
+    Random keys mix classes inside one segment (``Zq8x``); names keep words whole and put
+    numbers at a segment's end, and hold at least one plain word of four letters.
+
+    Example:
+        >>> is_name_of_thing("SmolLM2-135M-Instruct"), is_name_of_thing("Qwen2.5-Coder-7B"), is_name_of_thing("Zq8x-P1sV-9kL2")
+        (True, True, False)
+    """
+    if _NAME_OF_THING.match(value):
+        segments = re.split(r"[-_/]", value)
+        # A name carries a mark of one: a size or version (`135M`, `7B`, `2.5`) or an acronym
+        # (`LM`, `CJK`); words and a number alone (`lantern-phoenix-glacier83`) are a passphrase.
+        return any(_PLAIN_WORD.fullmatch(part) for part in segments) and any(
+            _NAME_MARK.search(part) for part in segments
+        )
+    # A path or file name made of such names: `models/SmolLM2-135M-Instruct/tokenizer.json`,
+    # `SmolLM2-135M-Instruct.Q4_1.gguf`. Each part is a name or plain words, never a mix of
+    # cases and digits inside one word (`K7MDENG`, `bPxRfiCY` in a base64 key).
+    parts = [part for part in re.split(r"[/.]", value) if part]
+    return (
+        len(parts) >= 2
+        and ("/" in value or bool(re.fullmatch(r"[a-z][a-z0-9]{0,4}", parts[-1])))
+        and all(_NAME_OF_THING.match(part) or _WORD_PIECES.match(part) for part in parts)
+        and any(_PLAIN_WORD.search(part) for part in parts)
+    )

@@ -1,0 +1,63 @@
+"""Token formats vendors publish: a known prefix is strong evidence that a value is a credential.
+
+Evidence, never the only way in: the detector still needs the value's surprise, and a value with
+no known prefix is judged by its name and surprise alone (``acme_live_...`` is found like
+``sk_live_...``). The list is of prefixes vendors document for their secret tokens, each with the
+shortest random body after it that a real token has, so a bare prefix in prose is no token.
+"""
+
+from __future__ import annotations
+
+import re
+
+# (prefix, shortest body): body characters are letters, digits, `_`, `-` and inner dots (SendGrid's
+# `SG.x.y`) and one inner `=` (Atlassian's `ATATT...=<checksum>`); a dot that ends a sentence is
+# not part of the token.
+_PREFIXES: tuple[tuple[str, int], ...] = (
+    # Slack bot, user, app-level, workspace and refresh tokens.
+    ("xoxb-", 20), ("xoxp-", 20), ("xoxa-", 20), ("xoxr-", 20), ("xoxs-", 20), ("xoxe-", 20), ("xapp-", 20),
+    # Stripe secret and restricted keys, live and test.
+    ("sk_live_", 16), ("rk_live_", 16), ("sk_test_", 16), ("rk_test_", 16), ("whsec_", 20),
+    # GitHub.
+    ("ghp_", 30), ("gho_", 30), ("ghu_", 30), ("ghs_", 30), ("ghr_", 30), ("github_pat_", 40),
+    # GitLab personal, runner, OAuth application, pipeline trigger, deploy and feed tokens.
+    ("glpat-", 16), ("glrt-", 16), ("gloas-", 16), ("glptt-", 16), ("gldt-", 16), ("glft-", 16), ("GR1348941", 16),
+    # New Relic browser, user and ingest keys.
+    ("NRJS-", 16), ("NRAK-", 20), ("NRII-", 20),
+    # Atlassian API tokens; PostHog personal and project keys.
+    ("ATATT", 40), ("phx_", 20), ("phc_", 20), ("phr_", 20),
+    # Cloud and AI vendors.
+    ("AIza", 30), ("ya29.", 30), ("sk-ant-", 30), ("sk-proj-", 30), ("hf_", 30), ("SG.", 40),
+    ("dop_v1_", 40), ("doo_v1_", 40), ("shpat_", 30), ("shpss_", 30), ("npm_", 30), ("pypi-", 40),
+    ("sq0atp-", 20), ("sq0csp-", 30), ("EAACEdEose0cBA", 20),
+)
+_PREFIX_RE = "|".join(re.escape(prefix) for prefix, _ in sorted(_PREFIXES, key=lambda p: -len(p[0])))
+_MIN_BODY = dict(_PREFIXES)
+_PREFIXED = re.compile(rf"(?<![A-Za-z0-9_\-])(?P<prefix>{_PREFIX_RE})(?P<body>[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*(?:=[A-Za-z0-9]+)?)")
+_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_JWT = re.compile(r"(?<![\w\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+
+
+def vendor_of(value: str) -> str | None:
+    """The known format a whole value has (its prefix, ``"aws-key-id"`` or ``"jwt"``), or None.
+
+    Example:
+        >>> vendor_of("xoxb-2048571938-4417382913-Zq8xP1sV9kL2mN4b"), vendor_of("acme_live_Zq8xP1sV9kL2")
+        ('xoxb-', None)
+    """
+    spans = list(find_vendor_tokens(value))
+    if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(value):
+        return spans[0][2]
+    return None
+
+
+def find_vendor_tokens(text: str) -> list[tuple[int, int, str]]:
+    """Every vendor-shaped token in ``text`` as ``(start, end, format)``, wherever it sits
+    (inside a URL, after a function name in Haskell, in a comment)."""
+    found = []
+    for match in _PREFIXED.finditer(text):
+        if len(match.group("body")) >= _MIN_BODY[match.group("prefix")]:
+            found.append((match.start(), match.end(), match.group("prefix")))
+    found += [(m.start(), m.end(), "aws-key-id") for m in _AWS_KEY_ID.finditer(text)]
+    found += [(m.start(), m.end(), "jwt") for m in _JWT.finditer(text)]
+    return found

@@ -1,0 +1,125 @@
+"""Where the values of a text lie: the character spans value-aware masking masks whole.
+
+A *value* is data a program carries rather than code it is made of: a string literal's body, a
+number, the value bound to a name (``USER = jdoe42``, ``user: jdoe42``, ``--user jdoe42``), a
+value-shaped word anywhere (one holding a digit or an ``@``: ids, emails, recovery codes) and the
+words of a comment. A plain word or ordinary identifier (letters and underscores only) is never a
+value, wherever it stands: everything but values (keywords, punctuation, ordinary identifiers,
+prose words, indentation) is *code structure*.
+
+Units come from the credential detector's slot finder (:func:`smscan.detectors.slots.find_slots`:
+string bodies, config and env values, option values, URL passwords, long tokens), completed with
+what a private value needs and a credential does not: strings holding spaces are cut into their
+words (``"contact jdoe42 for access"`` -> ``jdoe42``), and value-shaped and comment words are
+units of their own. Overlaps are resolved by that order (a slot beats a word inside it).
+
+Lexical, not a parser, like the slot finder: it reads code, config, shell and Markdown alike.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from functools import lru_cache
+
+from smscan.detectors.slots import PUBLIC_BLOCK, find_slots
+
+# A quoted string on one line, with backslash escapes (the slot finder skips strings holding
+# spaces and strings in name position; value-aware masking wants their words).
+_QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
+# One word of a string or a comment: a run without spaces, quotes or brackets.
+_WORD = re.compile(r"""[^\s"'`()\[\]{}<>,;]+""")
+# A value-shaped word in code: holds a digit or an '@' (ids, numbers, emails, codes).
+_VALUE_WORD = re.compile(r"[\w.@+\-]*(?:\d|@)[\w.@+\-]*")
+# Where a line's comment starts: '#' or '//' at the start or after a space (not in 'a#b' or a URL).
+_COMMENT = re.compile(r"(?:^|(?<=\s))(?:#|//|--|;|\*|/\*)\s")
+# Sentence punctuation around a word is not part of it.
+_TRIM_LEFT = ".:-~/*#=!?"
+_TRIM_RIGHT = ".:-~/*!?"
+_MIN_WORD_CHARS = 2
+# A plain word or ordinary identifier (letters and underscores only: `account`, `WORKSPACE_ID`,
+# `humanReadableArgName`) is code structure or prose wherever it stands, not a value.
+_PLAIN_WORD = re.compile(r"[A-Za-z_]+")
+
+
+def value_units(text: str) -> list[tuple[int, int]]:
+    """The disjoint value spans of ``text``, sorted (see the module docstring).
+
+    Args:
+        text: a whole document.
+
+    Returns:
+        ``(char_start, char_end)`` spans, 0-based half-open, disjoint and sorted.
+
+    Example:
+        >>> text = 'API_TOKEN = "x9f2"  # ask jdoe42\\nif ok: run()'
+        >>> [text[a:b] for a, b in value_units(text)]
+        ['x9f2', 'jdoe42']
+    """
+    return list(_units_of(text))
+
+
+@lru_cache(maxsize=64)
+def _units_of(text: str) -> tuple[tuple[int, int], ...]:
+    ranked: list[tuple[int, int, int]] = []  # (rank, start, end): lower rank wins an overlap
+    for slot in find_slots(text):
+        if slot.where != PUBLIC_BLOCK:
+            ranked.append((0, slot.start, slot.end))
+    offset = 0
+    for line in text.split("\n"):
+        ranked.extend((1, offset + a, offset + b) for a, b in _string_words(line))
+        ranked.extend((2, offset + a, offset + b) for a, b in _value_words(line))
+        ranked.extend((3, offset + a, offset + b) for a, b in _comment_words(line))
+        offset += len(line) + 1
+    return tuple((a, b) for a, b in _resolve(ranked) if not _PLAIN_WORD.fullmatch(text, a, b))
+
+
+def _string_words(line: str) -> Iterator[tuple[int, int]]:
+    for match in _QUOTED.finditer(line):
+        start, end = match.start("body"), match.end("body")
+        body = line[start:end]
+        if not body.strip():
+            continue
+        if not any(c.isspace() for c in body):
+            yield start, end
+            continue
+        for word in _WORD.finditer(body):
+            yield from _trimmed(line, start + word.start(), start + word.end())
+
+
+def _value_words(line: str) -> Iterator[tuple[int, int]]:
+    for match in _VALUE_WORD.finditer(line):
+        yield from _trimmed(line, match.start(), match.end())
+
+
+def _comment_words(line: str) -> Iterator[tuple[int, int]]:
+    found = _COMMENT.search(line)
+    if found is None:
+        return
+    for word in _WORD.finditer(line, found.end()):
+        yield from _trimmed(line, word.start(), word.end())
+
+
+def _trimmed(line: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    while start < end and line[start] in _TRIM_LEFT:
+        start += 1
+    while end > start and line[end - 1] in _TRIM_RIGHT:
+        end -= 1
+    if end - start >= _MIN_WORD_CHARS:
+        yield start, end
+
+
+def _resolve(ranked: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """Keep spans by rank, dropping any that overlaps one already kept."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for _, start, end in sorted(ranked, key=lambda r: (r[0], r[1], -(r[2] - r[1]))):
+        index = bisect_right(starts, start)
+        if index > 0 and ends[index - 1] > start:
+            continue
+        if index < len(starts) and starts[index] < end:
+            continue
+        starts.insert(index, start)
+        ends.insert(index, end)
+    return list(zip(starts, ends))

@@ -1,0 +1,260 @@
+"""The small evidence modules of the credential detector, one job each."""
+
+from __future__ import annotations
+
+import pytest
+
+from smscan.detectors.bindings import binding_before
+from smscan.detectors.command_forms import docker_env_value, glued_passwords
+from smscan.detectors.credential import CredentialRule, judge_slot
+from smscan.detectors.prose_labels import label_values, table_values
+from smscan.detectors.query_strings import query_values
+from smscan.detectors.secret_names import name_class
+from smscan.detectors.slots import find_slots
+from smscan.detectors.value_shapes import is_name_of_thing
+from smscan.detectors.vendor_prefixes import find_vendor_tokens, vendor_of
+
+KEY = "Zq8xP1sV9kL2mN4bT7wR"
+UUID = "123e4567-e89b-42d3-a456-426614174000"
+
+
+def judged(text: str) -> list[tuple[str, float | None]]:
+    rule = CredentialRule()
+    return [(text[s.start : s.end], judge_slot(text, s, rule)) for s in find_slots(text)]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("--super-secret_token", "secret"), ("PW", "secret"), ("API Secret", "secret"),
+        ("Activation key", "secret"), ("SECRET KEY", "secret"), ("license_key", "secret"),
+        ("CURLOPT_PASSWORD", "secret"), ("X-Amz-Credential", "secret"), ("sort key", "neutral"),
+        ("channelId", "identifier"), ("Theme", "neutral"),
+    ],
+)
+def test_the_secret_name_vocabulary(name: str, expected: str) -> None:
+    assert name_class(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("xoxb-2048571938-4417382913-" + KEY, "xoxb-"), ("glrt-" + KEY, "glrt-"), ("gloas-" + KEY, "gloas-"),
+        ("NRJS-" + KEY, "NRJS-"), ("ATATT3xFfGF0" + KEY * 2, "ATATT"), ("phr_" + KEY, "phr_"),
+        ("rk_live_" + KEY, "rk_live_"), ("AKIAQZLRMEUDXJIWGOC2", "aws-key-id"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2lnbmF0dXJlLXZhbHVl", "jwt"),
+        ("acme_live_" + KEY, None),  # unknown formats are judged by name and surprise alone
+        ("glrt-short", None),  # a prefix without a token's body
+        ("prefix xoxb-" + KEY, None),  # a vendor token inside a longer value is not the value
+    ],
+)
+def test_vendor_formats(value: str, expected: str | None) -> None:
+    assert vendor_of(value) == expected
+
+
+def test_a_vendor_token_is_found_wherever_it_sits() -> None:
+    text = f'socket = connectWith "xapp-1-A0B1C2-{KEY}" -- bot\nhttps://x.test/cb#xoxp-11-22-{KEY}.'
+    assert [text[a:b] for a, b, _ in find_vendor_tokens(text)] == [f"xapp-1-A0B1C2-{KEY}", f"xoxp-11-22-{KEY}"]
+
+
+def test_vendor_evidence_adds_to_a_secret_name_and_stands_in_for_a_missing_one() -> None:
+    rule = CredentialRule()
+    assert judged(f'token = "glrt-{KEY}"  # runner\n') == [(f"glrt-{KEY}", rule.secret_bonus + rule.vendor_bonus)]
+    assert judged(f'mk "glrt-{KEY}"\n') == [(f"glrt-{KEY}", rule.vendor_bonus)]
+    assert judged('token = "glrt-xxxxxxxxxxxxxxxxxxxx"\n') == [("glrt-xxxxxxxxxxxxxxxxxxxx", None)]
+
+
+def test_a_uuid_is_a_credential_under_a_secret_name_only() -> None:
+    rule = CredentialRule()
+    assert judged(f"run --super-secret_token {UUID}\n") == [(UUID, rule.secret_bonus)]
+    assert [evidence for _, evidence in judged(f"run --request-id {UUID}\nchannel = '{UUID}'\n")] == [None, None]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["SmolLM2-135M-Instruct", "HuggingFaceTB/SmolLM2-135M-Instruct", "Qwen2.5-Coder-7B", "Noto-Sans-CJK", "all-MiniLM-L6-v2"],
+)
+def test_names_of_things_are_not_credentials_under_a_neutral_name(value: str) -> None:
+    assert is_name_of_thing(value)
+    assert judged(f'model = "{value}"\n') == [(value, None)]
+
+
+def test_a_random_value_with_dashes_is_no_name_of_a_thing() -> None:
+    assert not is_name_of_thing("Zq8x-P1sV-9kL2")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('SECRET := getenv("SESSION_SIGNER", "v")', "SESSION_SIGNER getenv SECRET"),
+        ('x = os.environ.get("DB_PASS", "v")', "DB_PASS"),
+        ('curl_easy_setopt(curl, CURLOPT_PASSWORD, "v");', "CURLOPT_PASSWORD"),
+        ("CREATE USER 'r'@'%' IDENTIFIED BY 'v';", "password"),
+        ("CREATE USER etl WITH PASSWORD 'v';", "password"),
+        ('#define API_KEY "v"', "API_KEY"),
+        ('pub const API_KEY: &str = "v";', "API_KEY"),
+        ('client.setPassword("v");', "setPassword"),
+        ('val password: String = "v"', "password"),
+    ],
+)
+def test_bindings_in_each_syntax(line: str, expected: str) -> None:
+    assert binding_before(line, line.rindex('"v"') if '"v"' in line else line.rindex("'v'")) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("- password: Q8zt3kPx0w", [("Q8zt3kPx0w", "password")]),
+        ("Legacy panel: ID:master,PW:Xk9mPq2Lz", [("Xk9mPq2Lz", "PW")]),
+        ("API Secret:q8Zt3kPx0wLm9Rv2", [("q8Zt3kPx0wLm9Rv2", "API Secret")]),
+        ("Activation key : ABCDE-12FGH-XY9ZK", [("ABCDE-12FGH-XY9ZK", "Activation key")]),
+        ("| password | Q8zt3kPx0w |", [("Q8zt3kPx0w", "password")]),
+        ("The new password is Q8zt3kPx0w.", [("Q8zt3kPx0w", "The new password")]),
+        ("timeout: 30, user: admin", []),
+        ("token = get_token(user)", []),
+    ],
+)
+def test_labels_in_prose(line: str, expected: list[tuple[str, str]]) -> None:
+    assert [(line[a:b], label) for a, b, label in label_values(line)] == expected
+
+
+def test_a_table_column_named_password_holds_passwords() -> None:
+    lines = ["| service | user | Password |", "|---|---|---|", "| grafana | admin | Q8zt3kPx0w |", "", "| a |"]
+    assert [(i, lines[i][a:b], c) for i, a, b, c in table_values(lines)] == [(2, "Q8zt3kPx0w", "Password")]
+
+
+def test_query_parameters_named_secret_and_an_aws_credential_scope() -> None:
+    line = f"https://b.s3.amazonaws.com/r.csv?X-Amz-Credential=AKIAQZLRMEUDXJIWGOC2%2F20240611%2Fus-east-1&page=2&token={KEY}"
+    assert [(line[a:b], n) for a, b, n in query_values(line)] == [("AKIAQZLRMEUDXJIWGOC2", "X-Amz-Credential"), (KEY, "token")]
+
+
+def test_command_line_and_dockerfile_forms() -> None:
+    line = "mysqldump -u backup -pQ8zt3kPx0w shop > shop.sql"
+    assert [line[a:b] for a, b in glued_passwords(line)] == ["Q8zt3kPx0w"]
+    assert list(glued_passwords("gcc -pthread -o x x.c")) == []
+    line = f"ENV SERVICE_TOKEN {KEY}"
+    assert docker_env_value(line) == (line.index(KEY), len(line), "SERVICE_TOKEN")
+
+
+def test_a_connection_string_with_spaced_keys_is_split_into_its_pairs() -> None:
+    text = 'c = "Data Source=sql01; User ID=shop; Password=Q8zt3kPx0w;"\n'
+    assert [(text[s.start : s.end], s.key) for s in find_slots(text)] == [
+        ("sql01", "Data Source"), ("shop", "User ID"), ("Q8zt3kPx0w", "Password"),
+    ]
+
+
+def test_only_path_segments_of_a_url_can_be_tokens() -> None:
+    text = f"see https://hooks.example.com/services/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
+    assert [(text[s.start : s.end], s.where) for s in find_slots(text)] == [(f"{KEY}a1b2", "token")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("login frank password Xy9kPq2Lz", [("Xy9kPq2Lz", "password")]),
+        ("The api key for the staging box is Q8zt3kPx0w (rotate it)", [("Q8zt3kPx0w", "The api key for the staging box")]),
+        ("Use Q8zt3kPx0w as the Password when asked", [("Q8zt3kPx0w", "the Password when")]),
+        ("let password = &password[..password.len().min(72)];", []),
+    ],
+)
+def test_labels_in_sentences(line: str, expected: list[tuple[str, str]]) -> None:
+    # Other words of the sentence may be read as values too; they are judged out as plain words.
+    found = [(line[a:b], label) for a, b, label in label_values(line)]
+    assert [pair for pair in found if any(c.isdigit() for c in pair[0])] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "key"),
+    [
+        (f"terraform apply -var client_secret={KEY} -auto-approve\n", KEY, "client_secret"),
+        (f"curl_setopt($ch, CURLOPT_USERPWD, 'ci_bot:{KEY}');\n", KEY, "CURLOPT_USERPWD"),
+        (f'req.SetBasicAuth("admin", "{KEY}")\n', KEY, "admin SetBasicAuth"),
+        (f'let smtp_password = env::var("SMTP").unwrap_or_else(|_| "{KEY}".to_string());\n', KEY, "smtp_password"),
+    ],
+)
+def test_more_bindings_name_the_secret(text: str, value: str, key: str) -> None:
+    (slot,) = [s for s in find_slots(text) if text[s.start : s.end] == value]
+    assert slot.key == key
+    assert judge_slot(text, slot, CredentialRule()) == CredentialRule().secret_bonus
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["xoxb-not-a-real-token-this-will-not-work", "p@ssw0rd-placeholder", "0123456789abcdef0123456789abcdef"],
+)
+def test_values_that_say_they_are_not_real_are_placeholders(value: str) -> None:
+    assert judged(f'password = "{value}"\n') == [(value, None)]
+
+
+def test_an_email_shape_with_a_digit_in_its_domain_is_a_password() -> None:
+    assert judged("ALTER ROLE svc WITH ENCRYPTED PASSWORD 'hj@pmAszz.Jdsjp0WaoV';\n") == [
+        ("hj@pmAszz.Jdsjp0WaoV", CredentialRule().secret_bonus)
+    ]
+    assert judged("password = 'ops@example.com'\n") == [("ops@example.com", None)]
+
+
+def test_a_notebook_schema_is_not_a_notebook() -> None:
+    from smscan.detectors.notebooks import is_notebook
+
+    schema = '{"properties": {"cells": {"type": "array"}, "nbformat": {"type": "integer"}}}'
+    assert not is_notebook(schema)
+    assert is_notebook('{"cells": [], "nbformat": 4, "metadata": {}}')
+
+
+def test_an_sql_insert_binds_each_value_to_its_column() -> None:
+    line = f"INSERT INTO api_credentials (owner, client_secret) VALUES ('ca,rol', '{KEY}');"
+    assert binding_before(line, line.index(KEY) - 1) == "client_secret"
+    assert binding_before(line, line.index("'ca,rol'")) == "owner"
+
+
+def test_an_ssh_public_key_is_no_credential() -> None:
+    body = "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7Zq8xP1sV9kL2mN4bT7wR"
+    assert [evidence for _, evidence in judged(f"ssh-rsa {body} deploy@ci\n") if _ == body] == [None]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (".cache/smscan/models/SmolLM2-135M-Instruct/tokenizer.json", True),
+        ("SmolLM2-135M-Instruct.Q4_1.gguf", True),
+        ("gpt-4o-mini", True),
+        ("lantern-phoenix-glacier83", False),  # a passphrase: words and a number, no mark of a name
+        ("Summer-2024", False),
+        ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYzZx", False),
+    ],
+)
+def test_paths_and_files_named_after_things_and_passphrases(value: str, expected: bool) -> None:
+    assert is_name_of_thing(value) is expected
+
+
+def test_a_block_of_base64_lines_of_one_width_is_data() -> None:
+    text = "picture: !!binary |\n R0lGODlhDAAMAIQAAP//9/X\n 17unp5WZmZgAAAOfn515eXv\n Pz7Y6OjuDg4J+fn5OTk6enp\n 56enmleECcgggoBADs=\nnext: 1\n"
+    assert [(s.where, judge_slot(text, s, CredentialRule())) for s in find_slots(text) if s.where != "assignment"] == [
+        ("public-block", None)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "key"),
+    [
+        (f'static const char api_secret[] = "{KEY}";\n', KEY, "api_secret"),
+        ('let req = client.get(url).basic_auth("frank", Some("GNq^1Q7l6Y.D6e"));\n', "GNq^1Q7l6Y.D6e", "frank basic_auth req"),
+        (f'RUN echo "//registry.npmjs.org/:_authToken={KEY}" > /root/.npmrc\n', KEY, "authToken"),
+        ("user: ivan  pass: violet.lotus.396\n", "violet.lotus.396", "pass"),
+        ("For local testing the Root password is set to Q8zt3kPx0w, see the wiki.\n", "Q8zt3kPx0w", "the Root password"),
+    ],
+)
+def test_secret_values_in_more_places_and_shapes(text: str, value: str, key: str) -> None:
+    (slot,) = [s for s in find_slots(text) if text[s.start : s.end] == value]
+    assert key in slot.key
+    assert judge_slot(text, slot, CredentialRule()) == CredentialRule().secret_bonus
+
+
+@pytest.mark.parametrize("value", ["requests>=2.31", "lodash^4.17.21", "notes.v2.txt", "a.tar.gz"])
+def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
+    assert judged(f'dependency = "{value}"\n') == [(value, None)]
+
+
+def test_an_atlassian_token_keeps_its_checksum() -> None:
+    token = "ATATT3xFfGF0" + KEY * 3 + "=FF9A0982"
+    assert vendor_of(token) == "ATATT"

@@ -1,0 +1,94 @@
+"""Credentials in every file type a repository holds, and the look-alikes beside them.
+
+Each file of ``tests/data/credentials/`` is a small, real-looking file of one type (notes,
+extensionless text, reST, SQL, shell, C, Java, Go, Rust, Ruby, PHP, C#, Haskell, Swift,
+Kotlin, URLs, .env, INI, properties, TOML, YAML, JSON, XML, Dockerfile, CI, a notebook, a key
+file, lock files); ``expected.json`` lists its credentials and its look-alikes. The files go
+through the real detector with a ``FakeScorer`` giving every character the same NLL, so what is
+reported is decided by the slots and the evidence alone, at the packaged threshold.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from smscan.calibration.thresholds import packaged_thresholds
+from smscan.detectors.credential import CredentialDetector, CredentialRule, judge_slot
+from smscan.detectors.notebooks import notebook_cells
+from smscan.detectors.slots import find_slots
+from tests.fakes import FakeScorer
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "credentials"
+EXPECTED = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
+TAU = packaged_thresholds()["kinds"]["credential"]["threshold"]
+# Surprise every random value has with the real model and more (nats per character): with the
+# default evidence, a secret-named value or a vendor format reaches the threshold on it, an
+# unnamed value or a bare token does not.
+SURPRISE = 2.5
+
+
+def reported(name: str, nll: float) -> list[str]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    scores = FakeScorer(unit="char", default_nll=nll).score_texts([text])[0]
+    return [text[c.char_start : c.char_end] for c in CredentialDetector().candidates(text, scores) if c.score >= TAU]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_credential_of_a_file_type_is_reported_and_nothing_else(name: str) -> None:
+    assert sorted(reported(name, SURPRISE)) == sorted(EXPECTED[name]["secrets"])
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_evidence_alone_reports_nothing(name: str) -> None:
+    # A predictable value (1 nat per character) is never reported, whatever its name or prefix.
+    assert reported(name, 1.0) == []
+
+
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTED if EXPECTED[n]["lookalikes"]))
+def test_look_alikes_are_judged_out_however_surprising(name: str) -> None:
+    text = (DATA / name).read_text(encoding="utf-8")
+    rule = CredentialRule()
+    judged = {text[s.start : s.end] for s in find_slots(text) if judge_slot(text, s, rule) is not None}
+    for value in EXPECTED[name]["lookalikes"]:
+        assert value in text
+        assert value not in judged
+
+
+def test_a_notebook_finding_points_into_the_file_and_into_its_cell() -> None:
+    text = (DATA / "explore.ipynb").read_text(encoding="utf-8")
+    (secret,) = EXPECTED["explore.ipynb"]["secrets"]
+    scores = FakeScorer(unit="char", default_nll=SURPRISE).score_texts([text])[0]
+
+    (candidate,) = [c for c in CredentialDetector().candidates(text, scores) if c.score >= TAU]
+
+    assert text[candidate.char_start : candidate.char_end] == secret
+    cell = notebook_cells(text)[candidate.details["cell"]]
+    assert candidate.details["cell"] == 1
+    assert cell.text[candidate.details["cell_start"] : candidate.details["cell_end"]] == secret
+    assert cell.text.splitlines()[1] == f'api_key = "{secret}"'
+
+
+def test_a_notebook_value_with_escapes_maps_to_its_escaped_span() -> None:
+    value = 'Zq8x"P1s\\V9kL2mN4b'
+    cell_line = f"password = '{value}'\n"
+    text = json.dumps({"cells": [{"cell_type": "code", "source": [cell_line]}], "nbformat": 4})
+    scores = FakeScorer(unit="char", default_nll=SURPRISE).score_texts([text])[0]
+
+    (candidate,) = CredentialDetector().candidates(text, scores)
+
+    assert text[candidate.char_start : candidate.char_end] == json.dumps(value)[1:-1]
+    assert candidate.details["cell_end"] - candidate.details["cell_start"] == len(value)
+
+
+def test_explain_names_the_notebook_cell() -> None:
+    text = (DATA / "explore.ipynb").read_text(encoding="utf-8")
+    scores = FakeScorer(unit="char", default_nll=SURPRISE).score_texts([text])[0]
+    detector = CredentialDetector()
+    (candidate,) = [c for c in detector.candidates(text, scores) if c.score >= TAU]
+
+    (reason,) = detector.reasons(candidate.score, candidate.details)
+
+    assert "notebook cell 1 at " in reason

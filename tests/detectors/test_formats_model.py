@@ -1,0 +1,33 @@
+"""Credentials in several file types with the real default model and the packaged threshold
+(marked `model`; CI runs it). A few hundred tokens: notes, extensionless text, SQL, shell,
+Haskell, URLs, a notebook and a lock file of ``tests/data/credentials/``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from smscan.cli import main
+
+pytestmark = pytest.mark.model
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "credentials"
+FILES = ["notes.md", "LICENSE-KEYS", "schema.sql", "deploy.sh", "Bot.hs", "links.md", "explore.ipynb", "package-lock.json"]
+
+
+def test_credentials_in_many_file_types_are_found_and_look_alikes_are_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
+    for name in FILES:
+        shutil.copy(DATA / name, tmp_path / name)
+
+    code = main(["repo", str(tmp_path), "--kinds", "credential", "--format", "json", "--no-redact"])
+
+    report = json.loads(capsys.readouterr().out)
+    found = sorted((f["path"], f["preview"]) for f in report["findings"])
+    assert code == 1
+    assert found == sorted((name, value) for name in FILES for value in expected[name]["secrets"])

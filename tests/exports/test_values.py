@@ -1,0 +1,242 @@
+"""Value-aware masking: values masked whole, their repeats, code structure held stricter."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+
+import numpy as np
+import pytest
+
+from smscan.calibration.labels import LabelledText
+from smscan.engine.spans import char_spans
+from smscan.exports.rule import MaskRule, mask_group
+from smscan.exports.value_points import ValueCalibration, calibrate_values
+from smscan.exports.value_units import value_units
+from smscan.exports.values import RepeatIndex, TextValues, ValueRule, value_spans
+from smscan.records import TokenScores
+
+TOKEN = "q7Xk2mP9vR4tW8zL3nB6cJ1hF5dG0sYa"  # 32 characters
+_CHUNK = re.compile(r"\w{1,4}|\s+|[^\w\s]")
+
+
+def chunked(text: str, nll_of: dict[str, float] | None = None) -> TokenScores:
+    """Tokens of up to 4 word characters; NLL 1 except chunks named in ``nll_of``; first NaN."""
+    found = list(_CHUNK.finditer(text))
+    nll = np.array([(nll_of or {}).get(m.group(), 1.0) for m in found], dtype=np.float64)
+    nll[0] = np.nan
+    return TokenScores(
+        np.array([hash(m.group()) % 50000 for m in found], dtype=np.int64),
+        np.array([m.start() for m in found], dtype=np.int64),
+        np.array([m.end() for m in found], dtype=np.int64),
+        nll,
+    )
+
+
+# Only the middle of the token is surprising: the model predicts its first and last chunks.
+MIDDLE = {"2mP9": 9.0, "vR4t": 9.0, "W8zL": 9.0, "3nB6": 9.0}
+
+
+def spans_of(texts: list[str], scores: list[TokenScores], rule: ValueRule) -> list[list[tuple[int, int]]]:
+    allowed = [np.ones(len(s), dtype=bool) for s in scores]
+    layouts = [TextValues.of(t, s, a) for t, s, a in zip(texts, scores, allowed)]
+    return value_spans(scores, allowed, [[(0, len(t))] for t in texts], rule, values=layouts, repeats=RepeatIndex(texts))
+
+
+# Code structure held strictly (no raw window reaches 12 nats here); values at randomness 1.5.
+VALUES_ONLY = ValueRule(MaskRule(window=4, threshold=12.0), value_threshold=1.5)
+
+
+def test_a_token_surprising_in_its_middle_is_masked_whole() -> None:
+    text = f'import os\nAPI_TOKEN = "{TOKEN}"\nprint(API_TOKEN)\n'
+    scores = chunked(text, MIDDLE)
+    (paper,) = mask_group([scores], [np.ones(len(scores), dtype=bool)], MaskRule(window=4, threshold=5.0))
+    start = text.index(TOKEN)
+    raw = char_spans(paper, scores.char_starts, scores.char_ends)
+    # The paper's windows reach the middle of the value, not its ends.
+    assert sum(max(0, min(b, start + 32) - max(a, start)) for a, b in raw) < 32
+    # Randomness: (4 * 9 + 4 * 1) nats / (sqrt(32) * ln 62) = 1.71.
+    assert TextValues.of(text, scores, np.ones(len(scores), dtype=bool)).scores.max() == pytest.approx(1.7135, abs=1e-3)
+    (spans,) = spans_of([text], [scores], VALUES_ONLY)
+    assert spans == [(start, start + 32)]  # the whole value and nothing else: the code stays
+
+
+def test_a_masked_value_masks_its_exact_repeats_in_the_group() -> None:
+    first = f'TOKEN = "{TOKEN}"\nOWNER = "jdoe77@corp.io"\n'
+    again = f"# rotated {TOKEN} last week, ask jdoe77\nx = 1\n"  # predictable here: NLL 1 throughout
+    other = f"y = 'x{TOKEN}'\n"  # a longer value holding it is another value
+    texts = [first, again, other]
+    found = spans_of(texts, [chunked(first, {**MIDDLE, "jdoe": 20.0}), chunked(again), chunked(other)], VALUES_ONLY)
+    token, handle = again.index(TOKEN), again.index("jdoe77")
+    # The token's repeat, and the masked email's local part (the same person's handle).
+    assert found[1] == [(token, token + 32), (handle, handle + 6)]
+    assert found[2] == []
+
+
+def test_code_structure_is_held_to_the_stricter_rule() -> None:
+    text = "def run(self):\n    return self.go()\n"
+    # Surprising keywords and identifiers: raw windows over 'return self' score 9.25.
+    scores = chunked(text, {"retu": 12.0, "rn": 12.0, "self": 12.0, "go": 12.0})
+    strict = spans_of([text], [scores], ValueRule(MaskRule(threshold=11.0), value_threshold=10.0))[0]
+    assert strict == []
+    paper = spans_of([text], [scores], ValueRule(MaskRule(threshold=5.0), value_threshold=10.0))[0]
+    assert paper and "return" in text[paper[0][0] : paper[-1][1]]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ('API_TOKEN = "x9f2"  # ask jdoe42\n', ["x9f2", "jdoe42"]),
+        ("user: anna.kowalski\nemail: a.k@corp.io\n", ["anna.kowalski", "a.k@corp.io"]),
+        ('log("logged in as alice_w7 today")\n', ["alice_w7"]),
+        ("x = foo.bar(3, y)\nn = 42\n", ["42"]),
+        ("codes = ['ABCD-1234', 'EF56-GH78']\n", ["ABCD-1234", "EF56-GH78"]),
+    ],
+)
+def test_value_units_find_values_and_leave_code_structure(text: str, values: list[str]) -> None:
+    # Plain words and ordinary identifiers (ask, logged, foo, API_TOKEN) are code structure.
+    assert [text[a:b] for a, b in value_units(text)] == values
+
+
+def test_value_rule_refuses_bad_values() -> None:
+    with pytest.raises(ValueError, match="value_threshold"):
+        ValueRule(MaskRule(), value_threshold=float("nan"))
+    with pytest.raises(ValueError, match="min_repeat_chars"):
+        ValueRule(MaskRule(), min_repeat_chars=0)
+
+
+def _documents(count: int) -> tuple[list[LabelledText], list[TokenScores]]:
+    documents, scores = [], []
+    for index in range(count):
+        value = f"acct{index:02d}x9Q"
+        text = f"def load():\n    ACCOUNT = '{value}'\n    return ACCOUNT\n# owner acct{index:02d}x9Q\n"
+        spans = tuple((m.start(), m.end()) for m in re.finditer(re.escape(value), text))
+        documents.append(LabelledText(f"d{index}", text, spans, group=f"g{index}"))
+        # The value's first chunk is surprising, more so in some documents than others;
+        # 'load' is surprising code structure (its windows score 8.25 nats).
+        scores.append(chunked(text, {value[:4]: 6.0 + index % 4, "load": 30.0}))
+    return documents, scores
+
+
+def test_calibration_reports_curve_and_spread_and_lands_on_the_recall() -> None:
+    documents, scores = _documents(8)
+    entry = calibrate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95", folds=4)
+    assert entry["rule"]["masking"] == "values" and entry["criterion"] == "recall:0.95"
+    assert entry["validation"]["token"]["tpr"] == 1.0  # every value, with its comment repeat
+    # 'load' is masked by the code rule at 6, 7 and 8 nats: the stricter 10 is chosen.
+    assert entry["threshold"] == 10.0 and entry["validation"]["token"]["fpr"] == 0.0
+    assert [row["threshold"] for row in entry["code_thresholds"]] == [6.0, 7.0, 8.0, 10.0, 12.0]
+    curve = entry["curve"]
+    assert [p["value_threshold"] for p in curve] == sorted(p["value_threshold"] for p in curve)
+    assert all(a["tpr"] >= b["tpr"] and a["fpr"] >= b["fpr"] for a, b in itertools.pairwise(curve))
+    assert curve[0]["tpr"] == 1.0 and curve[-1]["tpr"] < 1.0
+    cv = entry["cross_validation"]
+    assert cv["folds"] == 4 and len(cv["per_fold"]) == 4
+    assert set(cv["spread"]) == {"tpr_mean", "tpr_std", "tpr_min", "fpr_mean", "fpr_std", "fpr_max"}
+    assert cv["spread"]["tpr_min"] <= cv["spread"]["tpr_mean"] <= 1.0
+    assert entry["landing"]["asked"] == 0.95 and entry["landing"]["validation_target"] >= 0.95
+    calibration = ValueCalibration(documents, scores, ValueRule(MaskRule(window=4, threshold=entry["threshold"])))
+    assert calibration.confusion(entry["rule"]["value_threshold"]).tpr == entry["validation"]["token"]["tpr"]
+
+
+def test_landing_raises_the_validation_recall_by_the_cross_validated_shortfall() -> None:
+    from smscan.exports.value_points import _landing
+
+    assert _landing("recall:0.95", {"tpr": 0.91})[0] == "recall:0.99"
+    assert _landing("recall:0.95", {"tpr": 0.97})[0] == "recall:0.95"
+    assert _landing("recall:0.9", {"tpr": 0.5})[0] == "recall:1.0"
+    assert _landing("best-f1", {"tpr": 0.5}) == ("best-f1", {})
+
+
+def _export(tmp_path, name: str, *args: str) -> dict:
+    from smscan.cli import main
+
+    assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / name), *args]) == 0
+    return json.loads((tmp_path / name).read_text())
+
+
+def test_cli_default_masks_values_whole_and_masking_paper_keeps_the_window_rule(tmp_path, fake_scorer, capsys) -> None:
+    from smscan.calibration.thresholds import write_entry
+    from tests.scorers import RandomWordScorer
+
+    # A calibrated value-aware entry for the stand-in model: code rule at 6 nats (stricter than the
+    # key's windows, 3.75), values at randomness 0.5 (the key: 12 / (sqrt(24) ln 62) = 0.59).
+    entry = {"fingerprint": RandomWordScorer.fingerprint, "threshold": 6.0,
+             "rule": {"window": 4, "consensus": 1, "propagate": True, "masking": "values", "value_threshold": 0.5}}
+    write_entry(tmp_path / "t.json", "surprise", entry)
+    key = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
+    text = f"token = '{key}'\nprint(token)\n"
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
+    start = text.index(key)
+    values = _export(tmp_path, "values.jsonl", "--thresholds", str(tmp_path / "t.json"))
+    assert values["smscan"]["masked_spans"] == [[start, start + len(key)]]
+    assert values["smscan"]["rule"]["surprise"]["masking"] == "values"
+    assert "credential findings are not masked" in capsys.readouterr().err  # not calibrated for the stand-in
+    paper = _export(tmp_path, "paper.jsonl", "--thresholds", str(tmp_path / "t.json"), "--masking", "paper", "--threshold", "3")
+    ((a, b),) = paper["smscan"]["masked_spans"]
+    # The paper's windows mask the neighbours of the key too (window-shaped, not value-shaped).
+    assert a < start and b > start + len(key)
+    assert paper["smscan"]["rule"]["kinds"] == ["surprise"] and paper["smscan"]["rule"]["surprise"]["masking"] == "paper"
+    redacted = _export(tmp_path, "redact.jsonl", "--thresholds", str(tmp_path / "t.json"), "--mode", "redact")
+    assert key not in json.dumps(redacted) and "token = '<MASKED>'" in json.dumps(redacted)
+
+
+@pytest.mark.model
+def test_real_model_default_export_masks_a_32_character_token_whole(tmp_path, capsys) -> None:
+    from smscan.cli import main
+
+    # The issue's example: a 32-character random token in a small Python file, all defaults.
+    text = f'import requests\n\nAPI_TOKEN = "{TOKEN}"\n\n\ndef fetch(url):\n    return requests.get(url)\n'
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
+    assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--device", "cpu"]) == 0
+    record = json.loads((tmp_path / "out.jsonl").read_text())
+    start = text.index(TOKEN)
+    masked = np.zeros(len(text), dtype=bool)
+    for a, b, *_ in record["smscan"]["masked_spans"]:
+        masked[a:b] = True
+    assert masked[start : start + 32].all()
+    assert record["smscan"]["rule"]["kinds"] == ["surprise", "credential"]
+    assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "r.jsonl"), "--device", "cpu", "--mode", "redact"]) == 0
+    released = (tmp_path / "r.jsonl").read_text()
+    assert not any(TOKEN[i : i + 6] in released for i in range(27))
+
+
+def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_path, fake_scorer, capsys) -> None:
+    from smscan.cli import main
+
+    rows = []
+    for index in range(6):
+        key = f"Zq8x{index}Pk3Lm9Rv2Yc7Hn4B"
+        text = f"import os\napi_key = '{key}'\nother = 'plain words {index}'\n"
+        start = text.index(key)
+        rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [{"start": start, "end": start + len(key)}]})
+    (tmp_path / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    thresholds = tmp_path / "t.json"
+    assert main(["calibrate", "--kind", "surprise", "--labels", str(tmp_path / "labels.jsonl"), "--target-recall", "0.95",
+                 "--folds", "3", "-o", str(thresholds), "--score-cache", str(tmp_path / "cache")]) == 0
+    out = capsys.readouterr().out
+    assert "values whole at randomness" in out and "spread over folds: coverage" in out
+    assert "validation curve (value threshold:coverage/collateral)" in out
+    entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
+    # The keys alone: value-aware masking reaches every key with no collateral at all.
+    assert entry["validation"]["token"]["tpr"] == 1.0 and entry["validation"]["token"]["fpr"] == 0.0
+    assert entry["cross_validation"]["folds"] == 3 and entry["landing"]["asked"] == 0.95
+    text = "x = 1\napi_key = 'Zq8x0Pk3Lm9Rv2Yc7Hn4B'\n"
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
+    record = _export(tmp_path, "o.jsonl", "--thresholds", str(thresholds), "--operating-point", "SM50")
+    surprise = record["smscan"]["rule"]["surprise"]
+    assert surprise["value_threshold"] == entry["operating_points"]["SM50"]["value_threshold"]
+    assert [text[a:b] for a, b, *_ in record["smscan"]["masked_spans"]] == ["Zq8x0Pk3Lm9Rv2Yc7Hn4B"]
+
+
+@pytest.mark.parametrize("command", ["export", "calibrate"])
+def test_an_unknown_masking_is_one_usage_error(tmp_path, fake_scorer, capsys, command: str) -> None:
+    from smscan.cli import main
+
+    (tmp_path / "in.jsonl").write_text(json.dumps({"text": "x = 1\n"}) + "\n")
+    args = {"export": ["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl")],
+            "calibrate": ["calibrate", "--kind", "surprise", "--labels", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "t.json")]}
+    assert main([*args[command], "--masking", "window"]) == 2
+    err = capsys.readouterr().err
+    assert "--masking must be values or paper, got 'window'" in err and err.count("\n") == 1 and "Traceback" not in err

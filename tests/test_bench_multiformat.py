@@ -1,0 +1,176 @@
+"""bench/multiformat_gen.py and bench/multiformat_eval.py on a small local package (no network)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from bench import mf_values
+from bench.mf_hosts import read_packages
+from bench.multiformat_eval import find_shared, load_scorer, measure
+from bench.multiformat_gen import PACKAGE_LISTS, build, shared_packages
+
+PARAGRAPHS = "\n\n".join(f"Paragraph {i} explains how the service is configured and deployed." for i in range(6))
+FILES = {
+    "README.md": f"# Fixture\n\n{PARAGRAPHS}\n",
+    "docs/setup.rst": f"Setup\n=====\n\n{PARAGRAPHS}\n",
+    "NOTES": f"Release notes\n\n{PARAGRAPHS}\n",
+    "db/schema.sql": "".join(f"CREATE TABLE t{i} (id integer primary key, name text);\n\n" for i in range(6)),
+    "scripts/run.sh": "#!/bin/sh\nset -e\n" + "".join(f"echo step {i}\nsleep 1\n" for i in range(6)),
+    "Dockerfile": "FROM python:3.12-slim\nWORKDIR /app\nCOPY . /app\nRUN pip install -r requirements.txt\n"
+                  "EXPOSE 8000\nCMD [\"python\", \"-m\", \"app\"]\n",
+    ".github/workflows/ci.yml": "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+                                "      - uses: actions/checkout@v4\n      - run: make test\n      - run: make lint\n",
+    "config/app.ini": "[server]\nhost = 0.0.0.0\nport = 8000\nworkers = 4\ntimeout = 30\nlog_level = info\nkeepalive = 5\n",
+    "config/app.properties": "server.port=8080\nserver.host=0.0.0.0\napp.name=fixture\napp.workers=4\napp.mode=prod\n",
+    "config/settings.json": '{\n  "name": "fixture",\n  "port": 8000,\n  "workers": 4,\n  "timeout": 30,\n'
+                            '  "log_level": "info",\n  "debug": false\n}\n',
+    "cmd/main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n\n"
+                   "func add(a, b int) int {\n\treturn a + b\n}\n",
+    "src/util.c": "#include <stdio.h>\n\nint add(int a, int b) {\n    return a + b;\n}\n\n"
+                  "int main(void) {\n    printf(\"%d\\n\", add(1, 2));\n    return 0;\n}\n",
+    ".env.example": "PORT=8000\nLOG_LEVEL=info\nWORKERS=4\n",
+    "demo.ipynb": json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "id": "a1", "metadata": {},
+                                         "outputs": [], "source": ["import os\n", "x = 1\n", "y = 2\n", "print(x + y)"]},
+                                        {"cell_type": "markdown", "id": "a2", "metadata": {},
+                                         "source": ["# Title\n", "Some text\n", "More text\n", "End"]}],
+                              "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1, sort_keys=True) + "\n",
+}
+
+
+@pytest.fixture
+def fixture_package(tmp_path: Path) -> tuple[Path, Path]:
+    """A local sdist-like archive and a package list naming it: fetch() finds it, downloads nothing."""
+    pkg_dir = tmp_path / "pkgs"
+    pkg_dir.mkdir()
+    with tarfile.open(pkg_dir / "fixturepkg-1.0.tar.gz", "w:gz") as tf:
+        for name, text in sorted(FILES.items()):
+            data = text.encode()
+            info = tarfile.TarInfo(f"fixturepkg-1.0/{name}")
+            info.size, info.mtime = len(data), 0
+            tf.addfile(info, io.BytesIO(data))
+    packages = tmp_path / "packages.txt"
+    packages.write_text("pypi fixturepkg 1.0\n")
+    return packages, pkg_dir
+
+
+def _build(packages: Path, pkg_dir: Path, out: Path, seed: int = 1) -> dict:
+    return build(packages, out, seed=seed, files=len(FILES) + 3, pkg_dir=pkg_dir, split="dev")
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_same_seed_writes_the_same_bytes_and_another_seed_other_values(tmp_path, fixture_package) -> None:
+    packages, pkg_dir = fixture_package
+    _build(packages, pkg_dir, tmp_path / "a")
+    _build(packages, pkg_dir, tmp_path / "b")
+    _build(packages, pkg_dir, tmp_path / "c", seed=2)
+
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+    assert (tmp_path / "a" / "labels.jsonl").read_text() != (tmp_path / "c" / "labels.jsonl").read_text()
+
+
+SHAPES = {
+    "slack_bot_token": r"xoxb-\d{12}-\d{13}-[A-Za-z0-9]{24}", "slack_app_token": r"xapp-1-A[A-Z0-9]{10}-\d{13}-[0-9a-f]{64}",
+    "stripe_restricted_key": r"rk_live_[A-Za-z0-9]{24,99}", "gitlab_runner_token": r"glrt-[\w-]{20}",
+    "gitlab_oauth_secret": r"gloas-[0-9a-f]{64}", "newrelic_key": r"NRJS-[0-9a-f]{19}", "posthog_key": r"phr_[A-Za-z0-9]{43}",
+    "atlassian_token": r"ATATT3xFfGF0[\w-]{180}=[0-9A-F]{8}", "jwt": r"eyJ[\w-]+\.eyJ[\w-]+\.[\w-]{43}",
+    "aws_access_key_id": r"AKIA[A-Z2-7]{16}", "activation_key": r"[A-Z0-9]{5}(-[A-Z0-9]{5}){3,5}",
+    "secret_uuid": r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
+    "private_key": r"-----BEGIN RSA PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+\n-----END RSA PRIVATE KEY-----",
+}
+
+
+def test_labels_point_at_the_planted_values_and_the_host_lines_stay(tmp_path, fixture_package) -> None:
+    packages, pkg_dir = fixture_package
+    out = tmp_path / "out"
+    manifest = _build(packages, pkg_dir, out)
+    rows = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
+    assert manifest["secrets"] >= 8 and len(manifest["contexts"]) >= 6
+    assert len(manifest["formats"]) == 15  # every fixture file is a host, plus private-key files
+
+    for row in rows:
+        text = (out / "corpus" / row["path"]).read_text(encoding="utf-8")
+        host = FILES.get(row["path"].split("/", 1)[1])
+        if host is not None:  # every line of the real file is still there, in order
+            left = iter(text.split("\n"))
+            assert all(any(line == seen for seen in left) for line in host.rstrip("\n").split("\n")), row["path"]
+        for span in row["spans"]:
+            value = text[span["start"]:span["end"]]
+            assert value and value not in (host or ""), (row["path"], span)
+            assert re.fullmatch(SHAPES.get(span["category"], r"[^\s\"']{8,}"), value), (span["category"], value)
+        for span in row["negatives"]:
+            value = text[span["start"]:span["end"]]
+            if span["category"] in ("placeholder", "env_reference", "documented_example_key"):
+                pool = {"placeholder": mf_values.PLACEHOLDERS, "env_reference": mf_values.ENV_REFS,
+                        "documented_example_key": mf_values.EXAMPLE_KEYS}[span["category"]]
+                assert value in pool, (span, value)
+
+
+def test_planted_json_and_notebooks_still_parse(tmp_path, fixture_package) -> None:
+    packages, pkg_dir = fixture_package
+    out = tmp_path / "out"
+    _build(packages, pkg_dir, out)
+    rows = {json.loads(x)["path"]: json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()}
+
+    for path in ("fixturepkg-1.0/config/settings.json", "fixturepkg-1.0/demo.ipynb"):
+        json.loads((out / "corpus" / path).read_text())
+    assert rows["fixturepkg-1.0/demo.ipynb"]["ext_class"] == "ipynb"
+
+
+def test_the_two_splits_share_no_package_and_an_overlap_is_refused(tmp_path, fixture_package) -> None:
+    dev, heldout = (read_packages(PACKAGE_LISTS[s]) for s in ("dev", "heldout"))
+    assert dev and heldout and not shared_packages(dev, heldout)
+
+    _, pkg_dir = fixture_package
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"pypi fixturepkg 1.0\npypi {heldout[0].name} {heldout[0].version}\n")
+    with pytest.raises(SystemExit, match=heldout[0].name):
+        build(bad, tmp_path / "out", seed=1, files=5, pkg_dir=pkg_dir, split="dev")
+
+
+SHARED = find_shared()
+
+
+@pytest.mark.skipif(SHARED is None, reason="the shared scorer is outside this checkout")
+def test_eval_scores_the_labels_as_perfect_and_nothing_as_zero(tmp_path, fixture_package) -> None:
+    packages, pkg_dir = fixture_package
+    out = tmp_path / "out"
+    _build(packages, pkg_dir, out)
+    score = load_scorer(SHARED)
+    split = score.Split(out)
+    labels = {r["path"]: [[s["start"], s["end"]] for s in r["spans"]] for r in split.rows}
+
+    perfect = measure(score, split, labels, None)
+    empty = measure(score, split, {}, None)
+
+    assert perfect["overall"]["secret_recall"] == 1.0 and perfect["overall"]["hard_negative_fp_rate"] == 0.0
+    assert all(m["secret_recall"] == 1.0 for m in perfect["per_format"].values() if m["secrets"])
+    assert all(c["recall"] == 1.0 for c in perfect["per_context"].values())
+    assert empty["overall"]["secret_recall"] == 0.0
+    assert sum(m["secrets"] for m in perfect["per_format"].values()) == perfect["overall"]["secrets"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tools", "gitleaks"], "unknown tool"),
+    (["--tools", ""], "unknown tool"),
+    (["--data", "{empty}"], "holds no labels.jsonl"),
+])
+def test_eval_refuses_bad_input_with_one_message_and_exit_2(tmp_path, capsys, args, message) -> None:
+    from bench.multiformat_eval import main
+
+    (tmp_path / "empty").mkdir()
+    argv = ["--data", str(tmp_path / "empty"), "--work", str(tmp_path / "work"), "--tools", "credsweeper"]
+    argv += [a.replace("{empty}", str(tmp_path / "empty")) for a in args]
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

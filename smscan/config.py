@@ -23,6 +23,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from smscan.errors import ConfigError
 from smscan.finite import check_finite
+from smscan.instructions import ScoringRule, resolve_instructions
 from smscan.kinds import Kind
 
 # Mean NLL (nats/token) over a 4-token window at or above which a window is surprising to the
@@ -57,6 +58,11 @@ class Settings:
     # A warm worker (`smscan serve`) for the same model and settings scores in place of this
     # process: "use" one that runs, "auto" also starts one in the background, "off" never.
     worker: WorkerUse = "use"
+    # How tokens are scored (smscan/instructions.py): the document alone, after one instruction,
+    # or the contrast of a violating and a compliant instruction; instructions name a purpose
+    # (credentials, personal-data, dead-code) or are the texts themselves.
+    scoring_rule: ScoringRule = "unprompted"
+    instructions: tuple[str, ...] = ()
     threshold: float = DEFAULT_SURPRISE_THRESHOLD
     window: int = DEFAULT_WINDOW_TOKENS
     consensus: int = 1
@@ -91,12 +97,19 @@ class Settings:
         _check_choice("dtype", self.dtype, Dtype)
         _check_choice("worker", self.worker, WorkerUse)
         _check_choice("runtime", self.runtime, Runtime)
+        _check_choice("scoring_rule", self.scoring_rule, ScoringRule)
+        try:
+            resolve_instructions(self.scoring_rule, self.instructions)
+        except ValueError as error:
+            raise InvalidSetting("instructions", str(error)) from error
         if self.dtype == "int8" and self.runtime == "torch":
             raise InvalidSetting("dtype", "dtype int8 needs runtime ctranslate2 (or auto); torch scores in bf16, fp16 or fp32")
         if not self.model or not isinstance(self.model, str):
             raise InvalidSetting("model", "model must be a non-empty string")
-        if not 0 < self.threshold < 100:
-            raise InvalidSetting("threshold", f"threshold must be between 0 and 100 nats, got {self.threshold}")
+        # A contrast is a log-likelihood ratio around 0, so its threshold may be negative.
+        low = -100 if self.scoring_rule == "contrast" else 0
+        if not low < self.threshold < 100:
+            raise InvalidSetting("threshold", f"threshold must be between {low} and 100 nats, got {self.threshold}")
         if not 1 <= self.window <= MAX_WINDOW_TOKENS:
             raise InvalidSetting("window", f"window must be 1..{MAX_WINDOW_TOKENS} tokens, got {self.window}")
         if not 1 <= self.consensus <= self.window:

@@ -10,6 +10,10 @@ A scorer fingerprint ``F+ct2-fp32`` (the weights ``F`` run by CTranslate2 in flo
 function as torch fp32 within about 1e-4 nats) and ``F`` accept each other's entries;
 ``F+ct2-int8`` accepts only its own: int8 shifts scores and needs entries calibrated for it.
 
+A prompted or contrast scorer adds ``+prompted-<hash>`` or ``+contrast-<hash>`` (the rule and its
+instructions, ``smscan/model/prompted.py``); an entry applies only under the same rule and
+instructions, and a mismatch says so in its own message.
+
 Lookup, per kind, first found wins: ``--thresholds FILE``, the config's ``thresholds`` key,
 ``.smscan/thresholds.json`` in the repository, the defaults shipped in the package (calibrated for
 the default model on the shared development sets).
@@ -18,6 +22,7 @@ the default model on the shared development sets).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -39,6 +44,21 @@ OPERATING_POINTS = {"SM50": 0.50, "SM70": 0.70, "SM90": 0.90, "SM95": 0.95}
 _REQUIRED = ("fingerprint", "rule", "threshold")
 # Scorer fingerprint suffixes (smscan/model/ct2.py) that compute the same scores as the bare weights.
 SAME_SCORES_SUFFIXES = ("+ct2-fp32",)
+# The scoring-rule suffix a PromptedScorer puts on its fingerprint (smscan/model/prompted.py).
+_RULE_SUFFIX = re.compile(r"\+(?P<rule>prompted|contrast)-(?P<digest>[0-9a-f]{12})$")
+
+
+def split_scoring_rule(fingerprint: str) -> tuple[str, str]:
+    """A scorer fingerprint as (the fingerprint without its rule, the rule and instruction hash).
+
+    Example:
+        >>> split_scoring_rule("sha256:ab+ct2-fp32+contrast-0123456789ab"), split_scoring_rule("sha256:ab")
+        (('sha256:ab+ct2-fp32', 'contrast-0123456789ab'), ('sha256:ab', 'unprompted'))
+    """
+    match = _RULE_SUFFIX.search(fingerprint)
+    if match is None:
+        return fingerprint, "unprompted"
+    return fingerprint[: match.start()], fingerprint[match.start() + 1 :]
 
 
 def is_same_scores(entry_fingerprint: str, fingerprint: str) -> bool:
@@ -176,13 +196,15 @@ def find_entry(
 
     Raises:
         ThresholdsError: no file has the kind, or the first that has it was calibrated for a
-            different model fingerprint (both fingerprints and the fix are named).
+            different model fingerprint or under another scoring rule or instructions (both are
+            named, and the fix).
     """
     for where, data in files:
         entry = data["kinds"].get(kind)
         if entry is None:
             continue
-        if not is_same_scores(entry["fingerprint"], fingerprint):
+        _check_scoring_rule(where, kind, entry["fingerprint"], fingerprint)
+        if not is_same_scores(split_scoring_rule(entry["fingerprint"])[0], split_scoring_rule(fingerprint)[0]):
             if entry["fingerprint"].split("+", 1)[0] == fingerprint.split("+", 1)[0]:
                 raise ThresholdsError(
                     f"{where}: the {kind} threshold was calibrated for model fingerprint "
@@ -211,4 +233,22 @@ def find_entry(
         f"no calibrated threshold for kind {kind!r}; calibrate one with `smscan calibrate --kind "
         f"{kind} --labels FILE -o .smscan/thresholds.json`, or scan raw surprise with "
         f"`--kinds surprise --threshold T`"
+    )
+
+
+def _check_scoring_rule(where: str, kind: str, entry_fingerprint: str, fingerprint: str) -> None:
+    """Refuse an entry calibrated under another scoring rule or instruction set."""
+    saved, used = split_scoring_rule(entry_fingerprint)[1], split_scoring_rule(fingerprint)[1]
+    if saved == used:
+        return
+    saved_rule, used_rule = saved.split("-", 1)[0], used.split("-", 1)[0]
+    if saved_rule == used_rule:
+        what = f"the {saved_rule} scoring rule with other instructions ({saved}) than this command's ({used})"
+    else:
+        what = f"the {saved_rule} scoring rule ({saved}), but this command scores with {used_rule} ({used})"
+    raise ThresholdsError(
+        f"{where}: the {kind} threshold was calibrated under {what}; a threshold never applies under "
+        f"another rule or instructions: calibrate one for this rule with `smscan calibrate --kind {kind} "
+        f"--labels FILE --scoring-rule {used_rule} [--instructions ...] -o .smscan/thresholds.json`, or "
+        f"score with scoring_rule = \"{saved_rule}\" and the instructions the entry was made with"
     )

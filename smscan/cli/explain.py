@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,6 +19,11 @@ from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError
 from smscan.explain import Explanation, explain_document
 from smscan.records import Document
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from smscan.config import Settings
 
 __all__ = ["explain_command", "explain_document", "parse_target"]
 
@@ -57,10 +62,13 @@ def explain_command(
     services = current_services()
     path, first, last = parse_target(target)
     text = _read_text(path)
-    explanation = _explain(path, text, _lines(target, text, first, last), model, scan, services)
+    lines = _lines(target, text, first, last)
+    explanation, settings, scorer = _explain(path, text, lines, model, scan, services)
     console = services.console()
     redact = not no_redact and (not console.is_terminal or services.is_ci())
     render_explanation(console, explanation, redact_values=redact)
+    if settings.scoring_rule == "contrast":
+        _render_contrast(console, text, lines, settings, scorer, services, redact=redact)
     return 0
 
 
@@ -93,8 +101,9 @@ def _lines(target: str, text: str, first: int | None, last: int | None) -> tuple
 
 def _explain(
     path: Path, text: str, lines: tuple[int, int], model: ModelOptions, scan: ScanOptions, services: Services
-) -> Explanation:
-    """Score the file and trace it through the scan's chain (``smscan.explain``)."""
+) -> tuple[Explanation, Settings, Any]:
+    """Score the file and trace it through the scan's chain (``smscan.explain``); also the
+    settings and scorer it used."""
     from smscan.rules import scan_rules
     from smscan.sources.worktree import find_root
 
@@ -108,8 +117,23 @@ def _explain(
     except ValueError:  # a link to a file outside the root
         name = path.name
     [scores] = scorer.score_texts([text])
-    return explain_document(
+    explanation = explain_document(
         Document(name, text, group=root.as_posix()), scores, rules,
         window=settings.window, threshold=settings.threshold, consensus=settings.consensus,
         first_line=lines[0], last_line=lines[1], model=str(scorer.describe().get("name", settings.model)),
     )
+    return explanation, settings, scorer
+
+
+def _render_contrast(
+    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Any, services: Services,
+    *, redact: bool,
+) -> None:
+    """Under ``contrast``, each window's NLL under both instructions: which one the text follows."""
+    from smscan.model.chain import score_passes
+    from smscan.passes import contrast_windows
+    from smscan.reports.passes import render_contrast_passes
+
+    [passes] = score_passes(scorer, settings, [text], in_process=lambda: services.model_scorer(settings))
+    windows = contrast_windows(text, passes, window=settings.window, first_line=lines[0], last_line=lines[1])
+    render_contrast_passes(console, text, windows, redact_values=redact)

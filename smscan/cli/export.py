@@ -136,7 +136,13 @@ def _scoring(settings: Any, engine: EngineOptions, deterministic: bool, services
     """The scorer (None on Ray: actors load the model), its description and fingerprint."""
     recipe = _scorer_recipe(settings, deterministic=deterministic)
     if engine.engine == "ray":  # actors load the model; the driver only needs its fingerprint
+        from smscan.errors import SmscanError
         from smscan.model.load import scorer_fingerprint
+
+        if settings.scoring_rule != "unprompted":  # Ray actors load a bare model: no silent fallback
+            raise SmscanError(
+                f"--engine ray scores unprompted only; export with --engine local for scoring_rule {settings.scoring_rule}"
+            )
 
         fingerprint = scorer_fingerprint(
             recipe.model, device=recipe.device, dtype=recipe.dtype, runtime=recipe.runtime, pull_if_missing=True

@@ -63,6 +63,23 @@ ThresholdsFileOption = Annotated[
 ]
 
 
+ScoringRuleOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--scoring-rule", metavar="RULE",
+        help="unprompted, prompted (one instruction) or contrast (violating minus compliant instruction).",
+    ),
+]
+InstructionsOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--instructions", metavar="TEXT",
+        help="A purpose (credentials, personal-data, dead-code) or the instruction text; give it twice "
+        "(violating, then compliant) for a custom contrast.",
+    ),
+]
+
+
 def _check_format(name: str) -> str:
     if name not in FORMATS:
         raise typer.BadParameter(f"{name!r} is not one of {', '.join(FORMATS)}")
@@ -71,14 +88,19 @@ def _check_format(name: str) -> str:
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Which reference model runs, and where."""
+    """Which reference model runs, where, and how it scores tokens (smscan/instructions.py)."""
 
     model: ModelOption = None
     device: DeviceOption = None
     dtype: DtypeOption = None
+    scoring_rule: ScoringRuleOption = None
+    instructions: InstructionsOption = None
 
     def overrides(self) -> dict[str, Any]:
-        return {"model": self.model, "device": self.device, "dtype": self.dtype}
+        return {
+            "model": self.model, "device": self.device, "dtype": self.dtype,
+            "scoring_rule": self.scoring_rule, "instructions": parse_instructions(self.instructions),
+        }
 
 
 @dataclass(frozen=True)
@@ -124,8 +146,14 @@ def cache_override(no_cache: bool) -> bool | None:
     return False if no_cache else None
 
 
+def parse_instructions(texts: list[str] | None) -> tuple[str, ...] | None:
+    """``--instructions`` as a Settings override (None when not given); Settings validates them."""
+    return tuple(texts) if texts else None
+
+
 FLAGS = {
     "model": "--model", "device": "--device", "dtype": "--dtype", "threshold": "--threshold",
+    "scoring_rule": "--scoring-rule", "instructions": "--instructions",
     "kinds": "--kinds", "score_cache": "--no-cache", "threads": "--threads", "window": "--window",
     "consensus": "--consensus", "propagate": "--propagate",
 }

@@ -6,7 +6,8 @@ scorer, so the layers in front of the reference model are wired once:
     score cache (on unless ``score_cache = false`` / ``--no-cache``)
       ->  LazyScorer: nothing below it starts before the first text the cache lacks
         ->  a warm worker (``worker`` setting, when one runs for these settings)
-          ->  else the reference model in this process
+          ->  else the reference model in this process, under the scoring rule
+              (``model/prompted.py`` for ``prompted`` and ``contrast``)
 
 Each layer has the ``Scorer`` protocol (``fingerprint``, ``settings``, ``score_texts``), so the
 pipeline never knows which layers it talks to.
@@ -64,6 +65,7 @@ def build_scorer(
     options: dict[str, Any] = {
         "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
         "batch_size": batch_size, "runtime": settings.runtime,
+        "scoring_rule": settings.scoring_rule, "instructions": list(settings.instructions),
     }
 
     def in_process() -> Any:
@@ -152,7 +154,35 @@ def build_model_scorer(
         from smscan.model import load as loader
 
         load = loader.load_scorer
-    return load(
+    scorer = load(
         settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
         threads=settings.threads, batch_size=batch_size, runtime=settings.runtime,
     )
+    return with_scoring_rule(scorer, settings)
+
+
+def with_scoring_rule(scorer: Any, settings: Settings) -> Any:
+    """``scorer`` scoring under ``settings.scoring_rule`` (itself for ``unprompted``)."""
+    if settings.scoring_rule == "unprompted":
+        return scorer
+    from smscan.instructions import resolve_instructions
+    from smscan.model.prompted import PromptedScorer
+
+    return PromptedScorer(scorer, settings.scoring_rule, resolve_instructions(settings.scoring_rule, settings.instructions))
+
+
+def score_passes(
+    scorer: Any, settings: Settings, texts: list[str], *, in_process: Callable[[], Any] | None = None
+) -> list[list[Any]]:
+    """Each text's NLL under each of the rule's instructions (``PromptedScorer.score_passes``).
+
+    The chain's scorer answers when the model runs in this process; a warm worker serves only
+    the combined score, so then the model is loaded here (by ``in_process``, default
+    ``build_model_scorer(settings)``).
+    """
+    passes = getattr(scorer, "score_passes", None)
+    if passes is None:
+        model = in_process() if in_process is not None else build_model_scorer(settings)
+        passes = model.score_passes
+    result: list[list[Any]] = passes(texts)
+    return result

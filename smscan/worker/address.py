@@ -1,6 +1,7 @@
 """Where a worker listens, and which worker a command may use.
 
-One worker serves one (smscan version, model, device, dtype, threads, runtime) combination: the
+One worker serves one (smscan version, model, device, dtype, threads, runtime, scoring rule and
+instructions) combination: the
 ``worker_key`` of those values names its socket, ``<run dir>/<key>.sock``, and the worker repeats
 the key in its hello so a client can refuse a mismatch. The run dir is ``$XDG_RUNTIME_DIR/smscan``
 or, without one, ``<smscan cache root>/run``; it must be a folder of this user with mode 0700,
@@ -23,7 +24,7 @@ from smscan.errors import SmscanError
 MAX_SOCKET_PATH_BYTES = 100
 # Settings fields that decide how the model is built; a field a later version adds (a runtime
 # choice) joins the key when it exists.
-MODEL_FIELDS = ("model", "device", "dtype", "threads", "runtime")
+MODEL_FIELDS = ("model", "device", "dtype", "threads", "runtime", "scoring_rule", "instructions")
 
 
 class WorkerPlaceError(SmscanError):
@@ -59,6 +60,8 @@ def worker_key(
     values: dict[str, object] = {name: getattr(settings, name, None) for name in MODEL_FIELDS}
     if dtype is not None:
         values["dtype"] = dtype
+    if values.get("scoring_rule") == "unprompted":  # keys from before scoring rules stay valid
+        del values["scoring_rule"], values["instructions"]
     spec = settings.model
     if is_default_model(spec):
         values["model"] = f"default@{cache_root(environ)}"

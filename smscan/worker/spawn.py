@@ -29,6 +29,10 @@ def serve_argv(settings: Settings, *, idle_timeout: float) -> list[str]:
     ]  # fmt: skip
     if settings.source != "defaults":
         argv += ["--config", settings.source]
+    if settings.scoring_rule != "unprompted":  # a flag may have chosen it: the worker must serve it too
+        argv += ["--scoring-rule", settings.scoring_rule]
+        for text in settings.instructions:
+            argv += ["--instructions", text]
     return argv
 
 

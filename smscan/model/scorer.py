@@ -31,7 +31,7 @@ from smscan.model.tokenised import Tokenised, tokenised_text
 from smscan.records import TokenScores
 
 if TYPE_CHECKING:
-    from smscan.model.load import LoadedModel
+    from smscan.model.transformers_load import LoadedModel
 
 
 class Scorer(Protocol):

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from smscan.cache import CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cached_scorer import CachedScorer
 from smscan.records import TokenScores
 
 

@@ -77,7 +77,7 @@ def build_scorer(
     cache = open_score_cache(settings, environ=environ)
     if cache is None:
         return load_model()
-    from smscan.cache import CachedScorer
+    from smscan.cached_scorer import CachedScorer
     from smscan.model.lazy import LazyScorer
 
     request, tokenizer_file, weights = None, None, None

@@ -31,11 +31,13 @@ import numpy as np
 
 from smscan.errors import ModelError
 from smscan.model.context import Chunk
-from smscan.model.scorer import ChunkedScorer, ScoringSettings, Tokenised, tokenise_with
+from smscan.model.chunked import ChunkedScorer
+from smscan.model.scoring_settings import ScoringSettings
+from smscan.model.tokenised import Tokenised, tokenise_with
 from smscan.model.store import corrupted_cache
 
 if TYPE_CHECKING:
-    from smscan.model.load import ModelSource
+    from smscan.model.source import ModelSource
 
 def ct2_fingerprint(weights: str, dtype: str) -> str:
     """The scorer fingerprint of ``weights`` (a short fingerprint) run by CTranslate2 in ``dtype``.

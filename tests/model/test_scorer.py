@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from smscan.errors import ModelError
 from smscan.model.load import load_scorer
-from smscan.model.scorer import ScoringSettings, TransformersScorer
+from smscan.model.scorer import TransformersScorer
+from smscan.model.scoring_settings import ScoringSettings
 from smscan.records import TokenScores
 from tests.fakes import build_tiny_model
 

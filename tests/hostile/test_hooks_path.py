@@ -32,7 +32,7 @@ def env(tmp_path: Path, git_env: Path) -> dict[str, str]:
 
 def git_commit(repo: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["git", "commit", "-q", "-m", message], cwd=repo, env=env, capture_output=True, text=True, timeout=300
+        ["git", "commit", "-q", "-m", message], check=False, cwd=repo, env=env, capture_output=True, text=True, timeout=300
     )
 
 

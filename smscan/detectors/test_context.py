@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from urllib.parse import unquote
 
 _TEST_DIRS = frozenset(
     "test tests testing __tests__ spec specs fixture fixtures __fixtures__ testdata test_data "
@@ -49,6 +50,8 @@ _WORDS = frozenset(
     """.split()
 ) | _MARKERS
 _RUN = re.compile(r"[a-z0-9]+")
+# Letters people write as digits or signs in invented passwords: `p@ssw0rd`, `s3cr3t`, `adm1n`.
+_LEET = str.maketrans({"@": "a", "$": "s", "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"})
 _BASE64 = re.compile(r"^[A-Za-z0-9+/_\-]{8,}={0,2}$")
 # What encoded test data decodes to: `user:pass`, `{"hello": "world"}`; random bytes are not.
 _READABLE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 :\"'{},.@_-=/")
@@ -73,7 +76,8 @@ def is_test_path(path: str) -> bool:
 def is_made_up(value: str) -> bool:
     """True for a value typed by hand: most of its letters and digits are keyboard rows, repeats,
     counting or words (half of them, when a word says the value is not real), it has too few
-    of them for a key, or it is the base64 of such a value (``dGVzdDp0ZXN0`` is ``test:test``).
+    of them for a key, or it is such a value written in leetspeak (``p@ssw0rd``), percent-encoded
+    (``pa%20ssword``) or in base64 (``dGVzdDp0ZXN0`` is ``test:test``).
 
     Example:
         >>> is_made_up("=@asdfasf"), is_made_up("hunter2"), is_made_up("test-token-123")
@@ -81,15 +85,21 @@ def is_made_up(value: str) -> bool:
         >>> is_made_up("q8Zt3kPx0wLm9Rv2aY7nBc4dE6fGh1Jk")
         False
     """
-    decoded = _decoded_text(value)
-    return _is_typed(value) or decoded is not None and _is_typed(decoded)
+    texts = [value, unquote(value) if "%" in value else value, _decoded_text(value) or value]
+    return any(_is_typed(text) for text in dict.fromkeys(texts))
 
 
-def _is_typed(value: str) -> bool:
-    runs = _RUN.findall(value.lower())
-    total = sum(len(run) for run in runs)
-    if total < _MIN_KEY_CHARS:
+def _is_typed(text: str) -> bool:
+    runs = _RUN.findall(text.lower())
+    if sum(len(run) for run in runs) < _MIN_KEY_CHARS:
         return True
+    # Runs read apart (`my-api-key`) and together (`pa ssword`), as typed and without leetspeak.
+    plain = _RUN.findall(text.lower().translate(_LEET))
+    return any(_are_explained(pieces) for pieces in (runs, ["".join(runs)], plain, ["".join(plain)]))
+
+
+def _are_explained(runs: list[str]) -> bool:
+    total = sum(len(run) for run in runs)
     explained = 0
     marked = False
     for run in runs:

@@ -37,9 +37,11 @@ def test_what_counts_as_a_test_file(path: str, expected: bool) -> None:
     [
         "=@asdfasf", "qwerqwer", "zxcvbnm123", "aaaaaaaa1", "hunter2", "Password123!", "supersecretkey",
         "my-api-key-123", "test-token-123", "fake_token_a8f3kq9zQ", "correcthorsebatterystaple",
-        "!@#$%^&*", "s3cr3t", "abcdefgh12345678",
+        "!@#$%^&*", "s3cr3t", "p@ssw0rd!", "adm1n1strat0r", "abcdefgh12345678", "pa%20ssword",
+        "abc123%40%20%25",
         base64.b64encode(b"test:test").decode(), base64.b64encode(b"user:").decode(),
         base64.urlsafe_b64encode(b'{"hello": "world"}').decode().rstrip("="),
+        base64.b64encode(b"example-username:example-password").decode(),
     ],
 )
 def test_values_typed_by_hand_are_made_up(value: str) -> None:

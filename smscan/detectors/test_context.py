@@ -44,9 +44,9 @@ _WORDS = frozenset(
     abc access account admin administrator alice all api app apple auth bad bar baz bob body
     cake carol charlie cookie correct dave data database default demo dev doe dog else empty
     eve foo foobar frank guest hello hidden horse hunter jane john key letmein local login love
-    magic master monkey new none null open pass passphrase passw passwd password pwd qux root
-    safe secret secrets sesame shadow some spam eggs ham staple battery something super
-    supersecret the this token top user username value very welcome what world xyz
+    magic master message monkey name new none null open pass passphrase passw passwd password
+    payload pwd qux root safe secret secrets sesame shadow some spam eggs ham staple battery something super
+    supersecret text the this token top user username value very welcome what world xyz
     """.split()
 ) | _MARKERS
 _RUN = re.compile(r"[a-z0-9]+")
@@ -111,6 +111,7 @@ def _are_explained(runs: list[str]) -> bool:
 
 def _decoded_text(value: str) -> str | None:
     """The text a base64 value encodes, or None when it is not base64 of readable text."""
+    value = value.strip(".")  # a JWT's segment, written apart: `'eyJ...J9.'` then `'.eyJ...'`
     if not _BASE64.match(value):
         return None
     bare = value.rstrip("=").replace("-", "+").replace("_", "/")

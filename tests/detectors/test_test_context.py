@@ -41,6 +41,7 @@ def test_what_counts_as_a_test_file(path: str, expected: bool) -> None:
         "abc123%40%20%25",
         base64.b64encode(b"test:test").decode(), base64.b64encode(b"user:").decode(),
         base64.urlsafe_b64encode(b'{"hello": "world"}').decode().rstrip("="),
+        "." + base64.urlsafe_b64encode(b'{"some":"payload"}').decode().rstrip("="),
         base64.b64encode(b"example-username:example-password").decode(),
     ],
 )

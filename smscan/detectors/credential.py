@@ -90,15 +90,15 @@ class CredentialDetector:
 
     def regions(self, text: str, path: str) -> list[tuple[int, int]]:
         """The values that survive the model-free judgement: only they need the model."""
-        return [(judged.start, judged.end) for judged in judged_slots(text, self._rule)]
+        return [(judged.start, judged.end) for judged in judged_slots(text, self._rule, path=path)]
 
-    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
         rule = self._rule
         windows = fixed_windows(scores.nll, size=rule.window)
         token_starts = np.asarray(scores.char_starts, np.int64)
         token_ends = np.asarray(scores.char_ends, np.int64)
         found = []
-        for judged in judged_slots(text, rule):
+        for judged in judged_slots(text, rule, path=path):
             if rule.statistic == "rate":
                 surprise = nll_per_char(scores.nll, token_starts, token_ends, judged.start, judged.end)
             else:

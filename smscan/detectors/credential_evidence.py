@@ -33,6 +33,7 @@ from smscan.detectors.slot_kinds import (
     Slot,
 )
 from smscan.detectors.slots import find_slots
+from smscan.detectors.test_context import is_made_up, is_test_path
 from smscan.detectors.value_shapes import (
     character_classes,
     has_digest_name_before,
@@ -72,7 +73,7 @@ class JudgedSlot:
     extra: Mapping[str, Any]
 
 
-def judged_slots(text: str, rule: CredentialRule) -> list[JudgedSlot]:
+def judged_slots(text: str, rule: CredentialRule, *, path: str = "") -> list[JudgedSlot]:
     """Every slot of ``text`` that survives the model-free judgement, with its evidence.
 
     A notebook is judged cell by cell on the decoded source (:mod:`smscan.detectors.notebooks`);
@@ -82,29 +83,30 @@ def judged_slots(text: str, rule: CredentialRule) -> list[JudgedSlot]:
     if is_notebook(text):
         for cell in notebook_cells(text):
             for slot in find_slots(cell.text):
-                evidence = judge_slot(cell.text, slot, rule)
+                evidence = judge_slot(cell.text, slot, rule, path=path)
                 if evidence is not None:
                     start, end = cell.file_span(slot.start, slot.end)
                     extra = {"cell": cell.index, "cell_start": slot.start, "cell_end": slot.end}
                     out.append(JudgedSlot(start, end, evidence, slot.where, slot.end - slot.start, extra))
         return out
     for slot in find_slots(text):
-        evidence = judge_slot(text, slot, rule)
+        evidence = judge_slot(text, slot, rule, path=path)
         if evidence is not None:
             out.append(JudgedSlot(slot.start, slot.end, evidence, slot.where, slot.end - slot.start, {}))
     return out
-def judge_slot(text: str, slot: Slot, rule: CredentialRule) -> float | None:
+def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:
     """The evidence a slot adds to its value's surprise, or None when it cannot be a credential.
 
     Evidence adds up: a name that says secret (or a secret-bearing place) gives ``secret_bonus``,
     a known vendor format ``vendor_bonus`` more; a bare token with neither pays ``token_penalty``.
+    In a test file (``path``) a value typed by hand is made-up test data (:mod:`.test_context`).
     """
     value = text[slot.start : slot.end]
     if slot.where == PEM:
         return rule.secret_bonus
     if slot.where == PUBLIC_BLOCK:
         return None
-    if is_stand_in(value):
+    if is_stand_in(value) or is_test_path(path) and is_made_up(value):
         return None
     place = name_class(slot.key) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":

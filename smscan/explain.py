@@ -19,7 +19,7 @@ import numpy as np
 from smscan.decisions import decide
 from smscan.detectors.candidate import Detector
 from smscan.detectors.suppress import is_allowed
-from smscan.engine.rules import select_global
+from smscan.engine.rules import select_global, select_local
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.kinds import SURPRISE
 from smscan.pipeline import scan
@@ -124,7 +124,10 @@ def _view(
     tau = surprise.threshold if surprise is not None else threshold
     k = surprise.consensus if surprise is not None else consensus
     windows = fixed_windows(scores.nll, size=size)
-    selected = select_global(windows, threshold=tau)
+    if surprise is not None and surprise.ranking == "local":
+        selected = select_local(windows, neighbours=surprise.neighbours, rank_max=surprise.rank_max)
+    else:
+        selected = select_global(windows, threshold=tau)
     return _View(starts[first_line - 1], hi, starts, size, tau, k, windows, selected)
 
 

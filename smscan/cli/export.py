@@ -117,7 +117,7 @@ def _settings(root: Path, model: ModelOptions, mask: MaskOptions, setup: SetupOp
     from smscan.cli.scanning import command_settings
     from smscan.errors import SmscanError
 
-    if mask.ranking not in ("global", "local"):
+    if mask.ranking not in (None, "global", "local"):
         raise SmscanError(f"--ranking must be global or local, got {mask.ranking!r}")
     overrides = model.overrides() | {"kinds": parse_kinds(mask.kinds), "score_cache": cache_override(setup.no_cache)}
     settings = command_settings(root, setup.config, overrides, services)
@@ -293,15 +293,11 @@ def _rules(
         flags = RuleFlags(
             thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
             threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate,
+            ranking=mask.ranking, rank_max=mask.rank_max, neighbours=mask.neighbours,
         )
         resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
         try:
-            rule = MaskRule(
-                window=resolved.window, threshold=resolved.threshold,
-                ranking=mask.ranking if mask.ranking != "global" else resolved.ranking,  # type: ignore[arg-type]
-                rank_max=mask.rank_max, neighbours=mask.neighbours, consensus=resolved.consensus,
-                propagate=resolved.propagate,
-            )
+            rule = resolved.mask_rule()
         except ValueError as error:
             raise SmscanError(f"export rule: {error}") from error
         if masking == "values":

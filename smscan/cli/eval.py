@@ -125,7 +125,7 @@ def _evaluate_surprise(
     except ValueError as error:
         raise SmscanError(f"--kind surprise: {error}") from error
     scores = score_with_progress(scorer, [d.text for d in documents])
-    result = evaluate_surprise(documents, scores, rule=rule)
+    result = evaluate_surprise(documents, scores, rule=rule, value_threshold=resolved.value_threshold)
     source = resolved.source + (f" ({point.operating_point})" if point.operating_point else "")
     return {"labels": labels.as_posix(), "thresholds": source, "fingerprint": scorer.fingerprint, **result}
 
@@ -202,6 +202,7 @@ def _print_surprise(console: Console, result: dict[str, Any]) -> None:
         f"surprise on {result['labels']} ({result['examples']} examples), {result['ranking']} window selection at "
         f"{cutoff} from {result['thresholds']}; window {rule['window']}, consensus {rule['consensus']}, "
         f"propagation {'on' if rule['propagate'] else 'off'}"
+        + (f", values whole at randomness {rule['value_threshold']}" if rule.get("masking") == "values" else "")
     )
     table = Table("unit", "coverage (TPR)", "collateral (FPR)", "precision", "F1", "AUROC", "TP", "FP", "FN")
     m = result["token"]

@@ -2,7 +2,8 @@
 
 The same token units as calibration (:mod:`smscan.exports.operating_points`): a token is a
 target when it overlaps a labelled span. At the rule's cutoff the whole masking procedure runs
-(selection, consensus, propagation within each group) and the tokens it masks are counted. The
+(selection, consensus, propagation within each group; for an entry calibrated with value-aware
+masking, values masked whole with their repeats) and the tokens it masks are counted. The
 AUROC ranks tokens by the statistic the rule selects on, before consensus and propagation: a
 token's most surprising covering window, by mean NLL (global) or by 100 minus its rank among
 its neighbours (local), so the two selection rules are compared on the same tokens.
@@ -21,6 +22,8 @@ from smscan.calibration.metrics import auroc
 from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
 from smscan.exports.operating_points import SurpriseCalibration
+from smscan.exports.value_points import ValueCalibration
+from smscan.exports.values import ValueRule
 from smscan.masking import MaskRule
 from smscan.records import TokenScores
 
@@ -42,13 +45,17 @@ def token_statistic(scores: TokenScores, rule: MaskRule) -> np.ndarray:
     return out
 
 
-def evaluate_surprise(documents: Sequence[LabelledText], scores: Sequence[TokenScores], *, rule: MaskRule) -> dict[str, Any]:
+def evaluate_surprise(
+    documents: Sequence[LabelledText], scores: Sequence[TokenScores], *, rule: MaskRule, value_threshold: float | None = None,
+) -> dict[str, Any]:
     """Target coverage, collateral and AUROC of ``rule`` on labelled texts, in reference tokens.
 
     Args:
         documents: labelled texts with target spans (groups as calibration reads them).
         scores: their reference token scores, aligned.
         rule: the rule measured, at its own cutoff (threshold or rank_max).
+        value_threshold: measure value-aware masking (an export's ``--masking values``) with
+            ``rule`` as its code rule; None: the raw rule alone.
 
     Returns:
         ``kind``, ``rule`` (as a thresholds file saves it), ``ranking``, ``threshold`` (the cutoff),
@@ -60,7 +67,11 @@ def evaluate_surprise(documents: Sequence[LabelledText], scores: Sequence[TokenS
         SmscanError: the labels hold no target token.
     """
     calibration = SurpriseCalibration(documents, scores, rule)
-    counts = calibration.confusion(rule.cutoff)
+    if value_threshold is None:
+        counts = calibration.confusion(rule.cutoff)
+    else:
+        values = ValueCalibration(documents, scores, ValueRule(rule, value_threshold=value_threshold))
+        counts = values.confusion(value_threshold)
     statistic = np.concatenate([np.zeros(0)] + [token_statistic(s, rule) for s in scores])
     targets = np.concatenate([np.zeros(0, dtype=bool)] + calibration.targets)
     area = auroc(statistic, targets)
@@ -69,7 +80,7 @@ def evaluate_surprise(documents: Sequence[LabelledText], scores: Sequence[TokenS
     by_ranking = {rule.ranking: _rounded(area), other.ranking: _rounded(auroc(other_statistic, targets))}
     return {
         "kind": "surprise",
-        "rule": rule.as_dict(),
+        "rule": rule.as_dict() | ({} if value_threshold is None else {"masking": "values", "value_threshold": value_threshold}),
         "ranking": rule.ranking,
         "threshold": rule.cutoff,
         "unit": "token",

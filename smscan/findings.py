@@ -44,7 +44,7 @@ def surprise_findings(
         by_window = bool((masked.selected & overlapping).any())
         finding = make_finding(
             document, SURPRISE, char_start, char_end, score=score,
-            threshold=threshold, details={"propagated": not by_window}, result=result,
+            threshold=threshold, details={"propagated": not by_window} | ({"ranking": "local"} if local else {}), result=result,
         )
         if finding is not None:
             yield finding

@@ -241,3 +241,14 @@ def test_selection_flags_are_refused_for_a_detector_kind(cli, tmp_path: Path) ->
     assert result.code == 2 and "--ranking: window selection options of --kind surprise" in result.err
     result = cli("calibrate", "--kind", "credential", "--labels", str(labels), "--ranking", "local", "-o", str(tmp_path / "t.json"))
     assert result.code == 2 and "--ranking: rule options of --kind surprise" in result.err
+
+
+def test_explain_shows_the_local_selection(cli, tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    path.write_text(TEXT)
+    result = cli("explain", str(path), "--kinds", "surprise", *LOCAL)
+    assert result.code == 0, result.err
+    out = " ".join(result.out.split())
+    assert "local ranking: windows ranked below 20 among 8 neighbours each side" in out
+    assert "τ" not in out
+    assert "ranks below rank_max among its neighbours" in out and " selected " in out

@@ -126,6 +126,8 @@ def _command_line(
         words += ["--target-recall" if name == "recall" else "--max-fpr", value]
     if surprise_rule is not None:
         words += ["--window", str(surprise_rule.window), "--consensus", str(surprise_rule.consensus)]
+        if surprise_rule.ranking == "local":
+            words += ["--ranking", "local", "--neighbours", str(surprise_rule.neighbours)]
         words.append("--propagate" if surprise_rule.propagate else "--no-propagate")
     if model:
         words += ["--model", model]
@@ -158,16 +160,20 @@ def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> An
     from smscan.exports.rule import MaskRule
 
     window, consensus, propagate = options.window, options.consensus, options.propagate
+    ranking, neighbours = options.ranking, options.neighbours
 
     if kind != "surprise":
         check_detector_kind(kind)
-        given = [name for name, value in (("--window", window), ("--consensus", consensus), ("--propagate", propagate)) if value is not None]
+        flags = (("--window", window), ("--consensus", consensus), ("--propagate", propagate), ("--ranking", ranking), ("--neighbours", neighbours))
+        given = [name for name, value in flags if value is not None]
         if given:
             raise SmscanError(f"{', '.join(given)}: rule options of --kind surprise; --kind {kind} uses its detector's rule")
         return None
     try:
         return MaskRule(
             window=settings.window if window is None else window,
+            ranking=settings.ranking if ranking is None else ranking,  # type: ignore[arg-type]  # MaskRule checks it
+            neighbours=settings.neighbours if neighbours is None else neighbours,
             consensus=settings.consensus if consensus is None else consensus,
             propagate=settings.propagate if propagate is None else propagate,
         )

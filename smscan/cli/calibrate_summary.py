@@ -34,8 +34,11 @@ def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any
     rule = entry["rule"]
     validation = entry["validation"]["token"]
     margin = f", values whole at randomness {rule['value_threshold']}" if rule.get("masking") == "values" else ", paper rule"
+    cutoff = f"threshold {entry['threshold']:.4f} nats" if rule.get("ranking", "global") == "global" else (
+        f"local ranking, rank_max {entry['threshold']:.4f} of {rule['neighbours']} neighbours each side"
+    )
     console.print(
-        f"surprise: threshold {entry['threshold']:.4f} nats ({entry['criterion']}; window {rule['window']}, "
+        f"surprise: {cutoff} ({entry['criterion']}; window {rule['window']}, "
         f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}{margin}) saved to {output}"
     )
     console.print(

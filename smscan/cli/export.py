@@ -91,7 +91,7 @@ def _settings(root: Path, model: ModelOptions, mask: MaskOptions, setup: SetupOp
     from smscan.cli.scanning import command_settings
     from smscan.errors import SmscanError
 
-    if mask.ranking not in ("global", "local"):
+    if mask.ranking not in (None, "global", "local"):
         raise SmscanError(f"--ranking must be global or local, got {mask.ranking!r}")
     overrides = model.overrides() | {"kinds": parse_kinds(mask.kinds), "score_cache": cache_override(setup.no_cache)}
     settings = command_settings(root, setup.config, overrides, services)

@@ -17,7 +17,6 @@ def export_rules(
     credential findings to the default kinds (exports/defaults.py)."""
     from smscan.errors import SmscanError
     from smscan.exports.defaults import default_export_detections
-    from smscan.exports.rule import MaskRule
     from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
 
     kinds = settings.kinds or ("surprise",)
@@ -26,15 +25,11 @@ def export_rules(
         flags = RuleFlags(
             thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
             threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate,
+            ranking=mask.ranking, rank_max=mask.rank_max, neighbours=mask.neighbours,
         )
         resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
         try:
-            rule = MaskRule(
-                window=resolved.window, threshold=resolved.threshold,
-                ranking=mask.ranking if mask.ranking != "global" else resolved.ranking,  # type: ignore[arg-type]
-                rank_max=mask.rank_max, neighbours=mask.neighbours, consensus=resolved.consensus,
-                propagate=resolved.propagate,
-            )
+            rule = resolved.mask_rule()
         except ValueError as error:
             raise SmscanError(f"export rule: {error}") from error
         if masking == "values":

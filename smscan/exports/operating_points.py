@@ -13,7 +13,6 @@ The result is a thresholds-file entry for kind ``surprise`` (``docs/thresholds-f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from smscan.calibration.calibrate import too_few_folds_message
@@ -113,7 +112,8 @@ def calibrate_surprise(
     best = calibration.best_f1_threshold()
     points["best-f1"] = {"threshold": calibration.saved_threshold(best), **calibration.confusion(best).as_dict()}
     counts = calibration.confusion(chosen)
-    rule_dict = {key: value for key, value in replace(rule, threshold=chosen).as_dict().items() if key != "threshold"}
+    cutoff_keys = {"threshold", "rank_max"}  # the cutoff is the entry's threshold
+    rule_dict = {key: value for key, value in rule.as_dict().items() if key not in cutoff_keys}
     entry: dict[str, Any] = {
         "rule": rule_dict,
         "unit": "token",

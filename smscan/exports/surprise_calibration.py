@@ -3,7 +3,7 @@
 A threshold chosen on windows alone misjudges what a rule masks: consensus removes tokens, and
 duplicate propagation adds every repeat of a masked value (repeats are predictable to the model,
 so their own windows score low). As the paper recommends, each candidate threshold here is
-judged by the final token mask: windows, global selection, consensus, restriction, and duplicate
+judged by the final token mask: windows, selection (global or local), consensus, restriction, and duplicate
 propagation within each group (:func:`~smscan.masking.mask_group`).
 
 Units are reference tokens: a token is a target when it overlaps a labelled span by a code point.
@@ -11,19 +11,22 @@ Recall (target coverage) is the share of target tokens masked, FPR (collateral) 
 other tokens masked. A lower threshold selects a superset of windows, hence (consensus and
 propagation being monotone) a superset of tokens, so recall and FPR both fall as the threshold
 rises: the highest threshold reaching a recall, and the lowest keeping FPR within a bound, are
-found by bisection over the distinct window scores.
+found by bisection over the distinct window scores. Under local ranking the cutoff is
+``rank_max`` and runs the other way (a lower one selects fewer windows); the bisection walks the
+distinct ranks from the loosest to the strictest (:func:`selection_cutoffs`), and the entry's
+``threshold`` is the chosen ``rank_max``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 
 import numpy as np
 
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
+from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
 from smscan.errors import SmscanError
 from smscan.exports.label_groups import group_key
@@ -45,7 +48,7 @@ class SurpriseCalibration:
         require_targets: refuse labels without a target token (off for a held-out fold).
 
     Raises:
-        SmscanError: the rule uses local ranking, or the labels hold no target token.
+        SmscanError: the labels hold no target token.
     """
 
     def __init__(
@@ -56,8 +59,6 @@ class SurpriseCalibration:
         *,
         require_targets: bool = True,
     ) -> None:
-        if rule.ranking != "global":
-            raise SmscanError("calibrating surprise chooses a global threshold; use --ranking global")
         self.rule = rule
         self.scores = list(scores)
         self.targets = [
@@ -69,13 +70,11 @@ class SurpriseCalibration:
         self.groups = list(order.values())
         if require_targets and not any(t.any() for t in self.targets):
             raise SmscanError("the labels hold no target token: nothing to calibrate on")
-        values = [fixed_windows(s.nll, size=rule.window).scores for s in self.scores]
-        flat = np.concatenate(values) if values else np.empty(0)
-        self.candidates = np.unique(flat[np.isfinite(flat)])  # ascending
+        self.candidates = selection_cutoffs(self.scores, rule)
 
     def masks(self, threshold: float) -> Iterator[tuple[int, np.ndarray]]:
         """(document number, token mask) of the whole masking procedure at ``threshold``, group by group."""
-        rule = replace(self.rule, threshold=float(threshold))
+        rule = self.rule.at_cutoff(threshold)
         for members in self.groups:
             scores = [self.scores[i] for i in members]
             yield from zip(members, mask_group(scores, [np.ones(len(s), dtype=bool) for s in scores], rule))
@@ -158,7 +157,7 @@ class SurpriseCalibration:
         could pass below that candidate and add its windows, breaking an ``fpr:F`` bound.
         """
         below = self.candidates[self.candidates < threshold]
-        lower = float(below[-1]) if below.size else -math.inf
+        lower = float(below.max()) if below.size else -math.inf  # candidates run either way
         for digits in range(6, 16):
             scale = 10.0**digits
             steps = math.floor(threshold * scale)
@@ -171,6 +170,26 @@ class SurpriseCalibration:
     def best_f1_threshold(self) -> float:
         """The threshold of best F1 among candidate quantiles (ties: the higher threshold)."""
         grid = np.unique(np.quantile(self.candidates, np.linspace(0, 1, _F1_GRID)))
+        if self.rule.ranking == "local":
+            grid = grid[::-1]  # stricter last, as for global thresholds
         f1 = [self.confusion(t).f1 for t in grid]
         best = np.flatnonzero(np.asarray(f1) == max(f1))
         return float(grid[best[-1]])
+
+
+def selection_cutoffs(scores: Sequence[TokenScores], rule: MaskRule) -> np.ndarray:
+    """The cutoffs that select distinct sets of windows, from the loosest to the strictest.
+
+    Global ranking: every distinct window score (a window is selected at or above it), ascending.
+    Local ranking: every distinct rank above 0, and 100 (a window is selected below it),
+    descending; rank_max 0 would select nothing, and the first rank above 0 selects exactly the
+    rank-0 windows.
+    """
+    windows = [fixed_windows(s.nll, size=rule.window) for s in scores]
+    if rule.ranking == "global":
+        values = [w.scores for w in windows]
+    else:
+        values = [local_ranks(w, neighbours=rule.neighbours) for w in windows] + [np.array([100.0])]
+    flat = np.concatenate(values) if values else np.empty(0)
+    found = np.unique(flat[np.isfinite(flat)])  # ascending
+    return found if rule.ranking == "global" else found[found > 0][::-1]

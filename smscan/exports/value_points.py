@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -48,6 +47,8 @@ from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
 CODE_THRESHOLDS = (6.0, 7.0, 8.0, 10.0, 12.0)
+# Under local ranking the code rule's cutoff is rank_max (0-100): lower selects fewer windows.
+LOCAL_CODE_CUTOFFS = (1.0, 2.0, 5.0, 10.0)
 _CURVE_POINTS = 24
 
 
@@ -114,7 +115,7 @@ def choose(
     tried: list[tuple[ValueCalibration, float, Confusion]] = []
     failure = ""
     for code in code_thresholds:
-        calibration = ValueCalibration(documents, scores, ValueRule(replace(rule, threshold=code)), require_targets=require_targets)
+        calibration = ValueCalibration(documents, scores, ValueRule(rule.at_cutoff(code)), require_targets=require_targets)
         try:
             threshold = calibration.threshold_for(criterion)
         except SmscanError as error:
@@ -124,18 +125,28 @@ def choose(
     if not tried:
         raise SmscanError(failure or "no code threshold to try")
     name = criterion.partition(":")[0]
-    # Ties go to the lower code threshold: the paper's rule masks more of the code's surprises.
+    # Ties go to the looser code cutoff: the paper's rule masks more of the code's surprises.
     if name == "recall":
-        best = min(tried, key=lambda t: (t[2].fpr, t[0].rule.threshold))
+        best = min(tried, key=lambda t: (t[2].fpr, _strictness(t[0].rule)))
     elif name == "fpr":
-        best = max(tried, key=lambda t: (t[2].tpr, -t[0].rule.threshold))
+        best = max(tried, key=lambda t: (t[2].tpr, -_strictness(t[0].rule)))
     else:
-        best = max(tried, key=lambda t: (t[2].f1, -t[0].rule.threshold))
+        best = max(tried, key=lambda t: (t[2].f1, -_strictness(t[0].rule)))
     table = [
-        {"threshold": c.rule.threshold, "value_threshold": c.saved_threshold(t), "tpr": round(k.tpr, 4), "fpr": round(k.fpr, 6)}
+        {"threshold": c.rule.cutoff, "value_threshold": c.saved_threshold(t), "tpr": round(k.tpr, 4), "fpr": round(k.fpr, 6)}
         for c, t, k in tried
     ]
     return best[0], best[1], best[2], table
+
+
+def _strictness(rule: MaskRule) -> float:
+    """Higher for a code rule that selects fewer windows: a higher threshold, a lower rank_max."""
+    return rule.cutoff if rule.ranking == "global" else -rule.cutoff
+
+
+def code_cutoffs(rule: MaskRule) -> tuple[float, ...]:
+    """The code cutoffs to choose from: thresholds in nats (global) or rank_max values (local)."""
+    return CODE_THRESHOLDS if rule.ranking == "global" else LOCAL_CODE_CUTOFFS
 
 
 def cross_validate_values(
@@ -160,7 +171,7 @@ def cross_validate_values(
         counts = test.confusion(threshold)
         totals = Confusion(totals.tp + counts.tp, totals.fp + counts.fp, totals.fn + counts.fn, totals.tn + counts.tn)
         per_fold.append({
-            "threshold": train.rule.threshold, "value_threshold": train.saved_threshold(threshold),
+            "threshold": train.rule.cutoff, "value_threshold": train.saved_threshold(threshold),
             "tpr": round(counts.tpr, 4), "fpr": round(counts.fpr, 6),
         })
     if len(per_fold) < 2:
@@ -198,7 +209,7 @@ def _landing(criterion: str, cross_validation: dict[str, Any]) -> tuple[str, dic
 
 def calibrate_values(
     documents: Sequence[LabelledText], scores: Sequence[TokenScores], *, rule: MaskRule,
-    criterion: str = "recall:0.95", folds: int = 5, code_thresholds: Sequence[float] = CODE_THRESHOLDS,
+    criterion: str = "recall:0.95", folds: int = 5, code_thresholds: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """A thresholds-file entry for value-aware ``surprise`` masking (module docstring).
 
@@ -208,7 +219,8 @@ def calibrate_values(
         rule: window, consensus and propagation of the code rule (global ranking).
         criterion: ``recall:R``, ``fpr:F``, an operating point name (``SM95``) or ``best-f1``.
         folds: folds of the cross-validated spread (0 or 1: none).
-        code_thresholds: the code thresholds (nats) to choose from.
+        code_thresholds: the code cutoffs to choose from (None: :func:`code_cutoffs` of the rule's
+            ranking: nats for global, rank_max for local).
 
     Returns:
         The entry: ``rule`` (with ``masking: values`` and the chosen ``value_threshold``),
@@ -227,6 +239,7 @@ def calibrate_values(
     """
     criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
     asked = criterion
+    code_thresholds = code_cutoffs(rule) if code_thresholds is None else code_thresholds
     # Bad labels and criteria fail here, before the cross-validation's longer part.
     calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds)
     cross_validation = None
@@ -240,7 +253,7 @@ def calibrate_values(
             calibration, chosen, counts, table = choose(
                 documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds
             )
-    code = calibration.rule.threshold
+    code = calibration.rule.cutoff
     points: dict[str, dict[str, Any]] = {}
     for name, recall in OPERATING_POINTS.items():
         try:

@@ -57,7 +57,7 @@ def test_recall_falls_as_the_threshold_rises() -> None:
     assert all(a >= b for a, b in zip(recalls, recalls[1:]))
 
 
-def test_entry_has_operating_points_and_refuses_local_ranking() -> None:
+def test_entry_has_operating_points() -> None:
     documents = [labelled(FIRST, "g"), labelled(REPEAT, "g")]
     scores = [chars(FIRST, NLL_FIRST), chars(REPEAT, NLL_REPEAT)]
     entry = calibrate_surprise(documents, scores, rule=MaskRule(window=2), criterion="SM95", folds=0)
@@ -65,8 +65,6 @@ def test_entry_has_operating_points_and_refuses_local_ranking() -> None:
     assert set(entry["operating_points"]) == {"SM50", "SM70", "SM90", "SM95", "best-f1"}
     assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 2, "consensus": 1, "propagate": True}
     assert entry["validation"]["token"]["tpr"] == 1.0
-    with pytest.raises(SmscanError, match="global threshold"):
-        SurpriseCalibration(documents, scores, MaskRule(ranking="local"))
 
 
 def test_export_reads_a_surprise_operating_point(tmp_path: Path, fake_scorer, capsys) -> None:

@@ -64,7 +64,7 @@ class PlainGlobalSM:
     def rule(self) -> dict[str, Any]:
         return {"rule": "global", "window": self.window, "consensus": 1}
 
-    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
         windows = fixed_windows(scores.nll, size=self.window)
         n = len(scores)
         best = np.full(n, -np.inf)

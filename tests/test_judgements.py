@@ -42,9 +42,9 @@ class Counting:
         self.judged: list[int] = []
         original = CredentialDetector.candidates
 
-        def counted(detector: CredentialDetector, text: str, scores):  # type: ignore[no-untyped-def]
+        def counted(detector: CredentialDetector, text: str, scores, *, path: str = ""):  # type: ignore[no-untyped-def]
             self.judged.append(len(text))
-            return original(detector, text, scores)
+            return original(detector, text, scores, path=path)
 
         monkeypatch.setattr(CredentialDetector, "candidates", counted)
 

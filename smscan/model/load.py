@@ -16,6 +16,7 @@ from pathlib import Path
 
 from smscan.model.ct2 import CT2Scorer
 from smscan.model.runtime import resolve_runtime
+from smscan.model.threads import choose_threads
 from smscan.model.scorer import TransformersScorer
 from smscan.model.scoring_settings import (
     DEFAULT_BATCH_SIZE,
@@ -53,8 +54,8 @@ def load_scorer(
         batch_size: see ``ScoringSettings``; None picks ``DEVICE_BATCH_SIZES[device]``.
         cache_dir: smscan's cache root.
         pull_if_missing: pull the default model when it has not been pulled yet.
-        threads: CPU threads (torch: process-wide; CTranslate2: intra-op threads); 0 leaves the
-            runtime's default.
+        threads: CPU threads (torch: process-wide; CTranslate2: intra-op threads); 0 chooses
+            for a shared machine, and never more than the allowed cores (``threads.py``).
         runtime: ``auto|torch|ctranslate2`` (``runtime.py``).
         environ: the environment to read the cache location from.
 
@@ -74,16 +75,16 @@ def load_scorer(
     started = time.perf_counter()
     choice = resolve_runtime(runtime, is_default_model=is_default_model(model), device=device, dtype=dtype,
                              model=str(model or "default"))
+    threads = choose_threads(threads, runtime=choice.runtime, environ=environ)
     if choice.runtime == "ctranslate2":
         return _load_ct2_scorer(
             model, dtype=choice.dtype, context_tokens=context_tokens, stride=stride, batch_size=batch_size,
             cache_dir=cache_dir, pull_if_missing=pull_if_missing, threads=threads, environ=environ,
             started=started,
         )
-    if threads:
-        import torch
+    import torch
 
-        torch.set_num_threads(threads)
+    torch.set_num_threads(threads)
     source = resolve_model(model, cache_dir=cache_dir, pull_if_missing=pull_if_missing, environ=environ)
     loaded = load_model(source, device=device, dtype=dtype)
     total = time.perf_counter() - started

@@ -33,7 +33,7 @@ import numpy as np
 from smscan.calibration.calibrate import too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.calibration.thresholds import operating_point_criterion
 from smscan.errors import SmscanError
 from smscan.exports.label_groups import group_folds, group_key
 from smscan.exports.surprise_calibration import SurpriseCalibration
@@ -225,7 +225,7 @@ def calibrate_values(
         entry = calibrate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95")
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
-    criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    criterion = operating_point_criterion(criterion)
     asked = criterion
     # Bad labels and criteria fail here, before the cross-validation's longer part.
     calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds)
@@ -242,11 +242,7 @@ def calibrate_values(
             )
     code = calibration.rule.threshold
     points: dict[str, dict[str, Any]] = {}
-    for name, recall in OPERATING_POINTS.items():
-        try:
-            value = calibration.threshold_for_recall(recall)
-        except SmscanError:
-            continue
+    for name, value in calibration.operating_thresholds():
         points[name] = {"threshold": code, "value_threshold": calibration.saved_threshold(value),
                         **calibration.confusion(value).as_dict()}
     raw = {key: value for key, value in calibration.rule.as_dict().items() if key != "threshold"}

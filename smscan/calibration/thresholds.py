@@ -49,6 +49,17 @@ SAME_SCORES_SUFFIXES = ("+ct2-fp32",)
 _RULE_SUFFIX = re.compile(r"\+(?P<rule>prompted|contrast)-(?P<digest>[0-9a-f]{12})$")
 
 
+def operating_point_criterion(criterion: str) -> str:
+    """The ``recall:R`` criterion an operating point name stands for (``SM90`` -> ``recall:0.9``);
+    any other criterion as given.
+
+    Example:
+        >>> operating_point_criterion("SM90"), operating_point_criterion("fpr:0.01")
+        ('recall:0.9', 'fpr:0.01')
+    """
+    return f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+
+
 def split_scoring_rule(fingerprint: str) -> tuple[str, str]:
     """A scorer fingerprint as (the fingerprint without its rule, the rule and instruction hash).
 

@@ -18,7 +18,7 @@ from typing import Any
 from smscan.calibration.calibrate import too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.calibration.thresholds import operating_point_criterion
 from smscan.errors import SmscanError
 from smscan.exports.label_groups import group_folds, group_key
 from smscan.exports.surprise_calibration import SurpriseCalibration
@@ -99,14 +99,10 @@ def calibrate_surprise(
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
     calibration = SurpriseCalibration(documents, scores, rule)
-    criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    criterion = operating_point_criterion(criterion)
     chosen = calibration.threshold_for(criterion)  # a bad criterion fails before the long part
     points: dict[str, dict[str, Any]] = {}
-    for name, recall in OPERATING_POINTS.items():
-        try:
-            threshold = calibration.threshold_for_recall(recall)
-        except SmscanError:
-            continue
+    for name, threshold in calibration.operating_thresholds():
         saved = calibration.saved_threshold(threshold)
         points[name] = {"threshold": saved, **calibration.confusion(threshold).as_dict()}
     best = calibration.best_f1_threshold()

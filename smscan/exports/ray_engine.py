@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smscan.exports.job import ExportSource, ScorerRecipe, open_writer
+from smscan.exports.job import ExportSource, ScorerRecipe, open_writer, write_finished_group
 from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput
 from smscan.exports.ray_cluster import (
     RayCluster,
@@ -124,10 +124,7 @@ def run_ray_export(
                         stats.skipped[reason] = stats.skipped.get(reason, 0) + count
                     continue
                 group: GroupOutput = pickle.loads(payload)
-                stats.add(group)
-                writer.write_group(group.records, group.rejected, done=group.consumed, totals=stats.totals())
-                if on_group is not None:
-                    on_group(group, stats)
+                write_finished_group(writer, stats, group, on_group)
     except BaseException as error:
         writer.close()
         cause = smscan_cause(error)

@@ -26,6 +26,7 @@ import numpy as np
 
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
+from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
 from smscan.errors import SmscanError
@@ -106,6 +107,16 @@ class SurpriseCalibration:
             else:
                 hi = mid - 1
         return float(self.candidates[lo])
+
+    def operating_thresholds(self) -> Iterator[tuple[str, float]]:
+        """(name, threshold) of each named operating point (``SM50``..``SM95``) some candidate
+        reaches; the others are left out."""
+        for name, recall in OPERATING_POINTS.items():
+            try:
+                threshold = self.threshold_for_recall(recall)
+            except SmscanError:
+                continue
+            yield name, threshold
 
     def threshold_for_fpr(self, fpr: float) -> float:
         """The lowest candidate threshold whose collateral rate (FPR) is at most ``fpr``.

@@ -32,7 +32,7 @@ import numpy as np
 from smscan.calibration.calibrate import too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.calibration.thresholds import operating_point_criterion
 from smscan.errors import SmscanError
 from smscan.exports.label_groups import group_folds, group_key
 from smscan.exports.surprise_calibration import SurpriseCalibration
@@ -237,7 +237,7 @@ def calibrate_values(
         entry = calibrate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95")
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
-    criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    criterion = operating_point_criterion(criterion)
     asked = criterion
     code_thresholds = code_cutoffs(rule) if code_thresholds is None else code_thresholds
     # Bad labels and criteria fail here, before the cross-validation's longer part.
@@ -255,11 +255,7 @@ def calibrate_values(
             )
     code = calibration.rule.cutoff
     points: dict[str, dict[str, Any]] = {}
-    for name, recall in OPERATING_POINTS.items():
-        try:
-            value = calibration.threshold_for_recall(recall)
-        except SmscanError:
-            continue
+    for name, value in calibration.operating_thresholds():
         points[name] = {"threshold": code, "value_threshold": calibration.saved_threshold(value),
                         **calibration.confusion(value).as_dict()}
     raw = {key: value for key, value in calibration.rule.as_dict().items() if key != "threshold"}

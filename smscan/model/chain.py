@@ -63,8 +63,7 @@ def build_scorer(
         ModelError: the model cannot be found or loaded (with the cache: on first use).
     """
     options: dict[str, Any] = {
-        "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
-        "batch_size": batch_size, "runtime": settings.runtime,
+        **_load_options(settings, dtype=dtype, batch_size=batch_size),
         "scoring_rule": settings.scoring_rule, "instructions": list(settings.instructions),
     }
 
@@ -154,11 +153,17 @@ def build_model_scorer(
         from smscan.model import load as loader
 
         load = loader.load_scorer
-    scorer = load(
-        settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
-        threads=settings.threads, batch_size=batch_size, runtime=settings.runtime,
-    )
+    scorer = load(settings.model, pull_if_missing=True, **_load_options(settings, dtype=dtype, batch_size=batch_size))
     return with_scoring_rule(scorer, settings)
+
+
+def _load_options(settings: Settings, *, dtype: str | None, batch_size: int | None) -> dict[str, Any]:
+    # What a model load is asked for: the loader's arguments, and part of the remembered
+    # identity's request (an option added here changes both, so they cannot drift apart).
+    return {
+        "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
+        "batch_size": batch_size, "runtime": settings.runtime,
+    }
 
 
 def with_scoring_rule(scorer: Any, settings: Settings) -> Any:

@@ -165,7 +165,7 @@ def _candidate_verdicts(
         detector = detection.detector
         if not detector.applies_to(document.path):
             continue
-        for candidate in detector.candidates(document.text, scores):
+        for candidate in detector.candidates(document.text, scores, path=document.path):
             if detector.sensitive:
                 sensitive.append((candidate.char_start, candidate.char_end))
             key = (detector.kind, candidate.char_start, candidate.char_end)

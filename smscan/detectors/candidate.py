@@ -54,8 +54,9 @@ class Detector(Protocol):
         """
         ...
 
-    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
-        """Every scored candidate of ``text``; spans of one document do not overlap.
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
+        """Every scored candidate of ``text`` (at ``path``, "" when unknown); spans of one
+        document do not overlap.
 
         ``scores`` may cover only pieces of ``text`` (those ``regions`` asked for, in document
         offsets, a NaN at each piece's first token): a candidate without scored tokens is dropped.

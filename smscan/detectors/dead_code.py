@@ -190,13 +190,16 @@ class DeadCodeDetector:
                                self._rule.js_lines == "evidence")
         return None
 
-    def candidates(self, text: str, scores: TokenScores, *, python: bool | None = None) -> list[Candidate]:
+    def candidates(
+        self, text: str, scores: TokenScores, *, path: str = "", python: bool | None = None
+    ) -> list[Candidate]:
         """One candidate per dead statement block (Python, JavaScript, TypeScript) and per other
         scored line.
 
         Args:
             text: the document.
             scores: its token scores (of the whole text, or of pieces of it: see ``regions``).
+            path: the document's path (unused: the syntax decides).
             python: whether the text is Python (None: it is when it parses as Python; False:
                 it may still be JavaScript or TypeScript, when a grammar reads it).
         """

@@ -148,7 +148,10 @@ def install_fake_scorer() -> RandomWordScorer:
 
 @pytest.fixture
 def fake_scorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[RandomWordScorer]:
-    """Make ``smscan.model.load.load_scorer`` (which ``run_scan`` imports) return a RandomWordScorer."""
+    """Make ``smscan.model.load.load_scorer`` (which ``run_scan`` imports) return a RandomWordScorer.
+
+    Kept for tests not yet moved: a CLI test takes the ``cli`` fixture (tests/cli_runner.py),
+    which injects the model through ``Services`` instead of patching the loader."""
     scorer = RandomWordScorer()
     try:
         module = importlib.import_module("smscan.model.load")

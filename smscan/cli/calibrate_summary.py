@@ -8,9 +8,11 @@ from typing import Any
 
 from rich.console import Console
 
+from smscan.kinds import SURPRISE
+
 
 def print_calibration_summary(console: Console, kind: str, output: Path, entry: dict[str, Any]) -> None:
-    if kind == "surprise":
+    if kind == SURPRISE:
         _print_surprise_summary(console, output, entry)
         return
     unit = entry["unit"]

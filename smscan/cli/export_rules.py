@@ -17,11 +17,12 @@ def export_rules(
     credential findings to the default kinds (exports/defaults.py)."""
     from smscan.errors import SmscanError
     from smscan.exports.defaults import default_export_detections
+    from smscan.kinds import SURPRISE
     from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
 
-    kinds = settings.kinds or ("surprise",)
+    kinds = settings.kinds or (SURPRISE,)
     rule, value_threshold = None, None
-    if "surprise" in kinds:
+    if SURPRISE in kinds:
         flags = RuleFlags(
             thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
             threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate,

@@ -10,7 +10,8 @@ from smscan.cli.services import Services
 
 
 def export_scorer(settings: Any, engine: EngineOptions, deterministic: bool, services: Services) -> tuple[Any, dict[str, Any], str]:
-    """The scorer (None on Ray: actors load the model), its description and fingerprint."""
+    """The scorer (on Ray, the recipe the actors load: the driver loads no model), its description
+    and fingerprint."""
     recipe = scorer_recipe(settings, deterministic=deterministic)
     if engine.engine == "ray":  # actors load the model; the driver only needs its fingerprint
         from smscan.errors import SmscanError

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
 from smscan.regular_files import NotRegularFile, read_config_file, read_regular_file
+from tests.cli_runner import Cli
 from tests.conftest import commit_files
-from tests.scorers import TEST_CONFIG, RandomWordScorer
+from tests.scorers import TEST_CONFIG
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 
@@ -36,64 +36,64 @@ def no_hang() -> Iterator[None]:
 
 
 @pytest.fixture
-def repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     commit_files(git_repo, {"a.py": f"key = '{SECRET}'\n", "b.py": "b = 1\n"})
     monkeypatch.chdir(git_repo)
     return git_repo
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
+def run(cli: Cli, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
     return code, captured.out, captured.err
 
 
-def test_a_fifo_smscanignore_ignores_nothing(repo: Path, capsys) -> None:
+def test_a_fifo_smscanignore_ignores_nothing(cli: Cli, repo: Path, capsys) -> None:
     os.mkfifo(repo / ".smscanignore")
     (repo / ".smscan.toml").write_text(TEST_CONFIG)
-    code, out, err = run(capsys, "repo", ".", "--format", "json")
+    code, out, err = run(cli, capsys, "repo", ".", "--format", "json")
     assert code == 1, err
     assert [f["path"] for f in json.loads(out)["findings"]] == ["a.py"]
 
 
 @pytest.mark.parametrize("given", ["config", "flag"])
-def test_a_fifo_baseline_is_one_clear_error(repo: Path, capsys, given: str) -> None:
+def test_a_fifo_baseline_is_one_clear_error(cli: Cli, repo: Path, capsys, given: str) -> None:
     os.mkfifo(repo / "b.json")
     config = TEST_CONFIG + ('baseline = "b.json"\n' if given == "config" else "")
     (repo / ".smscan.toml").write_text(config)
     args = ["repo", "."] + (["--baseline", "b.json"] if given == "flag" else [])
-    code, _, err = run(capsys, *args)
+    code, _, err = run(cli, capsys, *args)
     assert code == 2 and "b.json: cannot read the baseline: not a regular file" in err
     assert err.count("\n") == 1
 
 
-def test_writing_a_baseline_over_a_fifo_replaces_it(repo: Path, capsys) -> None:
+def test_writing_a_baseline_over_a_fifo_replaces_it(cli: Cli, repo: Path, capsys) -> None:
     os.mkfifo(repo / "b.json")
     (repo / ".smscan.toml").write_text(TEST_CONFIG + 'baseline = "b.json"\n')
-    code, _, err = run(capsys, "baseline")
+    code, _, err = run(cli, capsys, "baseline")
     assert code == 0, err
     assert json.loads((repo / "b.json").read_text())["entries"]  # now a regular file
-    assert run(capsys, "repo", ".")[0] == 0  # and read as the baseline
+    assert run(cli, capsys, "repo", ".")[0] == 0  # and read as the baseline
 
 
-def test_a_fifo_thresholds_file_is_one_clear_error(repo: Path, capsys) -> None:
+def test_a_fifo_thresholds_file_is_one_clear_error(cli: Cli, repo: Path, capsys) -> None:
     os.mkfifo(repo / "t.json")
     (repo / ".smscan.toml").write_text('thresholds = "t.json"\nkinds = ["credential"]\n')
-    code, _, err = run(capsys, "repo", ".")
+    code, _, err = run(cli, capsys, "repo", ".")
     assert code == 2 and "t.json" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("name", [".smscan.toml", "pyproject.toml"])
-def test_a_fifo_config_file_is_not_read(repo: Path, capsys, name: str) -> None:
+def test_a_fifo_config_file_is_not_read(cli: Cli, repo: Path, capsys, name: str) -> None:
     os.mkfifo(repo / name)
-    code, _, err = run(capsys, "repo", ".", "--kinds", "surprise", "--threshold", "3", "--format", "json")
+    code, _, err = run(cli, capsys, "repo", ".", "--kinds", "surprise", "--threshold", "3", "--format", "json")
     assert code == 1, err  # the defaults and the flags: the FIFO is no config file
-    code, _, err = run(capsys, "repo", ".", "--config", name)
+    code, _, err = run(cli, capsys, "repo", ".", "--config", name)
     assert code == 2 and f"{name}: config file not found" in err
 
 
-def test_a_fifo_gitignore_in_a_plain_folder(tmp_path: Path, capsys, fake_scorer: RandomWordScorer) -> None:
+def test_a_fifo_gitignore_in_a_plain_folder(tmp_path: Path, capsys, cli: Cli) -> None:
     folder = tmp_path / "plain"
     folder.mkdir()
     (folder / "a.py").write_text(f"key = '{SECRET}'\n")
@@ -104,7 +104,7 @@ def test_a_fifo_gitignore_in_a_plain_folder(tmp_path: Path, capsys, fake_scorer:
     (sub / "c.py").write_text("c = 1\n")
     config = tmp_path / "c.toml"
     config.write_text(TEST_CONFIG)
-    code, out, err = run(capsys, "repo", str(folder), "--config", str(config), "--format", "json")
+    code, out, err = run(cli, capsys, "repo", str(folder), "--config", str(config), "--format", "json")
     report = json.loads(out)
     assert code == 1, err
     assert [f["path"] for f in report["findings"]] == ["a.py"]

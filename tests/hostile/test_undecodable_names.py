@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
+from tests.cli_runner import Cli
 from tests.conftest import run_git
-from tests.scorers import TEST_CONFIG, RandomWordScorer
+from tests.scorers import TEST_CONFIG
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 NAME = os.fsdecode(b"caf\xe9.py")  # 'caf\udce9.py'
@@ -24,7 +24,7 @@ BINARY_NAME = os.fsdecode(b"img\xff.png")
 
 
 @pytest.fixture
-def repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     (git_repo / NAME).write_text(f"key = '{SECRET}'\n")
     (git_repo / BINARY_NAME).write_bytes(b"\x89PNG\0\0\0")
     (git_repo / "ok.py").write_text("x = 1\n")
@@ -39,10 +39,10 @@ def utf8_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def test_export_to_jsonl_and_parquet(repo: Path, tmp_path: Path, capsys) -> None:
+def test_export_to_jsonl_and_parquet(cli: Cli, repo: Path, tmp_path: Path, capsys) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
     for name in ("out.jsonl", "out.parquet"):
-        code = main(["export", str(repo), "-o", str(tmp_path / name), "--kinds", "surprise", "--threshold", "3"])
+        code = cli.main(["export", str(repo), "-o", str(tmp_path / name), "--kinds", "surprise", "--threshold", "3"])
         err = capsys.readouterr().err
         assert code == 0 and "Traceback" not in err, err
     records = utf8_lines(tmp_path / "out.jsonl")
@@ -54,7 +54,7 @@ def test_export_to_jsonl_and_parquet(repo: Path, tmp_path: Path, capsys) -> None
     assert [r["smscan"]["masked_spans"] for r in rows] == [r["smscan"]["masked_spans"] for r in records]
 
 
-def test_lone_surrogates_in_dataset_records_and_rejects(tmp_path: Path, fake_scorer: RandomWordScorer, capsys) -> None:
+def test_lone_surrogates_in_dataset_records_and_rejects(tmp_path: Path, cli: Cli, capsys) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(
         json.dumps({"text": f"a \udc80 key = '{SECRET}'\n", "id": "\ud800"}) + "\n"
@@ -63,7 +63,7 @@ def test_lone_surrogates_in_dataset_records_and_rejects(tmp_path: Path, fake_sco
     )
     assert source.read_text(encoding="utf-8").isascii()  # json.dumps escapes them
     out = tmp_path / "out.jsonl"
-    code = main(["export", str(source), "-o", str(out), "--kinds", "surprise", "--threshold", "3"])
+    code = cli.main(["export", str(source), "-o", str(out), "--kinds", "surprise", "--threshold", "3"])
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err, err  # one record rejected
     [record] = utf8_lines(out)
@@ -74,11 +74,11 @@ def test_lone_surrogates_in_dataset_records_and_rejects(tmp_path: Path, fake_sco
 
 
 @pytest.mark.parametrize("report_format", ["text", "json", "sarif"])
-def test_reports_written_to_files_and_the_skip_list(repo: Path, tmp_path: Path, capsys, report_format: str) -> None:
+def test_reports_written_to_files_and_the_skip_list(cli: Cli, repo: Path, tmp_path: Path, capsys, report_format: str) -> None:
     config = tmp_path / "c.toml"
     config.write_text(TEST_CONFIG)
     target = repo / f"report.{report_format}"
-    code = main(["repo", ".", "--config", str(config), "--format", report_format, "-o", str(target), "-v"])
+    code = cli.main(["repo", ".", "--config", str(config), "--format", report_format, "-o", str(target), "-v"])
     captured = capsys.readouterr()
     assert code == 1 and "Traceback" not in captured.out + captured.err, captured.err
     written = target.read_bytes().decode("utf-8")
@@ -91,9 +91,9 @@ def test_reports_written_to_files_and_the_skip_list(repo: Path, tmp_path: Path, 
         assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "caf%E9.py"
 
 
-def test_explain_names_the_file_escaped(repo: Path, tmp_path: Path, capsys) -> None:
+def test_explain_names_the_file_escaped(cli: Cli, repo: Path, tmp_path: Path, capsys) -> None:
     config = tmp_path / "c.toml"
     config.write_text(TEST_CONFIG)
-    code = main(["explain", "--config", str(config), NAME])
+    code = cli.main(["explain", "--config", str(config), NAME])
     captured = capsys.readouterr()
     assert code == 0 and "caf\\xe9.py" in captured.out and "Traceback" not in captured.err

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache import cache_key
+from smscan.cache_entries import cache_key
 from smscan.calibration.calibrate import choose_threshold, cross_validate, evaluate
 from smscan.calibration.labels import read_labels
 from smscan.calibration.metrics import sweep

@@ -94,7 +94,7 @@ def _tokens(text: str) -> TokenScores:
     # Token id: crc32 of the token's UTF-8 bytes; every nll NaN.
     matches = list(TOKEN.finditer(text))
     return TokenScores(
-        token_ids=np.array([zlib.crc32(m.group().encode()) for m in matches], dtype=np.int64),
+        token_ids=np.array([zlib.crc32(m.group().encode("utf-8", "surrogatepass")) for m in matches], dtype=np.int64),
         char_starts=np.array([m.start() for m in matches], dtype=np.int64),
         char_ends=np.array([m.end() for m in matches], dtype=np.int64),
         nll=np.full(len(matches), np.nan),

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cache import DATABASE_NAME, CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cache_database import DATABASE_NAME
+from smscan.cached_scorer import CachedScorer
 from smscan.detectors import make_detector
 from smscan.detectors.credential import CredentialDetector
 import smscan.judgements as judgements

@@ -32,6 +32,7 @@ from typing import Any
 from smscan.atomic import write_text_atomically
 from smscan.errors import ThresholdsError
 from smscan.finite import check_finite
+from smscan.regular_files import read_config_file
 
 FORMAT = "smscan-thresholds"
 VERSION = 1
@@ -109,7 +110,7 @@ def read_thresholds_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {"format": FORMAT, "version": VERSION, "kinds": {}}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_config_file(path).decode("utf-8"))
     except OSError as error:
         raise ThresholdsError(f"{path}: cannot read thresholds: {error.strerror}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

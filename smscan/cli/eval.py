@@ -13,13 +13,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from smscan.cli.calibrate import (
+from smscan.cli.calibrate_options import LabelsOption, MeasureOptions
+from smscan.cli.groups import command
+from smscan.cli.measurement import (
+    check_detector_kind,
     command_settings,
     load_cached_scorer,
     score_planned_with_progress,
 )
-from smscan.cli.calibrate_options import LabelsOption, MeasureOptions
-from smscan.cli.groups import command
 from smscan.cli.options import ModelOptions, finite_float
 from smscan.cli.scanning import write_atomically
 from smscan.cli.services import Services, current_services
@@ -62,7 +63,6 @@ def eval_command(
     of one finding kind on labelled data, as in the paper's appendix B.4."""
     from smscan.calibration.calibrate import evaluate_kind
     from smscan.calibration.labels import read_labels
-    from smscan.cli.calibrate import check_detector_kind
     from smscan.errors import SmscanError
 
     services = current_services()

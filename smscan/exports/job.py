@@ -56,7 +56,7 @@ class ScorerRecipe:
     device: str = "auto"
     dtype: str = "auto"
     batch_size: int | None = None
-    threads: int = 0  # 0: the runtime's default; Ray sets OMP_NUM_THREADS to the actor's CPUs
+    threads: int = 0  # 0: automatic (model/threads.py); Ray sets OMP_NUM_THREADS to the actor's CPUs
     runtime: str = "auto"
 
     def __call__(self) -> Scorer:

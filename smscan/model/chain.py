@@ -77,7 +77,7 @@ def build_scorer(
     cache = open_score_cache(settings, environ=environ)
     if cache is None:
         return load_model()
-    from smscan.cache import CachedScorer
+    from smscan.cached_scorer import CachedScorer
     from smscan.model.lazy import LazyScorer
 
     request, tokenizer_file, weights = None, None, None
@@ -109,12 +109,12 @@ def open_score_cache(settings: Settings, *, environ: Mapping[str, str] = os.envi
 def _resolve_without_network(spec: str, environ: Mapping[str, str]) -> Any:
     # The default model and local folders resolve from disk (a manifest, cached file hashes);
     # a hub id would ask the network, so it gets no remembered identity (its first use loads).
-    from smscan.model import load
+    from smscan.model.source import is_default_model, resolve_model
 
-    if not (load.is_default_model(spec) or Path(spec).expanduser().is_dir()):
+    if not (is_default_model(spec) or Path(spec).expanduser().is_dir()):
         return None
     try:
-        return load.resolve_model(spec, environ=environ)
+        return resolve_model(spec, environ=environ)
     except ModelError:  # not pulled yet, damaged: loading says so (and pulls the default)
         return None
 

@@ -1,0 +1,48 @@
+"""The masking rule and detections of `smscan export`, resolved as every command resolves them
+(smscan.rules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from smscan.cli.export_options import MaskOptions
+
+
+def export_rules(
+    settings: Any, root: Path, fingerprint: str, mask: MaskOptions, masking: str = "paper"
+) -> tuple[Any, tuple[Any, ...], float | None, str | None]:
+    """The masking rule, detections, value threshold (None: raw rule alone) and a note for the
+    summary, resolved as every command resolves them (smscan.rules); ``--masking values`` adds
+    credential findings to the default kinds (exports/defaults.py)."""
+    from smscan.errors import SmscanError
+    from smscan.exports.defaults import default_export_detections
+    from smscan.exports.rule import MaskRule
+    from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
+
+    kinds = settings.kinds or ("surprise",)
+    rule, value_threshold = None, None
+    if "surprise" in kinds:
+        flags = RuleFlags(
+            thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
+            threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate,
+        )
+        resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
+        try:
+            rule = MaskRule(
+                window=resolved.window, threshold=resolved.threshold,
+                ranking=mask.ranking if mask.ranking != "global" else resolved.ranking,  # type: ignore[arg-type]
+                rank_max=mask.rank_max, neighbours=mask.neighbours, consensus=resolved.consensus,
+                propagate=resolved.propagate,
+            )
+        except ValueError as error:
+            raise SmscanError(f"export rule: {error}") from error
+        if masking == "values":
+            from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+
+            value_threshold = DEFAULT_VALUE_THRESHOLD if resolved.value_threshold is None else resolved.value_threshold
+    if masking == "values" and not settings.kinds:
+        detections, note = default_export_detections(settings, root=root, fingerprint=fingerprint, thresholds=mask.thresholds)
+        return rule, detections, value_threshold, note
+    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=mask.thresholds)
+    return rule, detections, value_threshold, None

@@ -16,10 +16,12 @@ K  random key material made for the tests (private keys, signatures, signed toke
 from __future__ import annotations
 
 import base64
+import binascii
 import collections
 import json
 import re
 import sys
+from pathlib import Path
 
 OUT, SDIST = sys.argv[1], sys.argv[2]
 PACKAGES = ["python-dotenv-1.0.1", "requests-2.32.3", "PyJWT-2.8.0", "httpx-0.27.0"]
@@ -41,13 +43,13 @@ def decoded(value: str) -> str | None:
     value = value.strip('."').removeprefix("data:")
     try:
         text = base64.b64decode(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4)).decode("utf-8")
-    except Exception:
+    except (binascii.Error, UnicodeDecodeError, ValueError):
         return None
     return text if text and text.isprintable() else None
 
 
 def call(package: str, finding: dict) -> str:
-    text = open(f"{SDIST}/{package}/{finding['path']}", encoding="utf-8", errors="replace").read()
+    text = Path(f"{SDIST}/{package}/{finding['path']}").read_text(encoding="utf-8", errors="replace")
     value = text[finding["char_start"] : finding["char_end"]]
     before = text[text.rfind("\n", 0, finding["char_start"]) + 1 : finding["char_start"]]
     key_match = re.search(r"""["']?([\w-]+)["']?\s*[:=]\s*["']?$""", before)
@@ -75,12 +77,12 @@ print("|---|---|---|---|---|---|---|---|---|---|")
 totals = {"before": collections.Counter(), "after": collections.Counter()}
 all_files = all_lines = 0
 for package in PACKAGES:
-    files = open(f"{OUT}/before/{package}.files").read().split()
-    lines = sum(open(f"{SDIST}/{package}/{path}", "rb").read().count(b"\n") for path in files)
+    files = Path(f"{OUT}/before/{package}.files").read_text().split()
+    lines = sum(Path(f"{SDIST}/{package}/{path}").read_bytes().count(b"\n") for path in files)
     all_files, all_lines = all_files + len(files), all_lines + lines
     counts = {}
     for label in ("before", "after"):
-        report = json.load(open(f"{OUT}/{label}/{package}.json"))
+        report = json.loads(Path(f"{OUT}/{label}/{package}.json").read_text())
         counts[label] = collections.Counter(call(package, finding) for finding in report["findings"])
         totals[label].update(counts[label])
     rows = [(package, len(files), lines, counts)]

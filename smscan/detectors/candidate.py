@@ -71,7 +71,9 @@ class Detector(Protocol):
         """Why a candidate scored what it did, in words (``smscan explain``)."""
         ...
 
-    def dropped(self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float) -> list[Any]:
+    def dropped(
+        self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float, path: str = ""
+    ) -> list[Any]:
         """Spans dropped before scoring that ``smscan explain`` shows (``detectors/explaining.Dropped``)."""
         ...
 

@@ -79,11 +79,13 @@ class CredentialDetector:
 
         return credential_reasons(score, details)
 
-    def dropped(self, text: str, scores: TokenScores, windows: Windows, *, tau: float, near: float) -> list[Any]:
+    def dropped(
+        self, text: str, scores: TokenScores, windows: Windows, *, tau: float, near: float, path: str = ""
+    ) -> list[Any]:
         """Slots dropped before scoring, for ``smscan explain`` (``detectors/explaining.py``)."""
         from smscan.detectors.explaining import credential_dropped
 
-        return credential_dropped(text, self._rule, scores, windows, tau=tau, near=near)
+        return credential_dropped(text, self._rule, scores, windows, tau=tau, near=near, path=path)
 
     def applies_to(self, path: str) -> bool:
         return True

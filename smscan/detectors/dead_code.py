@@ -142,7 +142,9 @@ class DeadCodeDetector:
 
         return dead_code_reasons(score, details)
 
-    def dropped(self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float) -> list[Any]:
+    def dropped(
+        self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float, path: str = ""
+    ) -> list[Any]:
         """Nothing is dropped before scoring: every judged line is scored."""
         return []
 

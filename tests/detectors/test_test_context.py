@@ -109,3 +109,27 @@ def test_a_private_key_block_in_a_test_fixture_is_still_a_credential() -> None:
     found = candidates(text, "tests/certs/server.key", [body])
 
     assert len(found) == 1
+
+
+def explained_reasons(path: str) -> list[tuple[bool, tuple[str, ...]]]:
+    from smscan.cli.explain import explain_document
+    from smscan.cli.scanning import ScanRules
+    from smscan.records import Document
+    from tests.reports.scans import fixture_rules
+    from tests.scorers import RandomWordScorer
+
+    surprise, detections = fixture_rules()
+    [scores] = RandomWordScorer().score_texts([DOTENV_LINE])
+    explanation = explain_document(
+        Document(path, DOTENV_LINE, group="g"), scores, ScanRules(surprise, detections), window=4, threshold=3.0,
+        consensus=1, first_line=1, last_line=1, model="random-word-scorer",
+    )
+    start = DOTENV_LINE.index("=@asdfasf") + 1  # 1-based column of the keyword argument's value
+    return [(v.reported, v.reasons) for v in explanation.spans if v.kind == "credential" and v.column == start]
+
+
+def test_explain_says_a_test_files_mash_is_test_data() -> None:
+    [(reported, reasons)] = explained_reasons("tests/test_utils.py")
+
+    assert not reported and "test data" in reasons[0]
+    assert all("test data" not in " ".join(r) for _, r in explained_reasons("src/dotenv/cli.py"))

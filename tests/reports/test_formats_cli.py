@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from smscan import __version__
 from tests.cli_runner import Cli
 from tests.conftest import commit_files, stage_files
 from tests.scorers import TEST_CONFIG
@@ -118,4 +119,4 @@ def test_quiet_prints_only_the_summary(
     prepare(scanned_repo, True)
     assert cli.main(["repo", ".", "--quiet", *config]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("summary\n") and "a.py" not in out and "\x1b[" not in out
+    assert out.startswith(f"summary (smscan {__version__})\n") and "a.py" not in out and "\x1b[" not in out

@@ -94,6 +94,8 @@ def judged_slots(text: str, rule: CredentialRule, *, path: str = "") -> list[Jud
         if evidence is not None:
             out.append(JudgedSlot(slot.start, slot.end, evidence, slot.where, slot.end - slot.start, {}))
     return out
+
+
 def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:
     """The evidence a slot adds to its value's surprise, or None when it cannot be a credential.
 

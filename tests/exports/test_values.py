@@ -149,6 +149,15 @@ def test_landing_raises_the_validation_recall_by_the_cross_validated_shortfall()
     assert _landing("best-f1", {"tpr": 0.5}) == ("best-f1", {})
 
 
+def test_landing_answers_to_the_worst_fold_not_the_pooled_recall() -> None:
+    from smscan.exports.value_points import _landing
+
+    # Pooled 0.92, but one repository's identities were mostly missed (0.75): land at recall 1.
+    criterion, landing = _landing("recall:0.95", {"tpr": 0.92, "spread": {"tpr_min": 0.75}})
+    assert criterion == "recall:1.0" and landing["worst_fold_tpr"] == 0.75
+    assert _landing("recall:0.9", {"tpr": 0.93, "spread": {"tpr_min": 0.88}})[0] == "recall:0.92"
+
+
 def _export(tmp_path, name: str, *args: str) -> dict:
     from smscan.cli import main
 

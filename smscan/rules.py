@@ -68,6 +68,9 @@ class RuleFlags:
     threshold: float | None = None
     consensus: int | None = None
     propagate: bool | None = None
+    masking: str | None = None
+    """The export's ``--masking``: read the ``surprise`` entry calibrated for it
+    (``smscan/calibration/maskings.py``); None reads the file's entry as it is."""
 
 
 def resolve_detections(
@@ -141,6 +144,8 @@ def _surprise_entry(
             continue
         if where == PACKAGED and flags.operating_point is None:
             break  # the packaged entry is a table of operating points, used when one is named
+        if flags.masking is not None:
+            data = {"kinds": {SURPRISE: _entry_for_masking(where, entry, flags.masking)}}
         found = find_entry([(where, data)], SURPRISE, fingerprint=fingerprint, model=settings.model)
         tau = found.operating_point(flags.operating_point) if flags.operating_point else found.threshold
         rule = dict(found.rule)
@@ -156,6 +161,29 @@ def _surprise_entry(
             "`smscan calibrate --kind surprise --labels FILE -o .smscan/thresholds.json`"
         )
     return {}, None, "settings"
+
+
+def _entry_for_masking(where: str, entry: dict[str, Any], masking: str) -> Any:
+    """The entry calibrated for ``masking``. A paper entry alone serves value-aware masking too
+    (its threshold as the code threshold: a superset of the paper's mask); a value-aware entry
+    alone cannot serve the paper's rule (its threshold is the much stricter code threshold).
+
+    Raises:
+        ThresholdsError: ``masking`` is ``paper`` and the file holds a value-aware entry only.
+    """
+    from smscan.calibration.maskings import entry_for_masking, masking_of
+    from smscan.errors import ThresholdsError
+
+    found = entry_for_masking(entry, masking)
+    if found is not None:
+        return found
+    if masking == "values":
+        return entry
+    raise ThresholdsError(
+        f"{where}: the surprise entry was calibrated for --masking {masking_of(entry)}, not --masking {masking}; "
+        f"calibrate one with `smscan calibrate --kind surprise --masking {masking} --labels FILE -o {where}` "
+        f"or export with --masking {masking_of(entry)}"
+    )
 
 
 @dataclass(frozen=True, slots=True)

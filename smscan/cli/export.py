@@ -292,7 +292,7 @@ def _rules(
     if "surprise" in kinds:
         flags = RuleFlags(
             thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
-            threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate,
+            threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate, masking=masking,
         )
         resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
         try:

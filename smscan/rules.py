@@ -145,7 +145,7 @@ def _surprise_entry(
         if where == PACKAGED and flags.operating_point is None:
             break  # the packaged entry is a table of operating points, used when one is named
         if flags.masking is not None:
-            data = {"kinds": {SURPRISE: _entry_for_masking(where, entry, flags.masking)}}
+            data = {"kinds": {SURPRISE: _entry_for_masking(where, entry, flags.masking, flags.threshold is not None)}}
         found = find_entry([(where, data)], SURPRISE, fingerprint=fingerprint, model=settings.model)
         tau = found.operating_point(flags.operating_point) if flags.operating_point else found.threshold
         rule = dict(found.rule)
@@ -163,13 +163,15 @@ def _surprise_entry(
     return {}, None, "settings"
 
 
-def _entry_for_masking(where: str, entry: dict[str, Any], masking: str) -> Any:
+def _entry_for_masking(where: str, entry: dict[str, Any], masking: str, threshold_given: bool) -> Any:
     """The entry calibrated for ``masking``. A paper entry alone serves value-aware masking too
     (its threshold as the code threshold: a superset of the paper's mask); a value-aware entry
-    alone cannot serve the paper's rule (its threshold is the much stricter code threshold).
+    alone cannot serve the paper's rule (its threshold is the much stricter code threshold)
+    unless ``--threshold`` replaces it (the window, consensus and propagation still apply).
 
     Raises:
-        ThresholdsError: ``masking`` is ``paper`` and the file holds a value-aware entry only.
+        ThresholdsError: ``masking`` is ``paper``, the file holds a value-aware entry only and no
+            ``--threshold`` was given.
     """
     from smscan.calibration.maskings import entry_for_masking, masking_of
     from smscan.errors import ThresholdsError
@@ -177,7 +179,7 @@ def _entry_for_masking(where: str, entry: dict[str, Any], masking: str) -> Any:
     found = entry_for_masking(entry, masking)
     if found is not None:
         return found
-    if masking == "values":
+    if masking == "values" or threshold_given:
         return entry
     raise ThresholdsError(
         f"{where}: the surprise entry was calibrated for --masking {masking_of(entry)}, not --masking {masking}; "

@@ -73,6 +73,10 @@ def test_a_value_aware_entry_alone_is_refused_for_the_papers_rule(tmp_path: Path
     write_entry(path, "surprise", values_entry())
     with pytest.raises(ThresholdsError, match="calibrated for --masking values, not --masking paper"):
         resolve_surprise(Settings(), root=tmp_path, fingerprint="fp", flags=RuleFlags(thresholds=path, masking="paper"))
+    # With --threshold the entry's threshold is not used: its window still is.
+    flagged = resolve_surprise(Settings(), root=tmp_path, fingerprint="fp",
+                               flags=RuleFlags(thresholds=path, masking="paper", threshold=3.0))
+    assert (flagged.threshold, flagged.window) == (3.0, 4)
     # A paper entry alone still serves value-aware masking: its threshold holds the code.
     write_entry(path, "surprise", paper_entry())
     resolved = resolve_surprise(Settings(), root=tmp_path, fingerprint="fp", flags=RuleFlags(thresholds=path, masking="values"))

@@ -135,27 +135,36 @@ def test_calibration_reports_curve_and_spread_and_lands_on_the_recall() -> None:
     assert cv["folds"] == 4 and len(cv["per_fold"]) == 4
     assert set(cv["spread"]) == {"tpr_mean", "tpr_std", "tpr_min", "fpr_mean", "fpr_std", "fpr_max"}
     assert cv["spread"]["tpr_min"] <= cv["spread"]["tpr_mean"] <= 1.0
-    assert entry["landing"]["asked"] == 0.95 and entry["landing"]["validation_target"] >= 0.95
+    landing = entry["landing"]
+    assert landing["asked"] == 0.95 and landing["margin"] == cv["overshoot"]
+    # The value threshold sits the margin below the validation choice for recall 0.95.
+    below = round(entry["operating_points"]["SM95"]["value_threshold"] - landing["margin"], 6)
+    assert entry["rule"]["value_threshold"] <= below + 1e-6
     calibration = ValueCalibration(documents, scores, ValueRule(MaskRule(window=4, threshold=entry["threshold"])))
     assert calibration.confusion(entry["rule"]["value_threshold"]).tpr == entry["validation"]["token"]["tpr"]
 
 
-def test_landing_raises_the_validation_recall_by_the_cross_validated_shortfall() -> None:
+def test_landing_lowers_the_value_threshold_by_the_worst_folds_overshoot() -> None:
     from smscan.exports.value_points import _landing
 
-    assert _landing("recall:0.95", {"tpr": 0.91})[0] == "recall:0.99"
-    assert _landing("recall:0.95", {"tpr": 0.97})[0] == "recall:0.95"
-    assert _landing("recall:0.9", {"tpr": 0.5})[0] == "recall:1.0"
-    assert _landing("best-f1", {"tpr": 0.5}) == ("best-f1", {})
+    # One repository's identities needed 2.7 where the threshold chosen without them was 3.35.
+    cross_validation = {"tpr": 0.92, "spread": {"tpr_min": 0.75}, "overshoot": 0.65}
+    landing = _landing("recall:0.95", cross_validation)
+    assert landing == {"asked": 0.95, "cross_validated_tpr": 0.92, "worst_fold_tpr": 0.75, "margin": 0.65}
+    assert _landing("best-f1", cross_validation) == {}
 
 
-def test_landing_answers_to_the_worst_fold_not_the_pooled_recall() -> None:
-    from smscan.exports.value_points import _landing
+def test_cross_validation_records_each_folds_overshoot() -> None:
+    from smscan.exports.value_points import cross_validate_values
 
-    # Pooled 0.92, but one repository's identities were mostly missed (0.75): land at recall 1.
-    criterion, landing = _landing("recall:0.95", {"tpr": 0.92, "spread": {"tpr_min": 0.75}})
-    assert criterion == "recall:1.0" and landing["worst_fold_tpr"] == 0.75
-    assert _landing("recall:0.9", {"tpr": 0.93, "spread": {"tpr_min": 0.88}})[0] == "recall:0.92"
+    documents, scores = _documents(8)
+    cv = cross_validate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95", folds=4)
+    for fold in cv["per_fold"]:
+        # A fold that reached the recall needed no lower threshold; one that missed it did.
+        assert fold["overshoot"] == 0.0 if fold["tpr"] >= 0.95 else fold["overshoot"] > 0.0
+        gap = max(0.0, fold["value_threshold"] - fold["needed_value_threshold"])
+        assert fold["overshoot"] == pytest.approx(gap, abs=1e-5)
+    assert cv["overshoot"] == max(f["overshoot"] for f in cv["per_fold"])
 
 
 def _export(tmp_path, name: str, *args: str) -> dict:

@@ -111,3 +111,16 @@ def test_the_default_adds_credential_findings_only_for_the_packaged_model() -> N
     assert credential.detector.kind == "credential"
     assert credential.threshold == packaged_thresholds()["kinds"]["credential"]["threshold"]
     assert _default_detections(RandomWordScorer()) == ()
+
+
+@pytest.mark.model
+def test_real_model_default_masks_a_credential_whole_as_the_cli_does() -> None:
+    from smscan.api import load_masking_scorer
+
+    token = "q7Xk2mP9vR4tW8zL3nB6cJ1hF5dG0sYa"
+    text = f'import requests\n\nAPI_TOKEN = "{token}"\n\n\ndef fetch(url):\n    return requests.get(url)\n'
+    (record,) = mask_texts([text], scorer=load_masking_scorer(device="cpu"))
+    assert record["smscan"]["rule"]["kinds"] == ["surprise", "credential"]
+    assert record["smscan"]["rule"]["surprise"]["masking"] == "values"
+    start = text.index(token)
+    assert any(a <= start and b >= start + len(token) for a, b in record["smscan"]["masked_spans"])

@@ -240,6 +240,7 @@ def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_pa
     # The keys alone: value-aware masking reaches every key with no collateral at all.
     assert entry["validation"]["token"]["tpr"] == 1.0 and entry["validation"]["token"]["fpr"] == 0.0
     assert entry["cross_validation"]["folds"] == 3 and entry["landing"]["asked"] == 0.95
+    assert ("landing: value threshold lowered by" in out) == bool(entry["landing"]["margin"])
     text = "x = 1\napi_key = 'Zq8x0Pk3Lm9Rv2Yc7Hn4B'\n"
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
     record = _export(tmp_path, "o.jsonl", "--thresholds", str(thresholds), "--operating-point", "SM50")

@@ -13,9 +13,10 @@ from collections.abc import Iterator
 
 from smscan.detectors.secret_places import leading_header_value
 
-# Options with a value: --name value, --name=value, -x value.
+# Options with a value: --name value, --name=value, -x value. An option starts a word (after a
+# space, a quote, a bracket or a comma), so `~-L=?3T` inside a random password is none.
 _OPTION = re.compile(
-    r"(?<![\w\-])(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
+    r"(?:^|(?<=[\s\"'`(\[,]))(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
 _OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")

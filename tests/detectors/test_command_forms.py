@@ -13,6 +13,8 @@ from smscan.detectors.slots import find_slots
     [
         ("curl -u admin:Zq8xP1sV9 --token=k7Qm2Rw9 https://x", [("Zq8xP1sV9", "password"), ("k7Qm2Rw9", "token")]),
         ('docker run -e "API_TOKEN=k7Qm2Rw9" app', [("k7Qm2Rw9", "API_TOKEN")]),
+        ("openssl pkcs12 -export -in cert.pem -passout pass:R3oLslOyt+0F -out b.p12", [("cert.pem", "in"), ("R3oLslOyt+0F", "pass"), ("b.p12", "out")]),
+        ("openssl rsa -in key.pem -passin env:KEY_PASSPHRASE", [("key.pem", "in"), ("env:KEY_PASSPHRASE", "passin")]),
         ('subprocess.run(["mysqldump", "--password=k7Qm2Rw9"])', [("k7Qm2Rw9", "password")]),
     ],
 )

@@ -8,7 +8,7 @@ public final class Database {
     private static final String URL = "jdbc:postgresql://reports-db.internal:5432/reports";
 
     static Connection open() throws SQLException {
-        return DriverManager.getConnection(URL, "report_reader", "kiUSxvPrb2qB71");
+        return DriverManager.getConnection(URL, "report_reader", "harbor-violet-falcon47");
     }
 
     static Connection openLegacy() throws SQLException {

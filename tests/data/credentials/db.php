@@ -1,5 +1,5 @@
 <?php
-$pdo = new PDO('mysql:host=127.0.0.1;dbname=shop', 'shop_app', '9u71tBlnUP1aGrulv0');
+$pdo = new PDO('mysql:host=127.0.0.1;dbname=shop', 'shop_app', 'Winter*Valley22');
 $legacy = mysqli_connect('legacy-db', 'reports', 'qKWFV30gg1yh7HIUPFKLxl', 'reports_archive');
 
 $ch = curl_init('https://billing.example.com/export');

@@ -84,7 +84,7 @@ class WindowRule:
     def rule(self) -> dict[str, Any]:
         return {"rule": "local" if self.local else "global", "window": "line" if self.lines else 4}
 
-    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
         if self.lines:
             windows, _ = line_windows(text, scores.char_starts, scores.char_ends, scores.nll)
         else:

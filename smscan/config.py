@@ -54,7 +54,7 @@ class Settings:
     # What runs the model: "auto" is CTranslate2 for the default model on CPU, torch otherwise
     # (smscan/model/runtime.py). dtype "int8" exists on CTranslate2 only.
     runtime: Runtime = "auto"
-    # CPU threads of the model's forward pass; 0 leaves the runtime's default. On a
+    # CPU threads of the model's forward pass; 0 chooses for a shared machine (model/threads.py). On a
     # busy machine one thread can be several times faster (docs/BENCHMARKS.md).
     threads: int = 0
     # A warm worker (`smscan serve`) for the same model and settings scores in place of this
@@ -129,7 +129,7 @@ class Settings:
         for kind in self.kinds:
             _check_choice("kinds", kind, Kind)
         if not 0 <= self.threads <= 1024:
-            raise InvalidSetting("threads", f"threads must be an integer 0..1024 (0: the runtime's default), got {self.threads!r}")
+            raise InvalidSetting("threads", f"threads must be an integer 0..1024 (0: automatic), got {self.threads!r}")
         if not 1 <= self.score_cache_mb <= 1_000_000:
             raise InvalidSetting("score_cache_mb", f"score_cache_mb must be 1..1000000 (megabytes), got {self.score_cache_mb!r}")
         if self.max_file_bytes < 1:

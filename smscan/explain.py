@@ -176,7 +176,7 @@ def _candidate_verdicts(
         detector = detection.detector
         if not detector.applies_to(document.path):
             continue
-        for candidate in detector.candidates(document.text, scores):
+        for candidate in detector.candidates(document.text, scores, path=document.path):
             if detector.sensitive:
                 sensitive.append((candidate.char_start, candidate.char_end))
             key = (detector.kind, candidate.char_start, candidate.char_end)
@@ -188,7 +188,8 @@ def _candidate_verdicts(
             reasons += _evidence(detector, candidate.score, dict(candidate.details))
             verdicts.append(_verdict(detector.kind, candidate.char_start, candidate.char_end, candidate.score,
                                      detection.threshold, False, reasons, view.position))
-        for dropped in detector.dropped(document.text, scores, view.windows, tau=view.tau, near=NEAR):
+        for dropped in detector.dropped(document.text, scores, view.windows, tau=view.tau, near=NEAR,
+                                        path=document.path):
             if view.shows(dropped.start, dropped.end):
                 verdicts.append(_verdict(detector.kind, dropped.start, dropped.end, dropped.surprise,
                                          detection.threshold, False, list(dropped.reasons), view.position))

@@ -21,7 +21,7 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import auroc
 from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
-from smscan.exports.operating_points import SurpriseCalibration
+from smscan.exports.surprise_calibration import SurpriseCalibration
 from smscan.exports.value_points import ValueCalibration
 from smscan.exports.values import ValueRule
 from smscan.masking import MaskRule

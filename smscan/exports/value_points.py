@@ -1,6 +1,6 @@
 """Calibrating value-aware masking: value threshold and code threshold, the whole rule in the loop.
 
-As for the raw rule (:mod:`smscan.exports.operating_points`), each candidate is judged by the
+As for the raw rule (:mod:`smscan.exports.surprise_calibration`), each candidate is judged by the
 final mask: values triggered and masked whole, their repeats in the group, code structure by the
 raw rule at the code threshold. A token counts as masked when it holds a masked character. For a
 fixed code threshold a lower value threshold masks a superset, so recall and collateral both
@@ -32,9 +32,10 @@ import numpy as np
 from smscan.calibration.calibrate import too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.calibration.thresholds import operating_point_criterion
 from smscan.errors import SmscanError
-from smscan.exports.operating_points import SurpriseCalibration, group_folds, group_key
+from smscan.exports.label_groups import group_folds, group_key
+from smscan.exports.surprise_calibration import SurpriseCalibration
 from smscan.exports.values import (
     RepeatIndex,
     TextValues,
@@ -236,7 +237,7 @@ def calibrate_values(
         entry = calibrate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95")
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
-    criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    criterion = operating_point_criterion(criterion)
     asked = criterion
     code_thresholds = code_cutoffs(rule) if code_thresholds is None else code_thresholds
     # Bad labels and criteria fail here, before the cross-validation's longer part.
@@ -254,11 +255,7 @@ def calibrate_values(
             )
     code = calibration.rule.cutoff
     points: dict[str, dict[str, Any]] = {}
-    for name, recall in OPERATING_POINTS.items():
-        try:
-            value = calibration.threshold_for_recall(recall)
-        except SmscanError:
-            continue
+    for name, value in calibration.operating_thresholds():
         points[name] = {"threshold": code, "value_threshold": calibration.saved_threshold(value),
                         **calibration.confusion(value).as_dict()}
     raw = {key: value for key, value in calibration.rule.as_dict().items() if key != "threshold"}

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from smscan.calibration.labels import LabelledText
-from smscan.exports.operating_points import SurpriseCalibration, calibrate_surprise, selection_cutoffs
+from smscan.exports.operating_points import calibrate_surprise
+from smscan.exports.surprise_calibration import SurpriseCalibration, selection_cutoffs
 from smscan.exports.value_points import calibrate_values
 from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores

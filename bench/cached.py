@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from smscan.cache import CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cached_scorer import CachedScorer
 from smscan.records import TokenScores
 
 
@@ -43,7 +44,7 @@ class CacheOnlyScorer:
 class _Unscored:
     def __init__(self, fingerprint: str, settings: _Key, cache_dir: Path) -> None:
         from smscan.model.lazy import load_tokenizer_file
-        from smscan.model.load import resolve_model
+        from smscan.model.source import resolve_model
 
         self.fingerprint, self.settings, self.cache_dir = fingerprint, settings, cache_dir
         self.tokenizer = load_tokenizer_file(resolve_model("default").folder / "tokenizer.json")

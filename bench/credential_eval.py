@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache import cache_key
+from smscan.cache_entries import cache_key
 from smscan.calibration.calibrate import choose_threshold, cross_validate, evaluate
 from smscan.calibration.labels import read_labels
 from smscan.calibration.metrics import sweep
@@ -64,7 +64,7 @@ class PlainGlobalSM:
     def rule(self) -> dict[str, Any]:
         return {"rule": "global", "window": self.window, "consensus": 1}
 
-    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
         windows = fixed_windows(scores.nll, size=self.window)
         n = len(scores)
         best = np.full(n, -np.inf)

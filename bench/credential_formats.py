@@ -20,7 +20,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache import ScoreCache, cache_key
+from smscan.cache import ScoreCache
+from smscan.cache_entries import cache_key
 from smscan.detectors import make_detector, propagate_values
 
 

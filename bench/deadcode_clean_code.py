@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache import cache_key
+from smscan.cache_entries import cache_key
 from smscan.calibration.labels import read_labels
 from smscan.calibration.thresholds import PACKAGED, find_entry, packaged_thresholds, read_thresholds_file
 from smscan.detectors import make_detector

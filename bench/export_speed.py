@@ -68,11 +68,12 @@ def run_local(source: Path, output: Path, threads: int) -> dict[str, float]:
 def run_ray(source: Path, output: Path, workers: int) -> dict[str, float]:
     import ray
 
-    from smscan.exports.job import ExportSource
+    from smscan.exports.job import ExportSource, ScorerRecipe
     from smscan.exports.masked import ExportPlan
-    from smscan.exports.ray_engine import RayCluster, ScorerRecipe, run_ray_export
+    from smscan.exports.ray_cluster import RayCluster
+    from smscan.exports.ray_engine import run_ray_export
     from smscan.exports.rule import MaskRule
-    from smscan.model.load import resolve_model
+    from smscan.model.source import resolve_model
 
     begun = time.perf_counter()
     ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)

@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=4)
     args = parser.parse_args(argv)
 
-    from smscan.cache import CachedScorer, ScoreCache, default_cache_dir
+    from smscan.cache import ScoreCache, default_cache_dir
+    from smscan.cached_scorer import CachedScorer
     from smscan.calibration.labels import read_labels
     from smscan.config import load_settings
     from smscan.exports.masked import ExportPlan

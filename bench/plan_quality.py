@@ -20,7 +20,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from smscan.cache import CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cached_scorer import CachedScorer
 from smscan.calibration.calibrate import choose_threshold, evaluate
 from smscan.calibration.labels import read_labels
 from smscan.calibration.metrics import sweep

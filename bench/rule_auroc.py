@@ -2,7 +2,8 @@
 """The paper's scoring rules side by side: AUROC on the credential and dead-code dev sets, and cost.
 
     python -m bench.rule_auroc --secrets DIR/labels.jsonl --deadcode DIR/mbpp_calib.jsonl \\
-        [--files 40] [--max-chars 8000] [--clean 100] [--runtime ctranslate2] [--threads 2] [--json OUT]
+        [--export DIR/dev.jsonl --export-groups G1,G2] [--files 40] [--max-chars 8000] [--clean 100] \\
+        [--runtime ctranslate2] [--threads 2] [--json OUT]
 
 Rules (paper section 2, D.1, D.2, D.4), all on the same texts and the same model:
 
@@ -13,8 +14,11 @@ Rules (paper section 2, D.1, D.2, D.4), all on the same texts and the same model
 
 Units: credentials score each character by its best covering 4-token window (labels: the secret
 values; the paper's CredData rule); dead code scores each line by its line window (labels: the
-injected lines; the paper's DePA rule). AUROC counts ties one half; TPR@FPR1% is the recall at the
-highest threshold whose false-positive rate is at most 1%. No propagation, no detector evidence:
+injected lines; the paper's DePA rule); the export set (``bench/export_values_gen.py``, dev split:
+private identities planted in real files, whole repositories named by ``--export-groups``) scores
+characters as credentials do, with the ``personal-data`` instructions. AUROC counts ties one half;
+TPR at FPR x is the recall at the highest threshold whose false-positive rate is at most x: 1%, and
+3%, the export work's collateral target. No propagation, no detector evidence:
 the rules alone. Cost: document tokens, tokens fed to the model (prompt tokens included) and
 seconds to score each set under each rule, in one run (time varies 2-3x with machine load).
 """
@@ -80,7 +84,7 @@ class WindowRule:
     def rule(self) -> dict[str, Any]:
         return {"rule": "local" if self.local else "global", "window": "line" if self.lines else 4}
 
-    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
         if self.lines:
             windows, _ = line_windows(text, scores.char_starts, scores.char_ends, scores.nll)
         else:
@@ -139,6 +143,15 @@ def pick_deadcode(documents: list[LabelledText], *, clean: int, seed: int) -> li
     return poisoned + others[:clean]
 
 
+def pick_export(documents: list[LabelledText], groups: Sequence[str]) -> list[LabelledText]:
+    """The export set's documents of the named repositories (whole groups, in file order)."""
+    known = {d.group for d in documents}
+    missing = [g for g in groups if g not in known]
+    if missing:
+        raise SystemExit(f"--export-groups: no group {', '.join(missing)} in the export set")
+    return [d for d in documents if d.group in groups]
+
+
 def measure(name: str, documents: list[LabelledText], base: Any, purpose: str, *, lines: bool) -> list[dict[str, Any]]:
     texts = [d.text for d in documents]
     rows = []
@@ -157,6 +170,7 @@ def measure(name: str, documents: list[LabelledText], base: Any, purpose: str, *
         values, labels = units.unit("line" if lines else "char")
         results.append({"set": name, "rule": rule, "unit": "line" if lines else "char",
                         "auroc": round(auroc(values, labels), 4), "tpr_at_fpr_1pct": round(tpr_at_fpr(values, labels), 4),
+                        "tpr_at_fpr_3pct": round(tpr_at_fpr(values, labels, 0.03), 4),
                         "positives": int(labels.sum()), "units": len(labels)})
     return results + rows
 
@@ -165,6 +179,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--secrets", type=Path, required=True)
     parser.add_argument("--deadcode", type=Path, required=True)
+    parser.add_argument("--export", type=Path, help="the export set's dev.jsonl (bench/export_values_gen.py)")
+    parser.add_argument("--export-groups", default="requests-2.32.3,gunicorn-23.0.0", help="repositories of --export to measure")
     parser.add_argument("--files", type=int, default=40)
     parser.add_argument("--max-chars", type=int, default=8000)
     parser.add_argument("--clean", type=int, default=100)
@@ -182,12 +198,16 @@ def main() -> int:
           f"{sum(len(d.lines) for d in deadcode)} poisoned lines", flush=True)
     rows = measure("credentials", secrets, base, "credentials", lines=False)
     rows += measure("dead code (MBPP)", deadcode, base, "dead-code", lines=True)
-    print("| set | rule | unit | AUROC | TPR at FPR 1% | positives / units |")
-    print("|---|---|---|---|---|---|")
+    if args.export is not None:
+        exported = pick_export(read_labels(args.export), args.export_groups.split(","))
+        print(f"export set: {len(exported)} files of {args.export_groups}, {sum(len(d.spans) for d in exported)} planted values", flush=True)
+        rows += measure("export (dev)", exported, base, "personal-data", lines=False)
+    print("| set | rule | unit | AUROC | TPR at FPR 1% | TPR at FPR 3% | positives / units |")
+    print("|---|---|---|---|---|---|---|")
     for row in rows:
         if "rule" in row:
             print(f"| {row['set']} | {row['rule']} | {row['unit']} | {row['auroc']:.4f} | {row['tpr_at_fpr_1pct']:.3f} | "
-                  f"{row['positives']} / {row['units']} |")
+                  f"{row['tpr_at_fpr_3pct']:.3f} | {row['positives']} / {row['units']} |")
     print("\n| set | scoring | seconds | document tokens | tokens fed | fed per document token |")
     print("|---|---|---|---|---|---|")
     for row in rows:

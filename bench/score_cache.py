@@ -15,7 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from smscan.cache import CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cached_scorer import CachedScorer
 from smscan.calibration.labels import read_labels
 from smscan.model.load import load_scorer
 

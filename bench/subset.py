@@ -17,7 +17,8 @@ import shutil
 from pathlib import Path
 
 from bench.cached import default_model_identity
-from smscan.cache import ScoreCache, cache_key
+from smscan.cache import ScoreCache
+from smscan.cache_entries import cache_key
 
 
 class _Key:

@@ -24,8 +24,8 @@ from bench.cached import CacheOnlyScorer, default_model_identity
 from smscan.cache import default_cache_dir
 from smscan.calibration.labels import read_labels
 from smscan.calibration.thresholds import OPERATING_POINTS
-from smscan.exports.operating_points import SurpriseCalibration
 from smscan.exports.rule import MaskRule
+from smscan.exports.surprise_calibration import SurpriseCalibration
 from smscan.records import TokenScores
 
 

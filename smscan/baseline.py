@@ -38,6 +38,7 @@ from pathlib import Path
 from smscan.errors import SmscanError
 from smscan.finite import check_finite
 from smscan.records import Finding
+from smscan.regular_files import read_config_file
 from smscan.reports.visible import json_escaped
 
 FORMAT_VERSION = 1
@@ -158,7 +159,7 @@ def load_baseline(path: Path) -> Baseline:
             and where is named).
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_config_file(path).decode("utf-8"))
     except FileNotFoundError as exc:
         raise SmscanError(
             f"{path}: baseline file not found; create it with `smscan baseline -o {path}`"

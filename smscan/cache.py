@@ -7,7 +7,7 @@ scorer re-tokenizes the text (cheap: no model runs) and the entry is used only w
 those tokens matches; a mismatch (another tokenizer, a changed rule) is a miss.
 
 Storage is one SQLite database in WAL mode, ``ROOT/scores.sqlite3``, shared by concurrent processes
-(writers wait on a busy timeout; readers never block). Its entries are bounded in total size: a
+(writers wait on a busy timeout; readers never block; ``cache_database.py``). Its entries are bounded in total size: a
 write that takes the total over ``max_bytes`` evicts the least recently used entries down to 90%
 of it. A damaged entry is a miss; a damaged database is deleted and started afresh; a cache that
 cannot be opened at all is turned off for the run and says why (``disabled``), never failing a scan.
@@ -25,42 +25,23 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smscan.cache_entries import (
-    cache_key,
-    decode_entry,
-    encode_entry,
-    settings_key,
-    tokens_digest,
-)
-from smscan.cached_scorer import CachedScorer
+from smscan.cache_database import CacheDatabase, is_busy, remove_legacy_entries
+from smscan.cached_scorer import CachedScorer  # the CLI imports it from here
 
 # The one definition of smscan's cache root (a light module: no torch). The boundary table lets
 # cache import errors and records only; a second copy of the root rules would drift instead.
 from smscan.model.store import cache_root
 
-__all__ = [
-    "DATABASE_NAME", "DEFAULT_MAX_MB", "CacheInfo", "CachedScorer", "ScoreCache", "cache_key", "decode_entry",
-    "default_cache_dir", "encode_entry", "settings_key", "tokens_digest",
-]
+__all__ = ["DEFAULT_MAX_MB", "CacheInfo", "CachedScorer", "ScoreCache", "default_cache_dir"]
 
-DATABASE_NAME = "scores.sqlite3"
 DEFAULT_MAX_MB = 200
-_BUSY_TIMEOUT_S = 10.0
 _EVICT_TO = 0.9  # of max_bytes, so a full cache does not evict on every write
 _SQL_CHUNK = 500  # keys per IN (...) query, under SQLite's parameter limit
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS entries (
-    key BLOB PRIMARY KEY, value BLOB NOT NULL, size INTEGER NOT NULL, used INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used);
-CREATE TABLE IF NOT EXISTS identities (request TEXT PRIMARY KEY, identity TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-"""
 
 
 def default_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
@@ -103,15 +84,17 @@ class ScoreCache:
         self.max_bytes = max_bytes
         self.hits = 0
         self.misses = 0
-        self.disabled: str | None = None  # why the cache is off for this run, if it is
-        self._connection: sqlite3.Connection | None = None
-        self._pid = 0
-        self._reset_done = False
+        self._db = CacheDatabase(root)
 
     @property
     def path(self) -> Path:
         """The database file."""
-        return self.root / DATABASE_NAME
+        return self._db.path
+
+    @property
+    def disabled(self) -> str | None:
+        """Why the cache is off for this run, if it is."""
+        return self._db.disabled
 
     # -- reading and writing ---------------------------------------------------------------
 
@@ -119,7 +102,7 @@ class ScoreCache:
         """The stored entries of those ``keys`` that have one; marks them as just used."""
         wanted = sorted(set(keys))
         found: dict[str, bytes] = {}
-        with self._database(write=False) as db:
+        with self._db.connection(write=False) as db:
             if db is None or not self.path.exists():
                 return found
             for first in range(0, len(wanted), _SQL_CHUNK):
@@ -136,7 +119,7 @@ class ScoreCache:
             return
         now = time.time_ns()
         rows = [(bytes.fromhex(key), value, len(value), now) for key, value in entries.items()]
-        with self._database(write=True) as db:
+        with self._db.connection(write=True) as db:
             if db is None:
                 return
             db.execute("BEGIN IMMEDIATE")
@@ -163,7 +146,7 @@ class ScoreCache:
 
     def contains(self, key: str) -> bool:
         """Whether an entry is stored under ``key`` (without marking it used)."""
-        with self._database(write=False) as db:
+        with self._db.connection(write=False) as db:
             if db is None or not self.path.exists():
                 return False
             return db.execute("SELECT 1 FROM entries WHERE key = ?", (bytes.fromhex(key),)).fetchone() is not None
@@ -171,7 +154,7 @@ class ScoreCache:
 
     def recall(self, request: str) -> dict[str, Any] | None:
         """What a scorer loaded for ``request`` said about itself, if remembered."""
-        with self._database(write=False) as db:
+        with self._db.connection(write=False) as db:
             if db is None or not self.path.exists():
                 return None
             row = db.execute("SELECT identity FROM identities WHERE request = ?", (request,)).fetchone()
@@ -187,7 +170,7 @@ class ScoreCache:
         """Record what a scorer loaded for ``request`` said about itself (key order kept: reports
         print the description as it was)."""
         text = json.dumps(dict(identity))
-        with self._database(write=True) as db:
+        with self._db.connection(write=True) as db:
             if db is not None:
                 db.execute("INSERT OR REPLACE INTO identities (request, identity) VALUES (?, ?)", (request, text))
 
@@ -197,10 +180,10 @@ class ScoreCache:
         """Location, entries, stored bytes and file bytes (0 when there is no database yet)."""
         entries = stored = 0
         if self.path.exists():
-            with self._database(write=False) as db:
+            with self._db.connection(write=False) as db:
                 if db is not None:
                     entries, stored = db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries").fetchone()
-        file_bytes = sum(p.stat().st_size for p in _database_files(self.path) if p.exists())
+        file_bytes = sum(p.stat().st_size for p in self._db.files() if p.exists())
         return CacheInfo(self.path, int(entries), int(stored), file_bytes, self.max_bytes)
 
     def clear(self) -> int:
@@ -208,15 +191,13 @@ class ScoreCache:
         the cache format before this one (they held token ids); returns the bytes freed."""
         freed = self.info().file_bytes
         self.close()
-        for path in _database_files(self.path):
+        for path in self._db.files():
             path.unlink(missing_ok=True)
         return freed + remove_legacy_entries(self.root)
 
     def close(self) -> None:
         """Close this process's connection (reopened on the next use)."""
-        if self._connection is not None and self._pid == os.getpid():
-            self._connection.close()
-        self._connection = None
+        self._db.close()
 
     # -- internals -------------------------------------------------------------------------
 
@@ -255,93 +236,5 @@ class ScoreCache:
                 chunk = keys[first : first + _SQL_CHUNK]
                 db.execute(f"UPDATE entries SET used = ? WHERE key IN ({','.join('?' * len(chunk))})", [now, *chunk])
         except sqlite3.OperationalError as error:
-            if not _is_busy(error):
+            if not is_busy(error):
                 raise
-
-    @contextmanager
-    def _database(self, *, write: bool) -> Iterator[sqlite3.Connection | None]:
-        """The connection (None when the cache is off or, for a read, absent). Database failures
-        end in a miss, a dropped write or a reset, never in an exception: a cache must not fail
-        a scan."""
-        db = None
-        if self.disabled is None:
-            try:
-                db = self._connect(create=write)
-            except sqlite3.DatabaseError as error:
-                self._handle(error)
-        if db is None:
-            yield None
-            return
-        try:
-            yield db
-        except sqlite3.DatabaseError as error:
-            self._handle(error)
-
-    def _handle(self, error: sqlite3.DatabaseError) -> None:
-        # Busy past the timeout: this read is a miss, this write is dropped. Anything else
-        # (malformed, not a database, unwritable) is a damaged or unusable database.
-        if isinstance(error, sqlite3.OperationalError) and _is_busy(error):
-            return
-        self._recover(error)
-
-    def _connect(self, *, create: bool) -> sqlite3.Connection | None:
-        if self._connection is not None and self._pid == os.getpid():
-            return self._connection
-        self._connection = None  # a connection inherited over fork is never used
-        if not create and not self.path.exists():
-            return None
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            self.disabled = f"cannot create {self.root} ({error.strerror})"
-            return None
-        if create:  # once per process: a store that is written to drops what the old format kept
-            remove_legacy_entries(self.root)
-        db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-        except BaseException:
-            db.close()
-            raise
-        self._connection, self._pid = db, os.getpid()
-        return db
-
-    def _recover(self, error: sqlite3.DatabaseError) -> None:
-        # A damaged database is deleted once and started afresh; a second failure turns the
-        # cache off for this run (the scan goes on, scoring everything).
-        self.close()
-        if self._reset_done or not self.path.exists():
-            self.disabled = f"{self.path}: {error}"
-            return
-        self._reset_done = True
-        try:
-            for path in _database_files(self.path):
-                path.unlink(missing_ok=True)
-        except OSError as unlink_error:
-            self.disabled = f"{self.path}: {error}; cannot delete it ({unlink_error.strerror})"
-
-
-def _database_files(path: Path) -> list[Path]:
-    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
-
-
-def _is_busy(error: sqlite3.OperationalError) -> bool:
-    message = str(error).lower()
-    return "locked" in message or "busy" in message
-
-
-def remove_legacy_entries(root: Path) -> int:
-    """Delete the ``<2 hex>/<key>.npz`` entries of the format before the database (they held the
-    token ids of every scanned text, which decode back to it); returns the bytes freed."""
-    freed = 0
-    for legacy in root.glob("[0-9a-f][0-9a-f]/*.npz"):
-        try:
-            freed += legacy.stat().st_size
-            legacy.unlink()
-            if not any(legacy.parent.iterdir()):
-                legacy.parent.rmdir()
-        except OSError:  # another process removed it first, or it cannot be removed: not ours to fail on
-            continue
-    return freed

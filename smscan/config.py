@@ -38,6 +38,8 @@ Device = Literal["auto", "cpu", "cuda", "mps"]
 Dtype = Literal["auto", "bf16", "fp16", "fp32", "int8"]
 Runtime = Literal["auto", "torch", "ctranslate2"]
 """Finding kinds a user may choose to report (``kinds``; empty means all)."""
+Ranking = Literal["global", "local"]
+"""``ranking``: how windows are selected (paper D.1, D.2), for scans, exports and calibration alike."""
 WorkerUse = Literal["off", "use", "auto"]
 """``worker``: never use a warm worker; use one that runs (default); or also start one (hooks)."""
 
@@ -52,7 +54,7 @@ class Settings:
     # What runs the model: "auto" is CTranslate2 for the default model on CPU, torch otherwise
     # (smscan/model/runtime.py). dtype "int8" exists on CTranslate2 only.
     runtime: Runtime = "auto"
-    # CPU threads of the model's forward pass; 0 leaves the runtime's default. On a
+    # CPU threads of the model's forward pass; 0 chooses for a shared machine (model/threads.py). On a
     # busy machine one thread can be several times faster (docs/BENCHMARKS.md).
     threads: int = 0
     # A warm worker (`smscan serve`) for the same model and settings scores in place of this
@@ -66,6 +68,11 @@ class Settings:
     threshold: float = DEFAULT_SURPRISE_THRESHOLD
     window: int = DEFAULT_WINDOW_TOKENS
     consensus: int = 1
+    # Window selection: "global" selects windows whose mean NLL reaches threshold; "local" those
+    # whose rank among up to `neighbours` windows on each side is below rank_max (0-100).
+    ranking: Ranking = "global"
+    rank_max: float = 10.0
+    neighbours: int = 32
     propagate: bool = True
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     skip_lock_files: bool = True
@@ -114,10 +121,15 @@ class Settings:
             raise InvalidSetting("window", f"window must be 1..{MAX_WINDOW_TOKENS} tokens, got {self.window}")
         if not 1 <= self.consensus <= self.window:
             raise InvalidSetting("consensus", f"consensus must be 1..window ({self.window}), got {self.consensus}")
+        _check_choice("ranking", self.ranking, Ranking)
+        if not 0 < self.rank_max <= 100:
+            raise InvalidSetting("rank_max", f"rank_max must be in (0, 100], got {self.rank_max}")
+        if not 1 <= self.neighbours <= 100_000:
+            raise InvalidSetting("neighbours", f"neighbours must be 1..100000 windows, got {self.neighbours}")
         for kind in self.kinds:
             _check_choice("kinds", kind, Kind)
         if not 0 <= self.threads <= 1024:
-            raise InvalidSetting("threads", f"threads must be an integer 0..1024 (0: the runtime's default), got {self.threads!r}")
+            raise InvalidSetting("threads", f"threads must be an integer 0..1024 (0: automatic), got {self.threads!r}")
         if not 1 <= self.score_cache_mb <= 1_000_000:
             raise InvalidSetting("score_cache_mb", f"score_cache_mb must be 1..1000000 (megabytes), got {self.score_cache_mb!r}")
         if self.max_file_bytes < 1:

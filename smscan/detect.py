@@ -22,7 +22,7 @@ def applies(detector: Detector, path: str) -> bool:
 
 def candidates_of(detector: Detector, path: str, text: str, scores: TokenScores) -> list[Candidate]:
     """The detector's candidates in one document (none where it does not apply)."""
-    return detector.candidates(text, scores) if applies(detector, path) else []
+    return detector.candidates(text, scores, path=path) if applies(detector, path) else []
 
 
 def kept_in_group(

@@ -19,7 +19,7 @@ import numpy as np
 from smscan.decisions import decide
 from smscan.detectors.candidate import Detector
 from smscan.detectors.suppress import is_allowed
-from smscan.engine.rules import select_global
+from smscan.engine.rules import select_global, select_local
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.kinds import SURPRISE
 from smscan.pipeline import scan
@@ -110,7 +110,15 @@ def explain_document(
         path=document.path, text=document.text, first_line=first_line, last_line=last_line, model=model,
         window=view.window, surprise_threshold=view.tau, tokens=_heat(scores, view), windows=_top_windows(scores, view),
         spans=tuple(verdicts), sensitive=tuple(sensitive), kinds=rules.kinds,
+        local_selection=_local_selection(rules),
     )
+
+
+def _local_selection(rules: ScanRules) -> str:
+    surprise = rules.surprise
+    if surprise is None or surprise.ranking != "local":
+        return ""
+    return f"local ranking: windows ranked below {surprise.rank_max:g} among {surprise.neighbours} neighbours each side"
 
 
 def _view(
@@ -124,7 +132,10 @@ def _view(
     tau = surprise.threshold if surprise is not None else threshold
     k = surprise.consensus if surprise is not None else consensus
     windows = fixed_windows(scores.nll, size=size)
-    selected = select_global(windows, threshold=tau)
+    if surprise is not None and surprise.ranking == "local":
+        selected = select_local(windows, neighbours=surprise.neighbours, rank_max=surprise.rank_max)
+    else:
+        selected = select_global(windows, threshold=tau)
     return _View(starts[first_line - 1], hi, starts, size, tau, k, windows, selected)
 
 
@@ -165,7 +176,7 @@ def _candidate_verdicts(
         detector = detection.detector
         if not detector.applies_to(document.path):
             continue
-        for candidate in detector.candidates(document.text, scores):
+        for candidate in detector.candidates(document.text, scores, path=document.path):
             if detector.sensitive:
                 sensitive.append((candidate.char_start, candidate.char_end))
             key = (detector.kind, candidate.char_start, candidate.char_end)
@@ -177,7 +188,8 @@ def _candidate_verdicts(
             reasons += _evidence(detector, candidate.score, dict(candidate.details))
             verdicts.append(_verdict(detector.kind, candidate.char_start, candidate.char_end, candidate.score,
                                      detection.threshold, False, reasons, view.position))
-        for dropped in detector.dropped(document.text, scores, view.windows, tau=view.tau, near=NEAR):
+        for dropped in detector.dropped(document.text, scores, view.windows, tau=view.tau, near=NEAR,
+                                        path=document.path):
             if view.shows(dropped.start, dropped.end):
                 verdicts.append(_verdict(detector.kind, dropped.start, dropped.end, dropped.surprise,
                                          detection.threshold, False, list(dropped.reasons), view.position))
@@ -197,7 +209,9 @@ def _finding_reasons(
     if finding.kind == SURPRISE:
         inside = (scores.char_starts < finding.char_end) & (scores.char_ends > finding.char_start)
         most = int(votes[inside].max()) if inside.any() else 0
-        reasons = [f"its best window reaches τ; up to {most} selected window(s) cover a token (consensus needs {consensus})"]
+        # Under local ranking the score is 100 - the best rank, the threshold 100 - rank_max.
+        best = "reaches τ" if not finding.details.get("ranking") else "ranks below rank_max among its neighbours"
+        reasons = [f"its best window {best}; up to {most} selected window(s) cover a token (consensus needs {consensus})"]
         if finding.details.get("propagated"):
             reasons.append("an exact repeat of a span flagged elsewhere in the same group (duplicate propagation)")
         return reasons

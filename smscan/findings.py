@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from smscan.engine.rules import local_ranks
 from smscan.engine.spans import char_spans
 from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule, TextMask
@@ -24,21 +25,26 @@ def surprise_findings(
 ) -> Iterator[Finding]:
     """The ``surprise`` spans of one scored piece (``scores`` in document offsets) under ``mask``.
 
-    A span's score is its most surprising window; a span reached only by duplicate propagation
+    A span's score is its most surprising window: its mean NLL against the threshold (global
+    ranking), or 100 minus its rank among its neighbours against 100 - ``rank_max`` (local), so
+    a higher score is more surprising under either. A span reached only by duplicate propagation
     may have none at or above the threshold (``details["propagated"]``).
     """
     token_starts = scores.char_starts
     windows = masked.windows
+    local = rule.ranking == "local"
+    values = 100.0 - local_ranks(windows, neighbours=rule.neighbours) if local else windows.scores
+    threshold = 100.0 - rule.rank_max if local else rule.threshold
     for char_start, char_end in char_spans(mask, scores.char_starts, scores.char_ends):
         first = int(np.searchsorted(token_starts, char_start, side="left"))
         last = int(np.searchsorted(token_starts, char_end, side="left"))
         overlapping = (windows.starts < last) & (windows.ends > first)
-        window_scores = windows.scores[overlapping & np.isfinite(windows.scores)]
+        window_scores = values[overlapping & np.isfinite(values)]
         score = float(window_scores.max()) if window_scores.size else float("nan")
         by_window = bool((masked.selected & overlapping).any())
         finding = make_finding(
             document, SURPRISE, char_start, char_end, score=score,
-            threshold=rule.threshold, details={"propagated": not by_window}, result=result,
+            threshold=threshold, details={"propagated": not by_window} | ({"ranking": "local"} if local else {}), result=result,
         )
         if finding is not None:
             yield finding

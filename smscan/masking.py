@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
-from smscan.config import MAX_WINDOW_TOKENS
+from smscan.config import MAX_WINDOW_TOKENS, Ranking
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
 from smscan.engine.rules import select_global, select_local
@@ -28,7 +29,7 @@ from smscan.engine.windows import Windows, fixed_windows
 from smscan.kinds import SURPRISE
 from smscan.records import TokenScores
 
-Ranking = Literal["global", "local"]
+__all__ = ["MaskRule", "Ranking", "TextMask", "mask_group", "mask_text", "propagate_group", "supervised_tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +84,25 @@ class MaskRule:
 
     def report_dict(self) -> dict[str, Any]:
         """The rule as a scan report states it (report format version 2 names the ranking ``rule``)."""
-        return {
-            "kind": SURPRISE, "rule": self.ranking, "window": self.window, "threshold": self.threshold,
-            "consensus": self.consensus, "propagate": self.propagate,
-        }
+        out: dict[str, Any] = {"kind": SURPRISE, "rule": self.ranking, "window": self.window, "threshold": self.threshold}
+        if self.ranking == "local":
+            out.update(rank_max=self.rank_max, neighbours=self.neighbours)
+        out.update(consensus=self.consensus, propagate=self.propagate)
+        return out
+
+    @property
+    def cutoff(self) -> float:
+        """What selects a window: the threshold (global, nats) or ``rank_max`` (local, 0-100).
+
+        A thresholds file's ``surprise`` entry saves this value as its ``threshold``.
+        """
+        return self.threshold if self.ranking == "global" else self.rank_max
+
+    def at_cutoff(self, value: float) -> MaskRule:
+        """The same rule selecting at another cutoff (see :attr:`cutoff`)."""
+        if self.ranking == "global":
+            return replace(self, threshold=float(value))
+        return replace(self, rank_max=float(value))
 
 
 @dataclass(frozen=True, slots=True)

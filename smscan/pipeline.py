@@ -192,7 +192,7 @@ def _judge_document(
         # Detectors see the whole text and the scores of its pieces in document offsets.
         sparse = document_scores(pieces, scores)
         for detector in applicable:
-            candidates[detector.kind] = detector.candidates(document.text, sparse)
+            candidates[detector.kind] = detector.candidates(document.text, sparse, path=document.path)
     return _Judged(document, masked, candidates)
 
 

@@ -21,6 +21,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from smscan.engine.spans import merge_touching
 from smscan.records import Document
 
 CONTEXT_CHARS = 2048
@@ -124,13 +125,7 @@ def target_spans(
 
 def merge_spans(text: str, spans: Iterable[tuple[int, int]]) -> list[Piece]:
     """Pieces of ``text`` covering the union of ``spans``; overlapping or adjacent ones merge."""
-    merged: list[tuple[int, int]] = []
-    for lo, hi in sorted(spans):
-        if merged and lo <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
-        else:
-            merged.append((lo, hi))
-    return [Piece(lo, text[lo:hi]) for lo, hi in merged]
+    return [Piece(lo, text[lo:hi]) for lo, hi in merge_touching(sorted(spans))]
 
 
 def _context_start(text: str, starts: list[int], start: int, context_chars: int) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smscan.config import Settings
+from smscan.config import Ranking, Settings
 from smscan.detectors import DEFAULT_KINDS, Detector, make_detector
 from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule
@@ -52,10 +52,23 @@ class SurpriseParameters:
     threshold: float
     consensus: int
     propagate: bool
-    ranking: str = "global"
+    ranking: Ranking = "global"
     source: str = "settings"
     value_threshold: float | None = None
     """Value-aware masking's value threshold from a calibrated entry (None: none saved)."""
+    rank_max: float = 10.0
+    neighbours: int = 32
+
+    def mask_rule(self) -> MaskRule:
+        """These values as the one rule type scans, exports and calibration mask with.
+
+        Raises:
+            ValueError: the values do not make a rule (consensus above the window, say).
+        """
+        return MaskRule(
+            window=self.window, threshold=self.threshold, ranking=self.ranking, rank_max=self.rank_max,
+            neighbours=self.neighbours, consensus=self.consensus, propagate=self.propagate,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +81,9 @@ class RuleFlags:
     threshold: float | None = None
     consensus: int | None = None
     propagate: bool | None = None
+    ranking: str | None = None
+    rank_max: float | None = None
+    neighbours: int | None = None
     masking: str | None = None
     """The export's ``--masking``: read the ``surprise`` entry calibrated for it
     (``smscan/calibration/maskings.py``); None reads the file's entry as it is."""
@@ -97,11 +113,15 @@ def resolve_detections(
 def resolve_surprise(
     settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags = RuleFlags()
 ) -> SurpriseParameters:
-    """Raw Surprise Masking's window, threshold, consensus and propagation (module docstring).
+    """Raw Surprise Masking's window selection (ranking and its cutoff), consensus and propagation.
+
+    A saved entry's threshold is its ranking's cutoff (nats for ``global``, ``rank_max`` for
+    ``local``); it is used under that ranking only.
 
     Raises:
         ThresholdsError: ``flags.operating_point`` names no saved point, or there is no entry for
-            it; a file the user named holds a ``surprise`` entry made for another model.
+            it; a file the user named holds a ``surprise`` entry made for another model, or
+            calibrated under another window selection than the one the flags or config choose.
     """
     saved, tau, source = _surprise_entry(settings, root=root, fingerprint=fingerprint, flags=flags)
 
@@ -112,21 +132,42 @@ def resolve_surprise(
             return getattr(settings, key)
         return saved_value
 
-    if flags.threshold is not None:
-        threshold, source = flags.threshold, "--threshold"
-    elif flags.operating_point is None and ("threshold" in settings.given or tau is None):
-        threshold, source = settings.threshold, "settings"
+    ranking = str(pick("ranking", flags.ranking, saved.get("ranking")))
+    if saved and saved.get("ranking", "global") != ranking:
+        raise _other_selection(source, saved=str(saved.get("ranking", "global")), used=ranking, settings=settings, flags=flags)
+    # The cutoff of the ranking in use: a flag, else a value the user chose, else the entry's.
+    cutoff_key, cutoff_flag = ("threshold", flags.threshold) if ranking == "global" else ("rank_max", flags.rank_max)
+    cutoff: float
+    if cutoff_flag is not None:
+        cutoff, source = cutoff_flag, "--threshold" if ranking == "global" else "--rank-max"
+    elif flags.operating_point is None and (cutoff_key in settings.given or tau is None):
+        cutoff, source = getattr(settings, cutoff_key), "settings"
     else:
         assert tau is not None
-        threshold = tau
+        cutoff = tau
     return SurpriseParameters(
         window=int(pick("window", flags.window, saved.get("window"))),
-        threshold=float(threshold),
+        threshold=float(cutoff) if ranking == "global" else settings.threshold,
         consensus=int(pick("consensus", flags.consensus, saved.get("consensus"))),
         propagate=bool(pick("propagate", flags.propagate, saved.get("propagate"))),
-        ranking=str(saved.get("ranking", "global")),
+        ranking="local" if ranking == "local" else "global",
         source=source,
         value_threshold=None if saved.get("value_threshold") is None else float(saved["value_threshold"]),
+        rank_max=float(cutoff) if ranking == "local" else settings.rank_max,
+        neighbours=int(pick("neighbours", flags.neighbours, saved.get("neighbours"))),
+    )
+
+
+def _other_selection(source: str, *, saved: str, used: str, settings: Settings, flags: RuleFlags) -> Exception:
+    """The one message for a ``surprise`` entry calibrated under another window selection."""
+    from smscan.errors import ThresholdsError
+
+    chosen_by = "--ranking" if flags.ranking is not None else settings.origin("ranking") or "the ranking given"
+    return ThresholdsError(
+        f"{source}: the surprise threshold was calibrated with {saved} window selection, but {chosen_by} "
+        f"selects {used}; a threshold never applies under another selection rule: calibrate one with "
+        f"`smscan calibrate --kind surprise --ranking {used} --labels FILE -o .smscan/thresholds.json`, "
+        f"or select with ranking = \"{saved}\""
     )
 
 
@@ -212,13 +253,10 @@ class ScanRules:
 def surprise_rule(settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags = RuleFlags()) -> MaskRule:
     """A scan's raw Surprise Masking rule: flags and config over a thresholds file's entry.
 
-    Scans rank windows globally (one threshold), whatever ranking a saved entry names.
+    Raises:
+        ThresholdsError: as :func:`resolve_surprise`.
     """
-    resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
-    return MaskRule(
-        window=resolved.window, threshold=resolved.threshold, consensus=resolved.consensus,
-        propagate=resolved.propagate,
-    )
+    return resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags).mask_rule()
 
 
 def scan_rules(settings: Settings, *, root: Path, fingerprint: str, thresholds: Path | None = None) -> ScanRules:
@@ -239,4 +277,12 @@ def unscored_rules(settings: Settings) -> ScanRules:
     """The rules a report states when nothing was scored: the configured ones, no file read."""
     if SURPRISE not in (settings.kinds or ()):
         return ScanRules(None, ())
-    return ScanRules(MaskRule(settings.window, settings.threshold, consensus=settings.consensus, propagate=settings.propagate), ())
+    return ScanRules(settings_rule(settings), ())
+
+
+def settings_rule(settings: Settings) -> MaskRule:
+    """The raw rule the configured values alone make (no thresholds file read)."""
+    return MaskRule(
+        settings.window, settings.threshold, ranking=settings.ranking, rank_max=settings.rank_max,
+        neighbours=settings.neighbours, consensus=settings.consensus, propagate=settings.propagate,
+    )

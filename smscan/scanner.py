@@ -60,7 +60,8 @@ def scan_and_decide(
 
 def judgement_memo(scorer: Scorer, rules: ScanRules) -> JudgementMemo | None:
     """Remembered candidates of unchanged documents, kept in the score cache when it is on."""
-    from smscan.cache import CachedScorer, settings_key
+    from smscan.cache_entries import settings_key
+    from smscan.cached_scorer import CachedScorer
 
     if not isinstance(scorer, CachedScorer) or rules.surprise is not None or not rules.detections:
         return None

@@ -116,6 +116,8 @@ def score_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
 
 # The fake scorer fixture, for every test that runs a scan through the CLI.
+# The CLI with a fake model injected through Services (tests/cli_runner.py).
+from tests.cli_runner import cli  # noqa: E402,F401
 from tests.scorers import fake_scorer  # noqa: E402,F401
 
 

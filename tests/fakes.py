@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from smscan.model.scorer import ScoringSettings
+from smscan.model.scoring_settings import ScoringSettings
 from smscan.records import TokenScores
 
 _WORD = re.compile(r"\s*\S+")

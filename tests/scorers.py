@@ -94,7 +94,7 @@ def _tokens(text: str) -> TokenScores:
     # Token id: crc32 of the token's UTF-8 bytes; every nll NaN.
     matches = list(TOKEN.finditer(text))
     return TokenScores(
-        token_ids=np.array([zlib.crc32(m.group().encode()) for m in matches], dtype=np.int64),
+        token_ids=np.array([zlib.crc32(m.group().encode("utf-8", "surrogatepass")) for m in matches], dtype=np.int64),
         char_starts=np.array([m.start() for m in matches], dtype=np.int64),
         char_ends=np.array([m.end() for m in matches], dtype=np.int64),
         nll=np.full(len(matches), np.nan),
@@ -148,7 +148,10 @@ def install_fake_scorer() -> RandomWordScorer:
 
 @pytest.fixture
 def fake_scorer(monkeypatch: pytest.MonkeyPatch) -> Iterator[RandomWordScorer]:
-    """Make ``smscan.model.load.load_scorer`` (which ``run_scan`` imports) return a RandomWordScorer."""
+    """Make ``smscan.model.load.load_scorer`` (which ``run_scan`` imports) return a RandomWordScorer.
+
+    Kept for tests not yet moved: a CLI test takes the ``cli`` fixture (tests/cli_runner.py),
+    which injects the model through ``Services`` instead of patching the loader."""
     scorer = RandomWordScorer()
     try:
         module = importlib.import_module("smscan.model.load")

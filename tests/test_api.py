@@ -12,6 +12,7 @@ import pytest
 import smscan
 from smscan.api import MaskRule, batch_masker, mask_records, mask_texts
 from smscan.errors import SmscanError
+from tests.cli_runner import Cli
 from tests.scorers import RandomWordScorer
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
@@ -30,9 +31,7 @@ def test_import_smscan_and_the_api_never_load_torch() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_mask_texts_gives_spans_like_the_export(tmp_path: Path, fake_scorer: RandomWordScorer) -> None:
-    from smscan.cli import main
-
+def test_mask_texts_gives_spans_like_the_export(tmp_path: Path, cli: Cli) -> None:
     texts = [f"key = '{KEY}'\nprint(key)\n", "x = 1\n"]
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
@@ -42,7 +41,7 @@ def test_mask_texts_gives_spans_like_the_export(tmp_path: Path, fake_scorer: Ran
         assert [o["text"] for o in out] == texts
         assert out[0]["smscan"]["masked_spans"] and out[1]["smscan"]["masked_spans"] == []
         assert out[0]["smscan"]["rule"]["surprise"]["masking"] == masking
-        assert main(["export", str(source), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3", *flags]) == 0
+        assert cli.main(["export", str(source), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3", *flags]) == 0
         exported = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
         assert exported == out
 

@@ -9,15 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from smscan.cache import (
-    DATABASE_NAME,
-    CachedScorer,
-    ScoreCache,
-    cache_key,
-    decode_entry,
-    default_cache_dir,
-    encode_entry,
-)
+from smscan.cache import ScoreCache, default_cache_dir
+from smscan.cache_database import DATABASE_NAME
+from smscan.cache_entries import cache_key, decode_entry, encode_entry
+from smscan.cached_scorer import CachedScorer
 from smscan.records import TokenScores
 from tests.scorers import RandomWordScorer
 

@@ -16,11 +16,10 @@ from pathlib import Path
 import pytest
 
 from smscan.baseline import Baseline
-from smscan.cli import main
 from smscan.decisions import decide, without_dead_code_on_credential_lines
 from smscan.records import Document, Finding, Position, ScanResult
+from tests.cli_runner import Cli
 from tests.conftest import commit_files
-from tests.scorers import RandomWordScorer
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 DEAD = (
@@ -30,14 +29,14 @@ DEAD = (
 
 
 @pytest.fixture
-def project(git_repo: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def project(git_repo: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     commit_files(git_repo, {"dead.py": DEAD})
     thresholds = {
         "format": "smscan-thresholds", "version": 1,
         "kinds": {
-            "credential": {"fingerprint": fake_scorer.fingerprint, "threshold": 3.0,
+            "credential": {"fingerprint": cli.scorer.fingerprint, "threshold": 3.0,
                            "rule": {"statistic": "window", "secret_bonus": 2.0, "token_penalty": 2.0}},
-            "dead-code": {"fingerprint": fake_scorer.fingerprint, "rule": {"evidence_bonus": 2.0}, "threshold": 2.8},
+            "dead-code": {"fingerprint": cli.scorer.fingerprint, "rule": {"evidence_bonus": 2.0}, "threshold": 2.8},
         },
     }
     (git_repo.parent / "thresholds.json").write_text(json.dumps(thresholds))
@@ -46,29 +45,29 @@ def project(git_repo: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: Random
     return git_repo
 
 
-def scan_json(capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
+def scan_json(cli: Cli, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
     capsys.readouterr()
-    main(["repo", ".", "--format", "json", "--thresholds", "../thresholds.json", "--no-cache", *extra])
+    cli.main(["repo", ".", "--format", "json", "--thresholds", "../thresholds.json", "--no-cache", *extra])
     return json.loads(capsys.readouterr().out)
 
 
 def test_scan_baseline_and_explain_agree_on_a_dead_line_holding_a_credential(
-    project: Path, capsys: pytest.CaptureFixture[str]
+    cli: Cli, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    report = scan_json(capsys)
+    report = scan_json(cli, capsys)
     assert sorted((f["kind"], f["start"]["line"]) for f in report["findings"]) == [("credential", 9), ("dead-code", 3)]
 
-    assert main(["baseline", ".", "-o", "../baseline.json", "--thresholds", "../thresholds.json", "--no-cache"]) == 0
+    assert cli.main(["baseline", ".", "-o", "../baseline.json", "--thresholds", "../thresholds.json", "--no-cache"]) == 0
     entries = json.loads((project.parent / "baseline.json").read_text())["entries"]
     assert sorted(e["kind"] for e in entries) == ["credential", "dead-code"]  # 2, as the scan showed, not 3
 
-    with_baseline = scan_json(capsys, "--baseline", "../baseline.json")
+    with_baseline = scan_json(cli, capsys, "--baseline", "../baseline.json")
     assert with_baseline["findings"] == []
     assert with_baseline["suppressed"]["baseline"]["accepted"] == 2
     assert with_baseline["suppressed"]["baseline"]["stale"] == []
 
     capsys.readouterr()
-    assert main(["explain", "dead.py:3-9", "--thresholds", "../thresholds.json", "--no-cache", "--no-redact"]) == 0
+    assert cli.main(["explain", "dead.py:3-9", "--thresholds", "../thresholds.json", "--no-cache", "--no-redact"]) == 0
     out = capsys.readouterr().out
     assert "9:5-9:39  dead-code  score 4.00 vs threshold 2.80: not reported" in out and "not reported: the credential finding on its line" in out
     assert "3:5-4:19  dead-code  score 3.00 vs threshold 2.80: reported" in out

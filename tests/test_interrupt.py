@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
 from smscan.exports import writer as export_writer
+from tests.cli_runner import Cli
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
@@ -149,7 +149,7 @@ def test_ctrl_c_during_an_export_says_how_to_resume_and_resume_counts_every_reco
 
 
 def test_an_interrupted_parquet_conversion_leaves_no_output_and_resume_converts(
-    tmp_path: Path, fake_scorer, capsys, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, cli: Cli, capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
     source = tmp_path / "in.jsonl"
@@ -163,12 +163,12 @@ def test_an_interrupted_parquet_conversion_leaves_no_output_and_resume_converts(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(export_writer, "jsonl_to_parquet", convert_then_die)
-    assert main(["export", str(source), "-o", str(out), *RAW]) == 130
+    assert cli.main(["export", str(source), "-o", str(out), *RAW]) == 130
     assert "run the same command with --resume" in capsys.readouterr().err
     assert out.read_bytes() == b"the previous export"
     assert not list(tmp_path.glob(".out.parquet.parquet.tmp"))
     monkeypatch.setattr(export_writer, "jsonl_to_parquet", real)
-    assert main(["export", str(source), "-o", str(out), "--resume", *RAW]) == 0
+    assert cli.main(["export", str(source), "-o", str(out), "--resume", *RAW]) == 0
     assert "mean masked fraction" in capsys.readouterr().err
     assert pq.read_table(out).column("i").to_pylist() == list(range(40))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "out.parquet"]

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cache import DATABASE_NAME, CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cache_database import DATABASE_NAME
+from smscan.cached_scorer import CachedScorer
 from smscan.detectors import make_detector
 from smscan.detectors.credential import CredentialDetector
 import smscan.judgements as judgements
@@ -40,9 +42,9 @@ class Counting:
         self.judged: list[int] = []
         original = CredentialDetector.candidates
 
-        def counted(detector: CredentialDetector, text: str, scores):  # type: ignore[no-untyped-def]
+        def counted(detector: CredentialDetector, text: str, scores, *, path: str = ""):  # type: ignore[no-untyped-def]
             self.judged.append(len(text))
-            return original(detector, text, scores)
+            return original(detector, text, scores, path=path)
 
         monkeypatch.setattr(CredentialDetector, "candidates", counted)
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from smscan.cli import main
 from smscan.config import Settings, load_settings
 from smscan.errors import ThresholdsError
 from smscan.exports.rule import MaskRule
 from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
+from tests.cli_runner import Cli
 from tests.scorers import RandomWordScorer
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
@@ -62,58 +61,74 @@ def test_a_named_file_made_for_another_model_is_refused(tmp_path: Path) -> None:
 
 
 def test_scan_reads_the_configured_files_surprise_entry(
-    tmp_path: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A random word's windows average 3.75 nats: found at the file's 3.0, not at the default 6.0.
     project = tmp_path / "project"
     project.mkdir()
     (project / "a.py").write_text(f"token = '{KEY}'\nprint(token)\n")
-    assert main(["repo", str(project), "--kinds", "surprise", "--format", "json"]) == 0
+    assert cli.main(["repo", str(project), "--kinds", "surprise", "--format", "json"]) == 0
     capsys.readouterr()
     # A config's paths stay inside the repository (README, "Security model").
     write_thresholds(project / "t.json", RandomWordScorer.fingerprint)
     (project / ".smscan.toml").write_text('thresholds = "t.json"\n')
-    assert main(["repo", str(project), "--kinds", "surprise", "--format", "json"]) == 1
+    assert cli.main(["repo", str(project), "--kinds", "surprise", "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["rule"]["surprise"]["threshold"] == 3.0
 
 
 def test_export_reads_the_configured_files_surprise_entry_without_flags(
-    tmp_path: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"text": f"token = '{KEY}'\n"}) + "\n")
     write_thresholds(tmp_path / "t.json", RandomWordScorer.fingerprint)
     (tmp_path / ".smscan.toml").write_text('thresholds = "t.json"\n')
-    assert main(["export", str(source), "-o", str(tmp_path / "out.jsonl")]) == 0, capsys.readouterr().err
+    assert cli.main(["export", str(source), "-o", str(tmp_path / "out.jsonl")]) == 0, capsys.readouterr().err
     record = json.loads((tmp_path / "out.jsonl").read_text())
     assert record["smscan"]["rule"]["surprise"]["threshold"] == 3.0
     assert record["smscan"]["masked_spans"]
 
 
 def test_eval_and_calibrate_load_the_configured_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cli: Cli
 ) -> None:
-    from smscan.model import load
-
-    asked: list[dict[str, Any]] = []
-
-    def recording_loader(model: str, **kwargs: Any) -> RandomWordScorer:
-        asked.append({"model": model, **kwargs})
-        return RandomWordScorer()
-
-    monkeypatch.setattr(load, "load_scorer", recording_loader)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / ".smscan.toml").write_text('model = "my-org/my-model"\ndevice = "cpu"\nthreads = 1\n')
+    (tmp_path / ".smscan.toml").write_text('model = "my-org/my-model"\ndevice = "cpu"\ndtype = "fp32"\nthreads = 1\n')
     labels = tmp_path / "labels.jsonl"
     rows = [{"text": f"k{i} = '{KEY}'\n", "group": f"g{i}", "spans": [{"start": 6, "end": 6 + len(KEY)}]} for i in range(4)]
     labels.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    main(["calibrate", "--kind", "credential", "--labels", str(labels), "--folds", "2", "-o", "t.json",
-                 "--score-cache", str(tmp_path / "scores")])
-    main(["eval", "--kind", "credential", "--labels", str(labels), "--threshold", "1",
-          "--score-cache", str(tmp_path / "scores")])
+    cli.main(["calibrate", "--kind", "credential", "--labels", str(labels), "--folds", "2", "-o", "t.json",
+              "--score-cache", str(tmp_path / "scores")])
+    cli.main(["eval", "--kind", "credential", "--labels", str(labels), "--threshold", "1",
+              "--score-cache", str(tmp_path / "scores")])
     capsys.readouterr()
-    assert [(a["model"], a["device"], a["threads"]) for a in asked] == [("my-org/my-model", "cpu", 1)] * 2
+    asked = [{"model": spec, **options} for spec, options in cli.loads]
+    assert [(a["model"], a["device"], a["dtype"], a["threads"]) for a in asked] == [("my-org/my-model", "cpu", "fp32", 1)] * 2
+
+
+def test_eval_looks_thresholds_up_by_the_loaded_model_s_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cli: Cli
+) -> None:
+    # The config names a model the fake loader does not care about: the entry is found (or
+    # refused) by the fingerprint of the model that loaded, never by the configured name.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".smscan.toml").write_text('model = "my-org/my-model"\n')
+    labels = tmp_path / "labels.jsonl"
+    rows = [{"text": f"k{i} = '{KEY}'\n", "group": f"g{i}", "spans": [{"start": 6, "end": 6 + len(KEY)}]} for i in range(4)]
+    labels.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    evaluate = ["eval", "--kind", "credential", "--labels", str(labels), "--format", "json", "--thresholds"]
+
+    def credential_entry(path: Path, fingerprint: str) -> Path:
+        entry = {"fingerprint": fingerprint, "rule": {}, "threshold": 1.0}
+        path.write_text(json.dumps({"format": "smscan-thresholds", "version": 1, "kinds": {"credential": entry}}))
+        return path
+
+    assert cli.main([*evaluate, str(credential_entry(tmp_path / "own.json", RandomWordScorer.fingerprint))]) == 0
+    assert json.loads(capsys.readouterr().out)["fingerprint"] == RandomWordScorer.fingerprint
+    assert cli.main([*evaluate, str(credential_entry(tmp_path / "other.json", "sha256:othermodel"))]) == 2
+    err = capsys.readouterr().err
+    assert "sha256:othermodel" in err and RandomWordScorer.fingerprint in err and "my-org/my-model" in err
 
 
 @pytest.mark.parametrize("window", [64, 200])

@@ -8,7 +8,7 @@ import pytest
 
 from smscan.errors import SourceError
 from smscan.exports.masked import ExportPlan, export_groups
-from smscan.exports.ray_engine import group_chunks
+from smscan.exports.ray_read import group_chunks
 from smscan.masking import MaskRule
 from smscan.pipeline import scan
 from smscan.records import DatasetRecord, Document, Rejected, Skip, TokenScores

@@ -16,7 +16,7 @@ import numpy as np
 
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion, Sweep, auroc, confusion, sweep
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.calibration.thresholds import OPERATING_POINTS, operating_point_criterion
 from smscan.calibration.units import UnitScores, score_units
 from smscan.detectors import make_detector
 from smscan.errors import SmscanError
@@ -28,7 +28,7 @@ _CRITERION = re.compile(r"^(?:best-f1|recall:(0(?:\.\d+)?|1(?:\.0+)?)|fpr:(0(?:\
 def parse_criterion(text: str) -> str:
     """Validate a criterion: ``best-f1``, ``recall:R``, ``fpr:F``, or an operating point name."""
     if text in OPERATING_POINTS:
-        return f"recall:{OPERATING_POINTS[text]}"
+        return operating_point_criterion(text)
     if not _CRITERION.match(text):
         raise SmscanError(
             f"unknown criterion {text!r}: use best-f1, recall:R, fpr:F (R, F in 0..1) or one of "

@@ -32,6 +32,7 @@ from typing import Any
 from smscan.atomic import write_text_atomically
 from smscan.errors import ThresholdsError
 from smscan.finite import check_finite
+from smscan.regular_files import read_config_file
 
 FORMAT = "smscan-thresholds"
 VERSION = 1
@@ -46,6 +47,17 @@ _REQUIRED = ("fingerprint", "rule", "threshold")
 SAME_SCORES_SUFFIXES = ("+ct2-fp32",)
 # The scoring-rule suffix a PromptedScorer puts on its fingerprint (smscan/model/prompted.py).
 _RULE_SUFFIX = re.compile(r"\+(?P<rule>prompted|contrast)-(?P<digest>[0-9a-f]{12})$")
+
+
+def operating_point_criterion(criterion: str) -> str:
+    """The ``recall:R`` criterion an operating point name stands for (``SM90`` -> ``recall:0.9``);
+    any other criterion as given.
+
+    Example:
+        >>> operating_point_criterion("SM90"), operating_point_criterion("fpr:0.01")
+        ('recall:0.9', 'fpr:0.01')
+    """
+    return f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
 
 
 def split_scoring_rule(fingerprint: str) -> tuple[str, str]:
@@ -109,7 +121,7 @@ def read_thresholds_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {"format": FORMAT, "version": VERSION, "kinds": {}}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_config_file(path).decode("utf-8"))
     except OSError as error:
         raise ThresholdsError(f"{path}: cannot read thresholds: {error.strerror}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -57,7 +57,7 @@ def score_units(
     Returns:
         Flat arrays over all documents (characters, then lines), and hard-negative scores.
     """
-    found = [detector.candidates(d.text, s) for d, s in zip(documents, scores)]
+    found = [detector.candidates(d.text, s, path=d.name) for d, s in zip(documents, scores)]
     if propagate:
         found = _propagate_by_group(documents, found)
     char_scores, char_labels, line_scores, line_labels = [], [], [], []

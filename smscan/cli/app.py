@@ -28,7 +28,7 @@ from smscan.cli.git_modes import (
     install_hook_command,
     staged_command,
 )
-from smscan.cli.help import Command
+from smscan.cli.help import Command, plain_app
 from smscan.cli.model import model_app
 from smscan.cli.options import FLAG
 from smscan.cli.repo import repo_command
@@ -43,13 +43,8 @@ EXIT_ERROR = 2
 EXIT_BUG = 3
 EXIT_INTERRUPTED = 130
 
-app = typer.Typer(
+app = plain_app(
     name="smscan",
-    add_completion=False,
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    pretty_exceptions_show_locals=False,
     # Help wraps at the terminal width, at most 100 columns.
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
 
-from smscan.cli.help import Command
+from smscan.cli.help import Command, plain_app
 from smscan.cli.options import ConfigOption
 from smscan.cli.scanning import command_settings
 from smscan.cli.services import current_services
@@ -15,14 +14,7 @@ from smscan.cli.services import current_services
 if TYPE_CHECKING:
     from smscan.cache import ScoreCache
 
-cache_app = typer.Typer(
-    help="Inspect or clear the score cache (token scores of texts scanned before; no text).",
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    pretty_exceptions_show_locals=False,
-)
+cache_app = plain_app(help="Inspect or clear the score cache (token scores of texts scanned before; no text).")
 
 
 def _cache(config: Path | None) -> ScoreCache:

@@ -5,13 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import shlex
-from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from smscan.cli.calibrate_options import (
     CriterionOptions,
@@ -20,9 +17,17 @@ from smscan.cli.calibrate_options import (
     MeasureOptions,
     SurpriseRuleOptions,
 )
+from smscan.cli.calibrate_summary import print_calibration_summary
 from smscan.cli.groups import command
+from smscan.cli.measurement import (
+    check_detector_kind,
+    command_settings,
+    load_cached_scorer,
+    score_planned_with_progress,
+    score_with_progress,
+)
 from smscan.cli.options import ModelOptions
-from smscan.cli.services import Services, current_services
+from smscan.cli.services import current_services
 
 
 @command
@@ -72,7 +77,7 @@ def calibrate_command(
 
         plot_kind(measure.plot, kind, documents, scores, threshold=entry["threshold"], rule=entry["rule"],
                   operating_point=entry["criterion"], title=f"{kind} on {labels_name} ({scorer.fingerprint})")
-    _print_summary(services.console(), kind, output, provenance)
+    print_calibration_summary(services.console(), kind, output, provenance)
     return 0
 
 
@@ -125,6 +130,8 @@ def _command_line(
         words += ["--target-recall" if name == "recall" else "--max-fpr", value]
     if surprise_rule is not None:
         words += ["--window", str(surprise_rule.window), "--consensus", str(surprise_rule.consensus)]
+        if surprise_rule.ranking == "local":
+            words += ["--ranking", "local", "--neighbours", str(surprise_rule.neighbours)]
         words.append("--propagate" if surprise_rule.propagate else "--no-propagate")
     if model:
         words += ["--model", model]
@@ -157,16 +164,20 @@ def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> An
     from smscan.exports.rule import MaskRule
 
     window, consensus, propagate = options.window, options.consensus, options.propagate
+    ranking, neighbours = options.ranking, options.neighbours
 
     if kind != "surprise":
         check_detector_kind(kind)
-        given = [name for name, value in (("--window", window), ("--consensus", consensus), ("--propagate", propagate)) if value is not None]
+        flags = (("--window", window), ("--consensus", consensus), ("--propagate", propagate), ("--ranking", ranking), ("--neighbours", neighbours))
+        given = [name for name, value in flags if value is not None]
         if given:
             raise SmscanError(f"{', '.join(given)}: rule options of --kind surprise; --kind {kind} uses its detector's rule")
         return None
     try:
         return MaskRule(
             window=settings.window if window is None else window,
+            ranking=settings.ranking if ranking is None else ranking,  # type: ignore[arg-type]  # MaskRule checks it
+            neighbours=settings.neighbours if neighbours is None else neighbours,
             consensus=settings.consensus if consensus is None else consensus,
             propagate=settings.propagate if propagate is None else propagate,
         )
@@ -199,122 +210,3 @@ def _documents(kind: str, data: DataOptions) -> tuple[list[Any], str, str]:
         raise SmscanError(f"{labels}: --kind {kind} needs {'dead-code rows (code, poisoned_lines)' if wanted == 'lines' else 'credential rows (text or path, spans)'}")
     digest = hashlib.sha256(labels.read_bytes()).hexdigest()
     return documents, labels.as_posix(), digest
-
-
-def check_detector_kind(kind: str) -> None:
-    """Refuse a kind that has no detector (``surprise`` is calibrated, not evaluated, here)."""
-    from smscan.detectors import DETECTORS
-    from smscan.errors import SmscanError
-
-    if kind not in DETECTORS:
-        raise SmscanError(f"--kind must be one of {', '.join(DETECTORS)}, got {kind!r}")
-
-
-def load_cached_scorer(settings: Any, *, score_cache: Path | None, services: Services) -> Any:
-    """The configured reference model (model, device, dtype, threads, as a scan would load it)
-    behind the score cache: calibration and evaluation never rescore a text."""
-    from smscan.cache import CachedScorer, ScoreCache, default_cache_dir
-
-    with services.err_console().status("loading the reference model", spinner="dots"):
-        # The model itself: the cache in front of it is this command's (--score-cache).
-        scorer = services.scorer(replace(settings, score_cache=False))
-    return CachedScorer(scorer, ScoreCache(score_cache or default_cache_dir()))
-
-
-def command_settings(config: Path | None, model: ModelOptions, services: Services) -> Any:
-    """Settings of calibrate and eval: the config found from the working directory, then flags
-    (model, device, dtype and threads as a scan would load them)."""
-    from smscan.cli.scanning import command_settings as settings_at
-
-    return settings_at(Path.cwd(), config, model.overrides(), services)
-
-
-def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
-    """Score texts through the cache, with a progress bar on a terminal."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    from smscan.calibration.calibrate import score_documents
-
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console, transient=True, disable=not console.is_terminal,
-    ) as progress:
-        task = progress.add_task("scoring", total=len(texts))
-        return score_documents(scorer, texts, on_progress=lambda done, _: progress.update(task, completed=done))
-
-
-def score_planned_with_progress(scorer: Any, kind: str, documents: Sequence[Any], rule: dict[str, Any] | None = None) -> list[Any]:
-    """Score what a scan of ``kind`` scores (its detector's plan), so thresholds are chosen and
-    judged on the scores a scan reads; the plan ignores the labelled texts' names."""
-    from smscan.detectors import make_detector
-    from smscan.plan import assemble_scores, plan_pieces
-    from smscan.records import Document
-
-    detector = make_detector(kind, rule)
-    plans = [plan_pieces(Document(d.name, d.text), [detector], by_path=False) for d in documents]
-    flat = score_with_progress(scorer, [piece.text for pieces in plans for piece in pieces])
-    return assemble_scores(plans, flat)
-
-
-def _print_summary(console: Console, kind: str, output: Path, entry: dict[str, Any]) -> None:
-    if kind == "surprise":
-        _print_surprise_summary(console, output, entry)
-        return
-    unit = entry["unit"]
-    validation = entry["validation"][unit]
-    cv = entry["cross_validation"]
-    console.print(f"{kind}: threshold {entry['threshold']:.4f} nats ({entry['criterion']}) saved to {output}")
-    console.print(
-        f"  validation ({unit}s, {entry['examples']} examples): TPR {validation['tpr']:.3f}  "
-        f"FPR {validation['fpr']:.5f}  precision {validation['precision']:.3f}  F1 {validation['f1']:.3f}  "
-        f"AUROC {validation['auroc']}"
-    )
-    console.print(
-        f"  {cv['folds']}-fold cross-validated: TPR {cv['tpr']:.3f}  FPR {cv['fpr']:.5f}  "
-        f"precision {cv['precision']:.3f}  F1 {cv['f1']:.3f}"
-    )
-    points = ", ".join(f"{name} {point['threshold']:.3f}" for name, point in entry["operating_points"].items())
-    console.print(f"  operating points: {points}")
-
-
-def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any]) -> None:
-    rule = entry["rule"]
-    validation = entry["validation"]["token"]
-    margin = f", values whole at randomness {rule['value_threshold']}" if rule.get("masking") == "values" else ", paper rule"
-    console.print(
-        f"surprise: threshold {entry['threshold']:.4f} nats ({entry['criterion']}; window {rule['window']}, "
-        f"consensus {rule['consensus']}, propagation {'on' if rule['propagate'] else 'off'}{margin}) saved to {output}"
-    )
-    console.print(
-        f"  validation (reference tokens, {entry['examples']} examples): target coverage "
-        f"{validation['tpr']:.3f}  collateral rate {validation['fpr']:.5f}  F1 {validation['f1']:.3f}"
-    )
-    cv = entry.get("cross_validation")
-    if cv:
-        console.print(
-            f"  {cv['folds']}-fold cross-validated: target coverage {cv['tpr']:.3f}  "
-            f"collateral rate {cv['fpr']:.5f}  F1 {cv['f1']:.3f}"
-        )
-        if "spread" in cv:
-            spread = cv["spread"]
-            console.print(
-                f"  spread over folds: coverage {spread['tpr_mean']:.3f} ± {spread['tpr_std']:.3f} (min {spread['tpr_min']:.3f})  "
-                f"collateral {spread['fpr_mean']:.4f} ± {spread['fpr_std']:.4f} (max {spread['fpr_max']:.4f})"
-            )
-    if entry.get("landing", {}).get("margin"):
-        console.print(f"  landing: value threshold lowered by {entry['landing']['margin']:.3f}, the worst fold's overshoot")
-    if entry.get("curve"):
-        curve = "  ".join(f"{p['value_threshold']:.2f}:{p['tpr']:.3f}/{p['fpr']:.4f}" for p in entry["curve"])
-        console.print(f"  validation curve (value threshold:coverage/collateral): {curve}")
-    points = ", ".join(
-        f"{name} {point.get('value_threshold', point['threshold']):.3f} ({point['tpr']:.3f}/{point['fpr']:.4f})"
-        for name, point in entry["operating_points"].items()
-    )
-    console.print(f"  operating points (threshold, coverage/collateral): {points}")

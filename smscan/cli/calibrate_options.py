@@ -9,7 +9,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from smscan.cli.options import FLAG, ConfigOption, finite_float
+from smscan.cli.options import (
+    FLAG,
+    ConfigOption,
+    ConsensusOption,
+    NeighboursOption,
+    RankingOption,
+    RankMaxOption,
+    finite_float,
+)
 
 KindArgument = Annotated[str, typer.Option("--kind", metavar="KIND", help="credential, dead-code, or surprise (raw masking for export).")]
 LabelsOption = Annotated[
@@ -64,4 +72,30 @@ class SurpriseRuleOptions:
         Optional[bool],
         typer.Option("--propagate/--no-propagate", metavar=FLAG, help="surprise: duplicate propagation within a group, in the loop (config: propagate) [default: on]."),
     ] = None
+    ranking: Annotated[
+        Optional[str],
+        typer.Option("--ranking", metavar="global|local", help="surprise: window selection to calibrate: global (threshold in nats) or local (rank_max) (config: ranking) [default: global]."),
+    ] = None
+    neighbours: Annotated[Optional[int], typer.Option("--neighbours", metavar="N", help="surprise, local ranking: windows compared on each side (config: neighbours) [default: 32].")] = None
     masking: Annotated[str, typer.Option("--masking", metavar="values|paper", help="surprise: values (value-aware, the export's default) or paper (the raw window rule).")] = "values"
+
+
+@dataclass(frozen=True)
+class SelectionOptions:
+    """eval --kind surprise: the window selection measured (flags beat the config and the entry)."""
+
+    ranking: RankingOption = None
+    rank_max: RankMaxOption = None
+    neighbours: NeighboursOption = None
+    consensus: ConsensusOption = None
+    window: Annotated[Optional[int], typer.Option("--window", metavar="N", help="surprise: window length in reference tokens (config: window) [default: 4].")] = None
+
+    def overrides(self) -> dict[str, object]:
+        """The Settings values these flags give (None: not given)."""
+        return {"ranking": self.ranking, "rank_max": self.rank_max, "neighbours": self.neighbours,
+                "consensus": self.consensus, "window": self.window}
+
+    def given(self) -> list[str]:
+        """The flags given, for a refusal under a detector kind."""
+        names = {"ranking": "--ranking", "rank_max": "--rank-max", "neighbours": "--neighbours", "consensus": "--consensus", "window": "--window"}
+        return [names[key] for key, value in self.overrides().items() if value is not None]

@@ -13,13 +13,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from smscan.cli.calibrate import (
+from smscan.cli.calibrate_options import LabelsOption, MeasureOptions, SelectionOptions
+from smscan.cli.groups import command
+from smscan.cli.measurement import (
+    check_detector_kind,
     command_settings,
     load_cached_scorer,
     score_planned_with_progress,
 )
-from smscan.cli.calibrate_options import LabelsOption, MeasureOptions
-from smscan.cli.groups import command
 from smscan.cli.options import ModelOptions, finite_float
 from smscan.cli.scanning import write_atomically
 from smscan.cli.services import Services, current_services
@@ -50,23 +51,27 @@ class EvalOutputOptions:
 
 @command
 def eval_command(
-    kind: Annotated[str, typer.Option("--kind", metavar="KIND", help="credential or dead-code.")],
+    kind: Annotated[str, typer.Option("--kind", metavar="KIND", help="credential, dead-code, or surprise (raw masking under its window selection).")],
     labels: LabelsOption = None,
     *,
     point: PointOptions,
+    selection: SelectionOptions,
     out: EvalOutputOptions,
     model: ModelOptions,
     measure: MeasureOptions,
 ) -> int:
     """TPR, FPR, precision and F1 at character and line level, and AUROC (ties count one half),
-    of one finding kind on labelled data, as in the paper's appendix B.4."""
+    of one finding kind on labelled data, as in the paper's appendix B.4. --kind surprise
+    measures raw masking in reference tokens under its window selection (global or local)."""
     from smscan.calibration.calibrate import evaluate_kind
     from smscan.calibration.labels import read_labels
-    from smscan.cli.calibrate import check_detector_kind
     from smscan.errors import SmscanError
 
     services = current_services()
-    check_detector_kind(kind)
+    if kind != "surprise":
+        check_detector_kind(kind)
+        if selection.given():
+            raise SmscanError(f"{', '.join(selection.given())}: window selection options of --kind surprise; --kind {kind} uses its detector's rule")
     if labels is None:
         raise SmscanError("--labels FILE is required")
     if out.report_format not in EVAL_FORMATS:
@@ -74,6 +79,11 @@ def eval_command(
     if point.threshold is not None and point.operating_point is not None:
         raise SmscanError("give --threshold or --operating-point, not both")
     documents = read_labels(labels)
+    if kind == "surprise":
+        from smscan.cli.eval_surprise import evaluate_surprise_command
+
+        _write(evaluate_surprise_command(labels, documents, point, selection, model, measure, services), out, services)
+        return 0
     settings = command_settings(measure.config, model, services)
     files = _threshold_files(settings, point)  # read before the model loads
     scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
@@ -131,6 +141,11 @@ def _write(result: dict[str, Any], out: EvalOutputOptions, services: Services) -
 
 
 def _print_result(console: Console, result: dict[str, Any]) -> None:
+    if result["kind"] == "surprise":
+        from smscan.cli.eval_surprise import print_surprise
+
+        print_surprise(console, result)
+        return
     console.print(
         f"{result['kind']} on {result['labels']} ({result['examples']} examples) at threshold "
         f"{result['threshold']:.4f} from {result['thresholds']}"

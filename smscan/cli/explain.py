@@ -76,8 +76,8 @@ _MAX_EXPLAIN_BYTES = 64 << 20
 
 
 def _read_text(path: Path) -> str:
+    from smscan.regular_files import read_regular_file
     from smscan.sources.text import decode_text
-    from smscan.sources.worktree import read_regular_file
 
     try:  # a regular file only: a FIFO would block, /dev/zero never end
         data = read_regular_file(path, limit=_MAX_EXPLAIN_BYTES)

@@ -9,7 +9,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from smscan.cli.options import FLAG, ConfigOption, KindsOption, NoCacheOption, finite_float
+from smscan.cli.options import (
+    FLAG,
+    ConfigOption,
+    KindsOption,
+    NeighboursOption,
+    NoCacheOption,
+    RankingOption,
+    RankMaxOption,
+    finite_float,
+)
 
 
 @dataclass(frozen=True)
@@ -33,9 +42,9 @@ class MaskOptions:
     window: Annotated[Optional[int], typer.Option("--window", metavar="N", help="Window length in reference tokens.")] = None
     threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Mean window NLL (nats) at or above which a window is selected (global ranking).")] = None
     consensus: Annotated[Optional[int], typer.Option("--consensus", metavar="K", help="Selected windows a token needs to be masked (k).")] = None
-    ranking: Annotated[str, typer.Option("--ranking", metavar="global|local", help="global (one threshold) or local (rank among neighbouring windows).")] = "global"
-    rank_max: Annotated[float, typer.Option("--rank-max", parser=finite_float, metavar="PERCENT", help="Local ranking: select windows ranked below this (0-100).")] = 10.0
-    neighbours: Annotated[int, typer.Option("--neighbours", metavar="N", help="Local ranking: windows compared on each side.")] = 32
+    ranking: RankingOption = None
+    rank_max: RankMaxOption = None
+    neighbours: NeighboursOption = None
     propagate: Annotated[Optional[bool], typer.Option("--propagate/--no-propagate", metavar=FLAG, help="Duplicate propagation within a group.")] = None
     thresholds: Annotated[Optional[Path], typer.Option("--thresholds", metavar="FILE", help="Thresholds file (smscan calibrate); its 'surprise' entry sets the rule.")] = None
     operating_point: Annotated[Optional[str], typer.Option("--operating-point", metavar="NAME", help="A saved operating point of the surprise entry: SM50, SM70, SM90, SM95, best-f1.")] = None

@@ -211,6 +211,11 @@ def install_hook_command(
     root = _git_root(path.resolve())
     with GitRepository(root) as repo:
         hooks = repo.hooks_dir()
+    if hooks.exists() and not hooks.is_dir():  # core.hooksPath=/dev/null switches hooks off
+        raise SmscanError(
+            f"{hooks}: git runs no hooks here (core.hooksPath names no folder); set core.hooksPath "
+            "to a folder or unset it, then install again"
+        )
     target = hooks / "pre-commit"
     if target.exists() or target.is_symlink():
         try:

@@ -2,13 +2,25 @@
 
 Typer shows a required argument as ``{base}`` in the usage line and every argument with a type
 placeholder (``<str>``); :class:`Command` shows ``BASE[...HEAD]`` and ``FILES...`` instead.
+:func:`plain_app` makes the root app and each command group (``smscan model``, ``smscan cache``)
+with the same settings.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import typer
 from typer.core import TyperArgument, TyperCommand
+
+
+def plain_app(**options: Any) -> typer.Typer:
+    """A Typer app with plain help (no rich markup), help when called bare, no shell completion,
+    and no pretty tracebacks: they would show locals, which may hold a scanned value."""
+    return typer.Typer(
+        rich_markup_mode=None, no_args_is_help=True, add_completion=False,
+        pretty_exceptions_enable=False, pretty_exceptions_show_locals=False, **options,
+    )
 
 
 def _argument_name(param: Any) -> str:

@@ -14,19 +14,12 @@ import typer
 from rich.console import Console
 
 from smscan.cli.groups import command
-from smscan.cli.help import Command
+from smscan.cli.help import Command, plain_app
 from smscan.cli.options import FLAG, ConfigOption, ModelOptions
 from smscan.cli.scanning import command_settings
 from smscan.cli.services import current_services
 
-model_app = typer.Typer(
-    help="Get and inspect the reference model.",
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    pretty_exceptions_show_locals=False,
-)
+model_app = plain_app(help="Get and inspect the reference model.")
 
 
 @model_app.command("pull", cls=Command, short_help="Fetch and convert the default model.")

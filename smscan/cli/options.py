@@ -62,6 +62,20 @@ ThresholdsFileOption = Annotated[
     typer.Option("--thresholds", metavar="FILE", help="Calibrated thresholds file (default: the config's 'thresholds', .smscan/thresholds.json, then the packaged defaults)."),
 ]
 
+RankingOption = Annotated[
+    Optional[str],
+    typer.Option("--ranking", metavar="global|local", help="Window selection: global (one threshold) or local (rank among neighbouring windows) (config: ranking) [default: global]."),
+]
+RankMaxOption = Annotated[
+    Optional[float],
+    typer.Option("--rank-max", parser=finite_float, metavar="PERCENT", help="Local ranking: select windows ranked below this, 0-100 (config: rank_max) [default: 10]."),
+]
+NeighboursOption = Annotated[
+    Optional[int], typer.Option("--neighbours", metavar="N", help="Local ranking: windows compared on each side (config: neighbours) [default: 32]."),
+]
+ConsensusOption = Annotated[
+    Optional[int], typer.Option("--consensus", metavar="K", help="Selected windows a token needs to be masked, k (config: consensus) [default: 1]."),
+]
 
 ScoringRuleOption = Annotated[
     Optional[str],
@@ -112,11 +126,17 @@ class ScanOptions:
     thresholds: ThresholdsFileOption = None
     config: ConfigOption = None
     no_cache: NoCacheOption = False
+    # The window selection of raw `surprise` findings, as the export and calibrate take it.
+    ranking: RankingOption = None
+    rank_max: RankMaxOption = None
+    neighbours: NeighboursOption = None
+    consensus: ConsensusOption = None
 
     def overrides(self) -> dict[str, Any]:
         """The Settings values these flags give (None: not given; the config decides)."""
         return {
             "threshold": self.threshold, "kinds": parse_kinds(self.kinds), "score_cache": cache_override(self.no_cache),
+            "ranking": self.ranking, "rank_max": self.rank_max, "neighbours": self.neighbours, "consensus": self.consensus,
         }
 
 
@@ -155,6 +175,7 @@ FLAGS = {
     "model": "--model", "device": "--device", "dtype": "--dtype", "threshold": "--threshold",
     "scoring_rule": "--scoring-rule", "instructions": "--instructions",
     "kinds": "--kinds", "score_cache": "--no-cache", "threads": "--threads", "window": "--window",
-    "consensus": "--consensus", "propagate": "--propagate",
+    "consensus": "--consensus", "propagate": "--propagate", "ranking": "--ranking", "rank_max": "--rank-max",
+    "neighbours": "--neighbours",
 }
 """The flag that sets each Settings key, so a bad value's message names what the user typed."""

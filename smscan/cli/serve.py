@@ -41,7 +41,7 @@ def parse_duration(text: str) -> float:
 def serve_command(
     *,
     model: ModelOptions,
-    threads: Annotated[Optional[int], typer.Option("--threads", metavar="N", help="CPU threads of the model (0: torch's default).")] = None,
+    threads: Annotated[Optional[int], typer.Option("--threads", metavar="N", help="CPU threads of the model (0: automatic, for a shared machine).")] = None,
     config: ConfigOption = None,
     idle_timeout: Annotated[str, typer.Option("--idle-timeout", metavar="DURATION", help="Stop after this long without a request: 900, 90s, 15m, 1h.")] = "15m",
     detach: Annotated[bool, typer.Option("--detach", metavar=FLAG, help="Start the worker in the background and return once it serves.")] = False,

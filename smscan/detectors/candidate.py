@@ -54,8 +54,9 @@ class Detector(Protocol):
         """
         ...
 
-    def candidates(self, text: str, scores: TokenScores) -> list[Candidate]:
-        """Every scored candidate of ``text``; spans of one document do not overlap.
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
+        """Every scored candidate of ``text`` (at ``path``, "" when unknown); spans of one
+        document do not overlap.
 
         ``scores`` may cover only pieces of ``text`` (those ``regions`` asked for, in document
         offsets, a NaN at each piece's first token): a candidate without scored tokens is dropped.
@@ -70,7 +71,9 @@ class Detector(Protocol):
         """Why a candidate scored what it did, in words (``smscan explain``)."""
         ...
 
-    def dropped(self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float) -> list[Any]:
+    def dropped(
+        self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float, path: str = ""
+    ) -> list[Any]:
         """Spans dropped before scoring that ``smscan explain`` shows (``detectors/explaining.Dropped``)."""
         ...
 

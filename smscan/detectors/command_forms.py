@@ -1,6 +1,7 @@
-"""Command-line and build-file forms the general finders miss.
+"""Values on command lines and in build files.
 
-``mysql -u root -pS3cr3t`` (a password glued to ``-p``, only on database client lines, where
+Option values (``--token X``, ``--password=X``, ``-u user:password``, ``-H "X-Api-Key: X"``,
+``-var client_secret=X``, ``-passout pass:X``), ``mysql -u root -pS3cr3t`` (a password glued to ``-p``, only on database client lines, where
 ``-p`` means password and not ``-pthread`` or ``-print``), and Dockerfile ``ENV NAME value`` /
 ``ARG NAME=value`` written without ``=``.
 """
@@ -10,6 +11,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from smscan.detectors.secret_names import is_secret_name
+from smscan.detectors.secret_places import leading_header_value
+
+# Options with a value: --name value, --name=value, -x value. An option starts a word (after a
+# space, a quote, a bracket or a comma), so `~-L=?3T` inside a random password is none.
+_OPTION = re.compile(
+    r"(?:^|(?<=[\s\"'`(\[,]))(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
+)
+_OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
+_HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
+# A value that says what it is before a colon: openssl's `-passout pass:<password>`.
+_LABELLED_VALUE = re.compile(r"^(?P<k>[A-Za-z]+):(?P<v>[^\s:/].*)$")
 _DATABASE_CLIENT = re.compile(r"\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin|mycli|sshpass)\b")
 _GLUED_PASSWORD = re.compile(r"(?<![\w\-])-p(?P<value>[^\s'\"\-][^\s'\"]{3,})")
 _DOCKER_ENV = re.compile(r"^\s*(?:ENV|ARG)\s+(?P<key>[A-Za-z_]\w*)\s+(?P<value>[^\s=][^\s]*)\s*$")
@@ -27,3 +40,42 @@ def docker_env_value(line: str) -> tuple[int, int, str] | None:
     """``(start, end, name)`` of the value of a Dockerfile ``ENV NAME value`` line, or None."""
     match = _DOCKER_ENV.match(line)
     return (match.start("value"), match.end("value"), match.group("key")) if match else None
+
+
+def option_values(line: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, name)`` of each command-line option's value in ``line``.
+
+    The value is cut to what is secret in it: ``-u user:password`` gives the password (named
+    ``password``), ``-H "X-Api-Key: v"`` the header's value (named by the header),
+    ``-passout pass:v`` the value after a secret-saying label (named by the label), and
+    ``-e API_TOKEN=v`` the pair's value (named by the pair).
+
+    Example:
+        >>> line = "curl -u admin:Zq8xP1sV9 --token=k7Qm2Rw9 https://x"
+        >>> [(line[a:b], name) for a, b, name in option_values(line)]
+        [('Zq8xP1sV9', 'password'), ('k7Qm2Rw9', 'token')]
+    """
+    for match in _OPTION.finditer(line):
+        start, end = match.start("value"), match.end("value")
+        if line[start] in "\"'":
+            start, end = start + 1, end - 1
+        name = match.group("name").lstrip("-")
+        value = line[start:end]
+        header = _HEADER_LINE.match(value)
+        labelled = _LABELLED_VALUE.match(value)
+        pair = _OPTION_PAIR.match(value)
+        if name in ("u", "user") and ":" in value:
+            # curl -u user:password: the password is the secret.
+            yield start + value.index(":") + 1, end, "password"
+        elif name in ("H", "header") and header:
+            # -H "X-Api-Key: value": the header's value, named by the header.
+            if leading_header_value(header.group("value")) is None:
+                yield start + header.start("value"), start + header.end("value"), header.group("name")
+        elif labelled and is_secret_name(labelled.group("k")):
+            # -passin pass:..., -passout pass:...: the value after the label, named by it.
+            yield start + labelled.start("v"), end, labelled.group("k")
+        elif pair:
+            # -var client_secret=..., -e API_TOKEN=..., --build-arg NPM_TOKEN=...: the pair's name.
+            yield start + pair.start("v"), end, pair.group("k")
+        elif not value.startswith("-"):
+            yield start, end, name

@@ -142,7 +142,9 @@ class DeadCodeDetector:
 
         return dead_code_reasons(score, details)
 
-    def dropped(self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float) -> list[Any]:
+    def dropped(
+        self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float, path: str = ""
+    ) -> list[Any]:
         """Nothing is dropped before scoring: every judged line is scored."""
         return []
 
@@ -190,13 +192,16 @@ class DeadCodeDetector:
                                self._rule.js_lines == "evidence")
         return None
 
-    def candidates(self, text: str, scores: TokenScores, *, python: bool | None = None) -> list[Candidate]:
+    def candidates(
+        self, text: str, scores: TokenScores, *, path: str = "", python: bool | None = None
+    ) -> list[Candidate]:
         """One candidate per dead statement block (Python, JavaScript, TypeScript) and per other
         scored line.
 
         Args:
             text: the document.
             scores: its token scores (of the whole text, or of pieces of it: see ``regions``).
+            path: the document's path (unused: the syntax decides).
             python: whether the text is Python (None: it is when it parses as Python; False:
                 it may still be JavaScript or TypeScript, when a grammar reads it).
         """

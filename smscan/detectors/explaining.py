@@ -50,9 +50,10 @@ def dead_code_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
 
 
 def credential_dropped(
-    text: str, rule: Any, scores: TokenScores, windows: Windows, *, tau: float, near: float
+    text: str, rule: Any, scores: TokenScores, windows: Windows, *, tau: float, near: float, path: str = ""
 ) -> list[Dropped]:
-    """Credential slots the placeholder or shape rules drop before scoring, when surprising.
+    """Credential slots the placeholder, test-data or shape rules drop before scoring, when surprising
+    (placeholders and test data always: they are what a user asks about).
 
     Args:
         text: the document.
@@ -61,20 +62,26 @@ def credential_dropped(
         windows: raw surprise windows over ``scores`` (the explain view's).
         tau: the raw surprise threshold; a shape-dropped slot is shown from ``tau - near``.
         near: how far below ``tau`` still counts as near.
+        path: the document's path (a test file's hand-typed values are test data).
     """
     from smscan.detectors.credential import judge_slot
     from smscan.detectors.placeholders import is_reference, is_stand_in
     from smscan.detectors.slots import find_slots
+    from smscan.detectors.test_context import is_made_up, is_test_path
 
     out = []
     for slot in find_slots(text):
-        if judge_slot(text, slot, rule) is not None:
+        if judge_slot(text, slot, rule, path=path) is not None:
             continue
         surprise = _best_window(scores, windows, slot.start, slot.end)
         stand_in = is_stand_in(text[slot.start : slot.end])
-        if not stand_in and not (surprise >= tau - near):
+        test_data = not stand_in and is_test_path(path) and is_made_up(text[slot.start : slot.end])
+        if not stand_in and not test_data and not (surprise >= tau - near):
             continue
-        if stand_in:
+        if test_data:
+            reason = ("typed by hand in a test file (keyboard rows, repeats, words or a 'test'/'fake' marker): "
+                      "test data, never reported as a credential there")
+        elif stand_in:
             value = text[slot.start : slot.end]
             why = "a reference to a secret kept elsewhere" if is_reference(value) else "a placeholder or documented example"
             reason = f"{why}: never reported as a credential (placeholder rule)"

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import math
 import re
-from collections import Counter
 
 from smscan.detectors.placeholders import is_placeholder
 
@@ -127,13 +125,6 @@ def character_classes(value: str) -> int:
         + any(c.isdigit() for c in value)
         + any(not c.isalnum() for c in value)
     )
-
-
-def shannon_entropy(value: str) -> float:
-    """Bits per character of the value's own character distribution."""
-    counts = Counter(value)
-    total = len(value)
-    return -sum(n / total * math.log2(n / total) for n in counts.values()) if total else 0.0
 
 
 # The base64 of an OpenSSH public key starts with its type's length and name (ssh-rsa,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from smscan.engine.mask import token_mask
 from smscan.engine.propagate import propagate_duplicates
-from smscan.engine.rules import select_global, select_local
+from smscan.engine.rules import local_ranks, select_global, select_local
 from smscan.engine.spans import char_spans, token_runs
 from smscan.engine.windows import Windows, fixed_windows, line_windows
 
@@ -13,6 +13,7 @@ __all__ = [
     "char_spans",
     "fixed_windows",
     "line_windows",
+    "local_ranks",
     "propagate_duplicates",
     "select_global",
     "select_local",

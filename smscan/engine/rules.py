@@ -52,6 +52,24 @@ def select_local(windows: Windows, *, neighbours: int = 32, rank_max: float) -> 
         ...              rank_max=50.0)
         array([False,  True, False, False])
     """
+    ranks = local_ranks(windows, neighbours=neighbours)
+    # NaN (invalid, or no valid neighbour) compares False: never selected.
+    return np.asarray(ranks < rank_max, dtype=np.bool_)
+
+
+def local_ranks(windows: Windows, *, neighbours: int = 32) -> np.ndarray:
+    """Each window's 0-100 rank among its valid neighbours (D.2); NaN where it has none.
+
+    The rank :func:`select_local` compares with ``rank_max``: a low rank means the window is
+    more surprising than most of its neighbours. Calibration and reports read the same numbers.
+
+    Raises:
+        ValueError: if ``neighbours`` is below 1.
+
+    Example:
+        >>> local_ranks(Windows(np.arange(3), np.arange(3) + 2, np.array([1.0, 5.0, 1.0])), neighbours=1)
+        array([100.,   0., 100.])
+    """
     if neighbours < 1:
         raise ValueError(f"neighbours must be at least 1, got {neighbours}")
     valid = np.flatnonzero(~np.isnan(windows.scores))
@@ -68,7 +86,6 @@ def select_local(windows: Windows, *, neighbours: int = 32, rank_max: float) -> 
     neighbour_counts = np.minimum(positions, neighbours) + np.minimum(
         count - 1 - positions, neighbours
     )
-    ranks = 100.0 * not_lower / np.maximum(neighbour_counts, 1)
-    selected = np.zeros(len(windows), dtype=np.bool_)
-    selected[valid] = (ranks < rank_max) & (neighbour_counts > 0)
-    return selected
+    ranks = np.full(len(windows), np.nan)
+    ranks[valid] = np.where(neighbour_counts > 0, 100.0 * not_lower / np.maximum(neighbour_counts, 1), np.nan)
+    return ranks

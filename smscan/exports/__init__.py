@@ -7,9 +7,11 @@
     labels.py   downstream input_ids / attention_mask / labels with -100 where masked
     writer.py   atomic, resumable JSONL output and the reject file
     job.py      one export run: source -> records -> writer
-    ray_engine.py, ray_cluster.py  the same export on Ray Data
+    ray_engine.py, ray_cluster.py  the same export on Ray Data (ray_read.py: the read task,
+                ray_masker.py: the actor)
 
-    operating_points.py  surprise calibration (to move to calibration/ once open work on it lands)
+    operating_points.py  surprise calibration (to move to calibration/ once open work on it lands):
+                         surprise_calibration.py the threshold search, label_groups.py the folds
     value_points.py      value-aware calibration: curve, cross-validated spread, landing
 
 The raw masking rule is ``smscan/masking.py`` and mask coverage is ``smscan/calibration/coverage.py``

@@ -56,7 +56,7 @@ class ScorerRecipe:
     device: str = "auto"
     dtype: str = "auto"
     batch_size: int | None = None
-    threads: int = 0  # 0: the runtime's default; Ray sets OMP_NUM_THREADS to the actor's CPUs
+    threads: int = 0  # 0: automatic (model/threads.py); Ray sets OMP_NUM_THREADS to the actor's CPUs
     runtime: str = "auto"
 
     def __call__(self) -> Scorer:
@@ -117,6 +117,20 @@ def open_writer(
     return writer, stats
 
 
+def write_finished_group(
+    writer: ExportWriter,
+    stats: ExportStats,
+    group: GroupOutput,
+    on_group: Callable[[GroupOutput, ExportStats], None] | None,
+) -> None:
+    """Count a finished group, write it with the resume point after it, then report progress
+    (both engines, so a resumed export skips exactly what either wrote)."""
+    stats.add(group)
+    writer.write_group(group.records, group.rejected, done=group.consumed, totals=stats.totals())
+    if on_group is not None:
+        on_group(group, stats)
+
+
 def run_export(
     source: ExportSource,
     scorer: Scorer,
@@ -153,10 +167,7 @@ def run_export(
     items = not_done(records, writer.done)
     try:
         for group in export_groups(items, scorer, plan, model=model, check_contiguous=source.documents is None):
-            stats.add(group)
-            writer.write_group(group.records, group.rejected, done=group.consumed, totals=stats.totals())
-            if on_group is not None:
-                on_group(group, stats)
+            write_finished_group(writer, stats, group, on_group)
     except BaseException:
         writer.close()
         raise

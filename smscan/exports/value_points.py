@@ -1,6 +1,6 @@
 """Calibrating value-aware masking: value threshold and code threshold, the whole rule in the loop.
 
-As for the raw rule (:mod:`smscan.exports.operating_points`), each candidate is judged by the
+As for the raw rule (:mod:`smscan.exports.surprise_calibration`), each candidate is judged by the
 final mask: values triggered and masked whole, their repeats in the group, code structure by the
 raw rule at the code threshold. A token counts as masked when it holds a masked character. For a
 fixed code threshold a lower value threshold masks a superset, so recall and collateral both
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -35,9 +34,10 @@ import numpy as np
 from smscan.calibration.calibrate import too_few_folds_message
 from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.calibration.thresholds import operating_point_criterion
 from smscan.errors import SmscanError
-from smscan.exports.operating_points import SurpriseCalibration, group_folds, group_key
+from smscan.exports.label_groups import group_folds, group_key
+from smscan.exports.surprise_calibration import SurpriseCalibration
 from smscan.exports.values import (
     RepeatIndex,
     TextValues,
@@ -49,6 +49,8 @@ from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
 CODE_THRESHOLDS = (6.0, 7.0, 8.0, 10.0, 12.0)
+# Under local ranking the code rule's cutoff is rank_max (0-100): lower selects fewer windows.
+LOCAL_CODE_CUTOFFS = (1.0, 2.0, 5.0, 10.0)
 _CURVE_POINTS = 24
 
 
@@ -115,7 +117,7 @@ def choose(
     tried: list[tuple[ValueCalibration, float, Confusion]] = []
     failure = ""
     for code in code_thresholds:
-        calibration = ValueCalibration(documents, scores, ValueRule(replace(rule, threshold=code)), require_targets=require_targets)
+        calibration = ValueCalibration(documents, scores, ValueRule(rule.at_cutoff(code)), require_targets=require_targets)
         try:
             threshold = calibration.threshold_for(criterion)
         except SmscanError as error:
@@ -125,18 +127,28 @@ def choose(
     if not tried:
         raise SmscanError(failure or "no code threshold to try")
     name = criterion.partition(":")[0]
-    # Ties go to the lower code threshold: the paper's rule masks more of the code's surprises.
+    # Ties go to the looser code cutoff: the paper's rule masks more of the code's surprises.
     if name == "recall":
-        best = min(tried, key=lambda t: (t[2].fpr, t[0].rule.threshold))
+        best = min(tried, key=lambda t: (t[2].fpr, _strictness(t[0].rule)))
     elif name == "fpr":
-        best = max(tried, key=lambda t: (t[2].tpr, -t[0].rule.threshold))
+        best = max(tried, key=lambda t: (t[2].tpr, -_strictness(t[0].rule)))
     else:
-        best = max(tried, key=lambda t: (t[2].f1, -t[0].rule.threshold))
+        best = max(tried, key=lambda t: (t[2].f1, -_strictness(t[0].rule)))
     table = [
-        {"threshold": c.rule.threshold, "value_threshold": c.saved_threshold(t), "tpr": round(k.tpr, 4), "fpr": round(k.fpr, 6)}
+        {"threshold": c.rule.cutoff, "value_threshold": c.saved_threshold(t), "tpr": round(k.tpr, 4), "fpr": round(k.fpr, 6)}
         for c, t, k in tried
     ]
     return best[0], best[1], best[2], table
+
+
+def _strictness(rule: MaskRule) -> float:
+    """Higher for a code rule that selects fewer windows: a higher threshold, a lower rank_max."""
+    return rule.cutoff if rule.ranking == "global" else -rule.cutoff
+
+
+def code_cutoffs(rule: MaskRule) -> tuple[float, ...]:
+    """The code cutoffs to choose from: thresholds in nats (global) or rank_max values (local)."""
+    return CODE_THRESHOLDS if rule.ranking == "global" else LOCAL_CODE_CUTOFFS
 
 
 def cross_validate_values(
@@ -161,7 +173,7 @@ def cross_validate_values(
         counts = test.confusion(threshold)
         totals = Confusion(totals.tp + counts.tp, totals.fp + counts.fp, totals.fn + counts.fn, totals.tn + counts.tn)
         per_fold.append({
-            "threshold": train.rule.threshold, "value_threshold": train.saved_threshold(threshold),
+            "threshold": train.rule.cutoff, "value_threshold": train.saved_threshold(threshold),
             "tpr": round(counts.tpr, 4), "fpr": round(counts.fpr, 6),
             **_overshoot(test, criterion, threshold),
         })
@@ -218,7 +230,7 @@ def _landing(criterion: str, cross_validation: dict[str, Any]) -> dict[str, Any]
 
 def calibrate_values(
     documents: Sequence[LabelledText], scores: Sequence[TokenScores], *, rule: MaskRule,
-    criterion: str = "recall:0.95", folds: int = 5, code_thresholds: Sequence[float] = CODE_THRESHOLDS,
+    criterion: str = "recall:0.95", folds: int = 5, code_thresholds: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """A thresholds-file entry for value-aware ``surprise`` masking (module docstring).
 
@@ -228,7 +240,8 @@ def calibrate_values(
         rule: window, consensus and propagation of the code rule (global ranking).
         criterion: ``recall:R``, ``fpr:F``, an operating point name (``SM95``) or ``best-f1``.
         folds: folds of the cross-validated spread (0 or 1: none).
-        code_thresholds: the code thresholds (nats) to choose from.
+        code_thresholds: the code cutoffs to choose from (None: :func:`code_cutoffs` of the rule's
+            ranking: nats for global, rank_max for local).
 
     Returns:
         The entry: ``rule`` (with ``masking: values`` and the chosen ``value_threshold``),
@@ -245,8 +258,9 @@ def calibrate_values(
         entry = calibrate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95")
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
-    criterion = f"recall:{OPERATING_POINTS[criterion]}" if criterion in OPERATING_POINTS else criterion
+    criterion = operating_point_criterion(criterion)
     asked = criterion
+    code_thresholds = code_cutoffs(rule) if code_thresholds is None else code_thresholds
     # Bad labels and criteria fail here, before the cross-validation's longer part.
     calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds)
     cross_validation = None
@@ -260,13 +274,9 @@ def calibrate_values(
             chosen -= landing["margin"]
             counts = calibration.confusion(chosen)
             landing["validation_tpr"] = round(counts.tpr, 4)
-    code = calibration.rule.threshold
+    code = calibration.rule.cutoff
     points: dict[str, dict[str, Any]] = {}
-    for name, recall in OPERATING_POINTS.items():
-        try:
-            value = calibration.threshold_for_recall(recall)
-        except SmscanError:
-            continue
+    for name, value in calibration.operating_thresholds():
         points[name] = {"threshold": code, "value_threshold": calibration.saved_threshold(value),
                         **calibration.confusion(value).as_dict()}
     raw = {key: value for key, value in calibration.rule.as_dict().items() if key != "threshold"}

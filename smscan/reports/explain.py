@@ -87,6 +87,8 @@ class Explanation:
     """Character ranges drawn as ``•`` when values are redacted."""
     kinds: tuple[str, ...] = ()
     """The kinds a scan reports (the verdicts cover these)."""
+    local_selection: str = ""
+    """Under local ranking, how windows are selected (then τ does not select them); else empty."""
 
 
 def heat_style(nll: float) -> str:
@@ -117,7 +119,8 @@ def render_explanation(console: Console, explanation: Explanation, *, redact_val
     console.print(
         Text.assemble(
             ("explain ", "bold"), (f"{visible(e.path)}:{e.first_line}-{e.last_line}", "bold underline"),
-            f"  model {e.model}; windows of {e.window} tokens; surprise threshold τ {e.surprise_threshold:.2f}",
+            f"  model {e.model}; windows of {e.window} tokens; "
+            + (e.local_selection or f"surprise threshold τ {e.surprise_threshold:.2f}"),
         )
     )
     if e.kinds:
@@ -129,7 +132,10 @@ def render_explanation(console: Console, explanation: Explanation, *, redact_val
     if not e.windows:
         console.print("  (no scored window in these lines)")
     for window in e.windows:
-        mark = "≥ τ, selected" if window.selected else f"< τ by {e.surprise_threshold - window.score:.2f}"
+        if e.local_selection:
+            mark = "selected" if window.selected else "not selected"
+        else:
+            mark = "≥ τ, selected" if window.selected else f"< τ by {e.surprise_threshold - window.score:.2f}"
         snippet = visible(text[window.char_start : window.char_end].replace("\n", "⏎").replace("\t", " "))
         where = f"{window.line}:{window.column}"
         line = Text(f"  {where:<9} {window.score:5.2f}  {mark:<16}  ")

@@ -23,10 +23,11 @@ import shutil
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from types import TracebackType
 from typing import Protocol, TextIO
 
 from smscan.records import Document, Skip
+from smscan.reports.progress_text import format_bytes, format_duration, printable
+from smscan.reports.stderr_display import StderrDisplay, is_terminal, write_quietly
 
 INTERVAL_SECONDS = 5.0  # between plain lines outside a terminal
 _REDRAW_SECONDS = 0.1  # between redraws on a terminal
@@ -49,7 +50,7 @@ class PassNotice(Protocol):
     def total(self) -> int: ...
 
 
-class ScanProgress:
+class ScanProgress(StderrDisplay):
     """Progress of one scan (see the module docstring).
 
     Args:
@@ -76,7 +77,7 @@ class ScanProgress:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.stream = stream
-        self.terminal = _is_terminal(stream) if terminal is None else terminal
+        self.terminal = is_terminal(stream) if terminal is None else terminal
         self.label = label
         self.interval = INTERVAL_SECONDS if interval is None else interval
         self.clock = clock
@@ -132,31 +133,23 @@ class ScanProgress:
         elif not self.terminal and self._lines:
             seconds = self.clock() - self.started
             self._write(
-                f"{self.label} done: {self.files_done} files, {_bytes(self.done_bytes)} in {_duration(seconds)}\n"
+                f"{self.label} done: {self.files_done} files, {format_bytes(self.done_bytes)} in {format_duration(seconds)}\n"
             )
-
-    def __enter__(self) -> ScanProgress:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
 
     # -- the line --------------------------------------------------------------------------
 
     def line(self) -> str:
         """The progress line as it would be printed now (no ANSI codes)."""
         now = self.clock()
-        parts = [f"{self.label} {self._percent():3d}%", f"{_bytes(self.completed)} of {_bytes(self.total_bytes)}",
+        parts = [f"{self.label} {self._percent():3d}%", f"{format_bytes(self.completed)} of {format_bytes(self.total_bytes)}",
                  f"{self.files_done}/{self.total_files} files"]
         rate, token_rate = self._rates(now)
         if rate is not None:
-            parts.append(f"{_bytes(rate)}/s, {token_rate:,.0f} tokens/s")
+            parts.append(f"{format_bytes(rate)}/s, {token_rate:,.0f} tokens/s")
             if rate > 0:
-                parts.append(f"ETA {_duration(max(self.total_bytes - self.completed, 0.0) / rate)}")
+                parts.append(f"ETA {format_duration(max(self.total_bytes - self.completed, 0.0) / rate)}")
         text = ", ".join(parts)
-        return f"{text}: {_printable(self.current)}" if self.current else text
+        return f"{text}: {printable(self.current)}" if self.current else text
 
     def _percent(self) -> int:
         return int(100 * self.completed / self.total_bytes) if self.total_bytes else 100
@@ -185,15 +178,8 @@ class ScanProgress:
             self._lines += 1
             self._last_output = now
 
-    def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed or broken stderr must not fail the scan
 
-
-class StageProgress:
+class StageProgress(StderrDisplay):
     """Progress of a job in named stages (``smscan model pull``): one line per stage, with sizes
     and a measured rate for the stages that count bytes.
 
@@ -223,7 +209,7 @@ class StageProgress:
         self.stream = stream
         self.labels = labels
         self.byte_stages = byte_stages
-        self.terminal = _is_terminal(stream) if terminal is None else terminal
+        self.terminal = is_terminal(stream) if terminal is None else terminal
         self.interval = INTERVAL_SECONDS if interval is None else interval
         self.clock = clock
         self.stages: list[str] = []  # in the order they ran
@@ -255,34 +241,19 @@ class StageProgress:
         label = self.labels.get(stage, stage)
         if stage not in self.byte_stages or (done == 0 and not total):
             return f"{label} ..." if total is None or done < total else f"{label}: done"
-        size = f"{_bytes(done)} of {_bytes(total)}" if total else _bytes(done)
+        size = f"{format_bytes(done)} of {format_bytes(total)}" if total else format_bytes(done)
         span = now - self._started
-        rate = f", {_bytes((done - self._first) / span)}/s" if span >= 0.5 and done > self._first else ""
+        rate = f", {format_bytes((done - self._first) / span)}/s" if span >= 0.5 and done > self._first else ""
         return f"{label}: {size}{rate}"
 
     def close(self) -> None:
         """End the last line (a terminal line is kept, as a record of what ran)."""
         self._end_line()
 
-    def __enter__(self) -> StageProgress:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
-
     def _end_line(self) -> None:
         if self.terminal and self._drawn:
             self._write("\n")
             self._drawn = False
-
-    def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (OSError, ValueError):
-            pass
 
 
 class PlainLines:
@@ -305,41 +276,8 @@ class PlainLines:
         now = self.clock()
         if now - self._last >= self.interval:
             self._last = now
-            try:
-                self.stream.write(make_line(now - self.started) + "\n")
-                self.stream.flush()
-            except (OSError, ValueError):
-                pass
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+            write_quietly(self.stream, make_line(now - self.started) + "\n")
 
 
 def _size(document: Document) -> int:
     return len(document.text.encode("utf-8", "surrogatepass"))
-
-
-def _bytes(count: float) -> str:
-    for unit in ("B", "kB", "MB", "GB"):
-        if count < 1000 or unit == "GB":
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1000
-    raise AssertionError("unreachable")
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds + 0.5)
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds}s"
-
-
-def _printable(path: str) -> str:
-    # A file name may hold control characters (an escape sequence): show them, never send them.
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in path)

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from smscan import __version__
 from smscan.kinds import DEAD_CODE
 from smscan.records import Finding, ScanResult
 from smscan.reports.redact import redact, redact_repeats
@@ -66,7 +67,8 @@ def render_terminal(
         for skip in sorted(result.skips, key=lambda s: (s.reason, s.path)):
             console.print(Text.assemble(f"  {skip.reason:<16} ", (visible(skip.path), "dim")), overflow="fold")
         console.print()
-    console.print(Text("summary", style="bold"))
+    # The version that made the report, as JSON and SARIF carry it: a CI log says what ran.
+    console.print(Text.assemble(("summary", "bold"), (f" (smscan {__version__})", "dim")))
     console.print(summary_table(result))
 
 

@@ -1,11 +1,10 @@
-"""Every gitpython call of the sources, and the one place its errors become SourceError.
+"""Every read of git objects the sources make: the work tree's top level, commits, trees, the index,
+blobs and diffs, through :class:`GitRepository`.
 
-gitpython is imported inside the functions: importing it runs ``git --version`` and fails when
-git is not installed, which must not break scans that never touch git (datasets, ``--help``).
-Paths git prints are decoded with :func:`os.fsdecode`, so a file name that is not UTF-8 still
-names the same file on disk. Every repository is opened through :func:`_open_repository`, which
-gives each later call (gitpython's own helper processes included) the options and environment of
-:mod:`smscan.sources.git_hardening`: nothing the scanned repository configures is run.
+How git is run (gitpython imported on first use, hardened options and environment, one
+``SourceError`` per failure) is :mod:`smscan.sources.git_commands`; listing a work tree's files is
+:mod:`smscan.sources.git_work_tree`. Paths git prints are decoded with :func:`os.fsdecode`, so a
+file name that is not UTF-8 still names the same file on disk.
 """
 
 from __future__ import annotations
@@ -15,37 +14,19 @@ import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from smscan.errors import SourceError
-from smscan.sources.git_hardening import (
-    command_options,
-    config_listing_command,
-    config_settings,
-    driver_overrides,
-    pinned_environment,
-)
+from smscan.sources.git_commands import GitCommands, import_git, split_z
 
 GITLINK_MODE = "160000"
 """The index mode of a submodule entry (a commit id, not a file)."""
 
-_NO_GIT = "cannot use git: the git executable was not found or does not run; install git"
-
-
-@dataclass(frozen=True, slots=True)
-class WorkTreeEntry:
-    """A path git lists in a work tree, relative to its top level.
-
-    ``is_submodule`` is True for a gitlink (a registered submodule) and for an untracked nested
-    repository, which git lists as a directory.
-    """
-
-    path: str
-    is_submodule: bool = False
-
+SYMLINK_MODE = "120000"
+"""The mode of a symbolic link (the blob holds the link target)."""
 
 # An ancestor spelling: a start revision followed by ~N and ^N steps (HEAD~5, main^2~1).
 _ANCESTRY = re.compile(r"(?P<start>.+?)(?P<steps>(?:[~^][0-9]*)+)")
+
 
 def find_work_tree(path: Path) -> Path | None:
     """The top level of the git work tree that contains path, or None outside any work tree.
@@ -64,10 +45,7 @@ def find_work_tree(path: Path) -> Path | None:
         >>> find_work_tree(Path("/")) is None  # doctest: +SKIP
         True
     """
-    try:
-        import git
-    except ImportError as exc:
-        raise SourceError(_NO_GIT) from exc
+    git = import_git()
     try:
         with git.Repo(path, search_parent_directories=True) as repo:
             top = repo.working_tree_dir
@@ -75,125 +53,6 @@ def find_work_tree(path: Path) -> Path | None:
         return None
     return None if top is None else Path(top).resolve()
 
-
-def list_work_tree(root: Path, *, under: str = "") -> list[WorkTreeEntry]:
-    """The files of a work tree: tracked, plus untracked ones that are not ignored.
-
-    Runs ``git ls-files -z --stage`` (tracked, with modes so that submodules are known) and
-    ``git ls-files -z --others --exclude-standard`` (untracked, honouring ``.gitignore``,
-    ``.git/info/exclude`` and ``core.excludesFile``). Tracked files deleted from the work tree
-    are still listed; the caller decides what to do with them.
-
-    Args:
-        root: the work tree's top level.
-        under: a root-relative POSIX folder to restrict the listing to; "" for all.
-
-    Returns:
-        Entries sorted by path, each path once (a conflicted file has several index stages).
-
-    Raises:
-        SourceError: git is not installed or ``git ls-files`` fails (for example a repository
-            owned by another user, which git refuses until it is marked ``safe.directory``).
-
-    Example:
-        >>> [e.path for e in list_work_tree(Path("."), under="smscan")]  # doctest: +SKIP
-        ['smscan/__init__.py', ...]
-    """
-    try:
-        import git
-    except ImportError as exc:
-        raise SourceError(_NO_GIT) from exc
-    pathspec_args = ["--", f":(literal){under}"] if under else []
-    try:
-        with _open_repository(git, root) as repo:
-            staged = repo.git.ls_files("-z", "--stage", *pathspec_args, stdout_as_string=False)
-            others = repo.git.ls_files(
-                "-z", "--others", "--exclude-standard", *pathspec_args, stdout_as_string=False
-            )
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-        raise SourceError(f"cannot list files of {root}: not a git work tree") from exc
-    except git.GitCommandError as exc:
-        raise SourceError(
-            f"cannot list files of {root}: git ls-files failed ({_first_line(exc.stderr)}); "
-            "check that git can read the repository (e.g. `git status` there)"
-        ) from exc
-    entries: dict[str, bool] = {}
-    for record in _split_z(staged):
-        # "<mode> <object> <stage>\t<path>"
-        meta, _, name = record.partition("\t")
-        entries[name] = entries.get(name, False) or meta.split(" ", 1)[0] == GITLINK_MODE
-    for name in _split_z(others):
-        if name.endswith("/"):  # an untracked nested repository
-            entries[name.rstrip("/")] = True
-        else:
-            entries.setdefault(name, False)
-    return [WorkTreeEntry(name, is_submodule) for name, is_submodule in sorted(entries.items())]
-
-
-@dataclass(frozen=True, slots=True)
-class _OpenRepository:
-    """A gitpython ``Repo`` and the options that go before the subcommand of each raw call."""
-
-    repo: Any
-    options: list[str]
-    hooks_options: list[str]  # the same, leaving core.hooksPath as configured
-
-    def __enter__(self) -> Any:
-        return self.repo
-
-    def __exit__(self, *exc: object) -> None:
-        self.repo.close()
-
-
-def _open_repository(git: Any, root: Path) -> _OpenRepository:
-    """A gitpython ``Repo`` whose every git call carries the hardening options and environment.
-
-    Raises:
-        git.InvalidGitRepositoryError, git.NoSuchPathError: root is not a repository.
-        SourceError: its config cannot be read or names a driver that cannot be switched off.
-    """
-    repo = git.Repo(root)
-    try:
-        work_tree = None if repo.bare else Path(repo.working_tree_dir)
-        repo.git.update_environment(
-            **pinned_environment(git_dir=Path(repo.git_dir), common_dir=Path(repo.common_dir), work_tree=work_tree)
-        )
-        try:
-            listing = repo.git.execute(
-                config_listing_command(command_options()), stdout_as_string=False, with_extended_output=False
-            )
-        except git.GitCommandError as exc:
-            if exc.status != 1:  # 1: no driver configured
-                raise SourceError(
-                    f"cannot read the config of {root}: git config failed ({_first_line(exc.stderr)})"
-                ) from exc
-            listing = b""
-        overrides = driver_overrides(listing)
-        options = command_options(overrides=overrides)
-        # gitpython puts these before the subcommand of every call it builds itself,
-        # including its long-lived `cat-file --batch` readers.
-        repo.git.set_persistent_git_options(no_pager=True, c=config_settings(overrides=overrides))
-    except BaseException:
-        repo.close()
-        raise
-    return _OpenRepository(repo, options, command_options(overrides=overrides, keep_hooks_path=True))
-
-
-def _split_z(output: bytes) -> list[str]:
-    return [os.fsdecode(item) for item in output.split(b"\0") if item]
-
-
-def _first_line(stderr: object) -> str:
-    # gitpython wraps stderr as "\n  stderr: '<text>'"; keep git's first message line.
-    text = str(stderr).strip()
-    text = text.removeprefix("stderr:").strip().strip("'")
-    return text.splitlines()[0].strip() if text else "no message"
-
-
-# --- git objects: commits, trees, the index, blobs and diffs ---------------------------------
-
-SYMLINK_MODE = "120000"
-"""The mode of a symbolic link (the blob holds the link target)."""
 
 @dataclass(frozen=True, slots=True)
 class TreeEntry:
@@ -212,7 +71,7 @@ class CommitInfo:
     parents: tuple[str, ...]
 
 
-class GitRepository:
+class GitRepository(GitCommands):
     """An open repository for reading commits, trees, the index, blobs and diffs.
 
     One object keeps gitpython's ``git cat-file --batch`` processes alive across many blob reads.
@@ -232,54 +91,8 @@ class GitRepository:
     """
 
     def __init__(self, root: Path) -> None:
-        try:
-            import git
-        except ImportError as exc:
-            raise SourceError(_NO_GIT) from exc
-        self._git = git
-        self.root = root
-        try:
-            self._opened = _open_repository(git, root)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
-            raise SourceError(f"{root} is not a git repository; run this inside one") from exc
-        self._repo = self._opened.repo
+        super().__init__(root)
         self._empty_tree: str | None = None
-
-    def __enter__(self) -> GitRepository:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """End the helper processes."""
-        self._repo.close()
-
-    # -- plumbing ------------------------------------------------------------------------------
-
-    def _command(self, *args: str, hooks_path: bool = False) -> list[str]:
-        options = self._opened.hooks_options if hooks_path else self._opened.options
-        return ["git", *options, *args]
-
-    def _run(
-        self, *args: str, what: str, fix: str = "", istream: int | None = None, hooks_path: bool = False
-    ) -> bytes:
-        try:
-            output = self._repo.git.execute(
-                self._command(*args, hooks_path=hooks_path), istream, stdout_as_string=False, with_extended_output=False
-            )
-        except self._git.GitCommandError as exc:
-            hint = f"; {fix}" if fix else ""
-            raise SourceError(f"{what}: git {args[0]} failed ({_first_line(exc.stderr)}){hint}") from exc
-        assert isinstance(output, bytes)
-        return output
-
-    def _succeeds(self, *args: str) -> bool:
-        try:
-            self._repo.git.execute(self._command(*args), with_extended_output=False)
-        except self._git.GitCommandError:
-            return False
-        return True
 
     # -- revisions -----------------------------------------------------------------------------
 
@@ -400,7 +213,7 @@ class GitRepository:
         """Every file of a commit's tree (recursively, submodules as gitlinks), sorted by path."""
         out = self._run("ls-tree", "-r", "-z", "--full-tree", commit, what=f"cannot list {commit[:12]}")
         entries = []
-        for record in _split_z(out):
+        for record in split_z(out):
             meta, _, name = record.partition("\t")
             mode, _type, object_id = meta.split(" ")
             entries.append(TreeEntry(name, mode, object_id))
@@ -410,7 +223,7 @@ class GitRepository:
         """Every path of the index at stage 0 (conflicted paths are left out)."""
         out = self._run("ls-files", "-z", "--stage", what=f"cannot read the index of {self.root}")
         entries = []
-        for record in _split_z(out):
+        for record in split_z(out):
             meta, _, name = record.partition("\t")
             mode, object_id, stage = meta.split(" ")
             if stage == "0":

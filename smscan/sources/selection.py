@@ -39,6 +39,7 @@ from pathlib import Path
 
 from smscan.config import Settings
 from smscan.records import Document, Skip
+from smscan.regular_files import read_config_file
 from smscan.sources.select import SKIP_REASONS, PathFilter, classify_bytes
 
 SMSCAN_OUTPUT = "smscan-output"
@@ -131,7 +132,7 @@ def is_smscan_output(text: str) -> bool:
 def read_ignore_file(root: Path) -> tuple[str, ...]:
     """The patterns of ``root/.smscanignore`` (none when there is no such file)."""
     try:
-        data = (root / IGNORE_FILE).read_bytes()
+        data = read_config_file(root / IGNORE_FILE)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return ()
     except OSError:

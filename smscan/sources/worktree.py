@@ -52,7 +52,9 @@ import pathspec
 
 from smscan.errors import SourceError
 from smscan.records import Document, Skip
-from smscan.sources.git import find_work_tree, list_work_tree
+from smscan.regular_files import read_config_file, read_regular_file
+from smscan.sources.git import find_work_tree
+from smscan.sources.git_work_tree import list_work_tree
 from smscan.sources.select import (
     SUBMODULE,
     SYMLINK_OUTSIDE,
@@ -66,8 +68,6 @@ from smscan.sources.select import (
 _Candidate = tuple[str, str | None]
 # (root-relative POSIX folder holding a .gitignore, "" for the root; its compiled patterns)
 _IgnoreLevel = tuple[str, pathspec.GitIgnoreSpec]
-
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 def find_root(path: Path) -> tuple[Path, bool]:
@@ -193,7 +193,7 @@ def _walk_plain(
 
 def _load_gitignore(path: Path) -> pathspec.GitIgnoreSpec | None:
     try:
-        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+        lines = read_config_file(path).decode("utf-8", errors="replace").splitlines()
     except OSError:
         # As git does, an unreadable .gitignore ignores nothing; the file itself is still a
         # candidate and becomes an ``unreadable`` Skip, so the problem is counted.
@@ -241,7 +241,7 @@ def _read_candidate(
     if stat.S_ISDIR(mode):
         return None  # folder links are never followed; a folder here is not a file
     try:
-        data = _read_regular_file(target, limit=max_file_bytes)
+        data = read_regular_file(target, limit=max_file_bytes)
     except OSError:
         return Skip(rel, UNREADABLE)
     if data is None:
@@ -257,31 +257,3 @@ def _is_folder_inside(root: Path, folder: Path, verdicts: dict[str, bool] | None
     if verdicts is not None:
         verdicts[key] = inside
     return inside
-
-
-def read_regular_file(path: Path, *, limit: int) -> bytes | None:
-    """The bytes of a regular file, or None when it has more than ``limit`` bytes.
-
-    A FIFO, socket or device raises instead of blocking or reading without end (``/dev/zero``).
-
-    Raises:
-        OSError: the file cannot be opened or read, or is not a regular file.
-    """
-    return _read_regular_file(path, limit=limit)
-
-
-def _read_regular_file(path: Path, *, limit: int) -> bytes | None:
-    """The bytes of a regular file, or None when fstat says it has more than limit bytes.
-
-    Raises OSError when it cannot be opened or read, or is not a regular file. Opened
-    non-blocking, so a FIFO (even one swapped in after the lstat) never blocks.
-    """
-    fd = os.open(path, _OPEN_FLAGS)
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"not a regular file: {path}")
-        if info.st_size > limit:
-            return None
-        # Read one byte past the limit: a file that grew since fstat is still too-large.
-        return file.read(limit + 1)

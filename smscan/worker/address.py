@@ -54,7 +54,7 @@ def worker_key(
         16 hex characters.
     """
     from smscan import __version__
-    from smscan.model.load import is_default_model
+    from smscan.model.source import is_default_model
     from smscan.model.store import cache_root
 
     values: dict[str, object] = {name: getattr(settings, name, None) for name in MODEL_FIELDS}

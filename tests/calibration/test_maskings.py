@@ -13,10 +13,10 @@ from smscan.calibration.thresholds import (
     packaged_thresholds,
     write_entry,
 )
-from smscan.cli import main
 from smscan.config import Settings
 from smscan.errors import ThresholdsError
 from smscan.rules import RuleFlags, resolve_surprise
+from tests.cli_runner import Cli
 from tests.scorers import RandomWordScorer
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
@@ -83,14 +83,14 @@ def test_a_value_aware_entry_alone_is_refused_for_the_papers_rule(tmp_path: Path
     assert (resolved.threshold, resolved.value_threshold) == (3.5, None)
 
 
-def test_export_picks_the_point_of_its_masking(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_export_picks_the_point_of_its_masking(tmp_path: Path, cli: Cli) -> None:
     path = tmp_path / "t.json"
     write_entry(path, "surprise", {**values_entry(RandomWordScorer.fingerprint), "paper": paper_entry(RandomWordScorer.fingerprint)})
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": f"k = '{KEY}'\n"}) + "\n")
     args = ["export", str(tmp_path / "in.jsonl"), "--thresholds", str(path), "--operating-point", "SM95"]
     for masking, threshold in (("values", 11.0), ("paper", 2.5)):
         out = tmp_path / f"{masking}.jsonl"
-        assert main([*args, "-o", str(out), "--masking", masking]) == 0
+        assert cli.main([*args, "-o", str(out), "--masking", masking]) == 0
         rule = json.loads(out.read_text())["smscan"]["rule"]["surprise"]
         assert rule["threshold"] == threshold and rule["masking"] == masking
         assert rule.get("value_threshold") == (3.1 if masking == "values" else None)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.cli.conftest import Cli
+from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import TEST_CONFIG
 

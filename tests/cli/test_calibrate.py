@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
+from tests.cli_runner import Cli
 from tests.scorers import RandomWordScorer, make_repeats_predictable
 
 KEYS = ["q8Zt3kPx0wLm9Rv2Yc7Hn4Bd", "Lm9Rv2q8Zt3kPx0wHn4BdYc7", "Hn4Bd0wLm9Rv2q8Zt3kPxYc7"]
@@ -28,14 +28,14 @@ def labels(tmp_path: Path) -> Path:
 
 
 def test_calibrate_then_eval_then_scan(
-    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, labels: Path, cli: Cli, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
     thresholds = tmp_path / "thresholds.json"
     cache = ["--score-cache", str(tmp_path / "cache")]
 
-    assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *cache]) == 0
+    assert cli.main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *cache]) == 0
 
     entry = json.loads(thresholds.read_text())["kinds"]["credential"]
     # The key: one token of NLL 12 over 24 characters (0.5 nats/char) plus the secret-name bonus 1.
@@ -46,7 +46,7 @@ def test_calibrate_then_eval_then_scan(
     assert entry["command"].startswith("smscan calibrate --kind credential")
     capsys.readouterr()
 
-    assert main(["eval", "--kind", "credential", "--labels", str(labels), "--thresholds", str(thresholds),
+    assert cli.main(["eval", "--kind", "credential", "--labels", str(labels), "--thresholds", str(thresholds),
                  "--format", "json", *cache]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["char"]["tpr"] == 1.0 and result["char"]["fp"] == 0
@@ -54,7 +54,7 @@ def test_calibrate_then_eval_then_scan(
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "settings.py").write_text(f'TOKEN = "{KEYS[0]}"\n')
-    code = main(["repo", str(tmp_path / "src"), "--kinds", "credential", "--thresholds", str(thresholds), "--format", "json"])
+    code = cli.main(["repo", str(tmp_path / "src"), "--kinds", "credential", "--thresholds", str(thresholds), "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert [(f["kind"], f["char_start"], f["char_end"]) for f in report["findings"]] == [("credential", 9, 33)]
@@ -63,14 +63,14 @@ def test_calibrate_then_eval_then_scan(
 
 
 def test_a_thresholds_file_for_another_model_is_refused(
-    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, labels: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     thresholds = tmp_path / "t.json"
     thresholds.write_text(json.dumps({"format": "smscan-thresholds", "version": 1, "kinds": {
         "credential": {"fingerprint": "sha256:someothermodel", "rule": {}, "threshold": 5.0}}}))
     (tmp_path / "a.py").write_text("x = 1\n")
 
-    code = main(["repo", str(tmp_path), "--thresholds", str(thresholds), "--kinds", "credential"])
+    code = cli.main(["repo", str(tmp_path), "--thresholds", str(thresholds), "--kinds", "credential"])
 
     err = capsys.readouterr().err
     assert code == 2
@@ -88,19 +88,19 @@ def test_a_thresholds_file_for_another_model_is_refused(
     ],
 )
 def test_bad_calibrate_arguments(
-    tmp_path: Path, args: list[str], message: str, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, args: list[str], message: str, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["calibrate", *args, "-o", str(tmp_path / "t.json")]) == 2
+    assert cli.main(["calibrate", *args, "-o", str(tmp_path / "t.json")]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_dead_code_labels_are_refused_for_the_credential_kind(
-    tmp_path: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     labels = tmp_path / "dead.jsonl"
     labels.write_text(json.dumps({"code": "def f():\n    return 1\n", "poisoned_lines": [2]}) + "\n")
 
-    assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(tmp_path / "t.json")]) == 2
+    assert cli.main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(tmp_path / "t.json")]) == 2
     assert "needs credential rows" in capsys.readouterr().err
 
 
@@ -108,14 +108,14 @@ def test_dead_code_labels_are_refused_for_the_credential_kind(
 
 
 def test_calibrate_surprise_saves_an_entry_that_export_reads(
-    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, labels: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import hashlib
 
     thresholds = tmp_path / "thresholds.json"
     cache = ["--score-cache", str(tmp_path / "cache")]
-    assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *cache]) == 0
-    code = main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--operating-point", "SM90",
+    assert cli.main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *cache]) == 0
+    code = cli.main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--operating-point", "SM90",
                  "--masking", "paper", "-o", str(thresholds), *cache])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -138,7 +138,7 @@ def test_calibrate_surprise_saves_an_entry_that_export_reads(
     source = tmp_path / "in.jsonl"
     text = f"x = 1\napi_key = '{KEYS[0]}'\ny = 2\n"
     source.write_text(json.dumps({"text": text}) + "\n")
-    assert main(["export", str(source), "-o", str(tmp_path / "out.jsonl"), "--thresholds", str(thresholds),
+    assert cli.main(["export", str(source), "-o", str(tmp_path / "out.jsonl"), "--thresholds", str(thresholds),
                  "--operating-point", "SM90"]) == 0
     record = json.loads((tmp_path / "out.jsonl").read_text())
     assert record["smscan"]["rule"]["surprise"]["threshold"] == 3.75
@@ -146,10 +146,10 @@ def test_calibrate_surprise_saves_an_entry_that_export_reads(
 
 
 def test_calibrate_surprise_rule_options_reach_the_entry_and_the_export(
-    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, labels: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     thresholds = tmp_path / "t.json"
-    assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--best-f1", "--window", "2",
+    assert cli.main(["calibrate", "--kind", "surprise", "--labels", str(labels), "--best-f1", "--window", "2",
                  "--consensus", "2", "--no-propagate", "--folds", "2", "--masking", "paper", "-o", str(thresholds),
                  "--score-cache", str(tmp_path / "cache")]) == 0
     entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
@@ -160,7 +160,7 @@ def test_calibrate_surprise_rule_options_reach_the_entry_and_the_export(
     source = tmp_path / "in.jsonl"
     text = f"x = 1\napi_key = '{KEYS[1]}'\n"
     source.write_text(json.dumps({"text": text}) + "\n")
-    assert main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--thresholds", str(thresholds),
+    assert cli.main(["export", str(source), "-o", str(tmp_path / "o.jsonl"), "--thresholds", str(thresholds),
                  "--masking", "paper"]) == 0
     record = json.loads((tmp_path / "o.jsonl").read_text())
     assert record["smscan"]["rule"]["surprise"] == {
@@ -170,11 +170,11 @@ def test_calibrate_surprise_rule_options_reach_the_entry_and_the_export(
 
 
 def test_calibrate_surprise_with_propagation_in_the_loop_masks_less_collateral(
-    tmp_path: Path, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # The key is surprising where it first appears; its repeats are predictable (NLL 1) and are
     # masked only by propagating the first occurrence's mask.
-    make_repeats_predictable(fake_scorer, monkeypatch)
+    make_repeats_predictable(cli.scorer, monkeypatch)
     rows = []
     for index in range(3):
         text = f"import os\n# file {index}\nkey = '{KEYS[0]}'\nother = 'plain words'\n"
@@ -188,7 +188,7 @@ def test_calibrate_surprise_with_propagation_in_the_loop_masks_less_collateral(
         out = tmp_path / f"{flag.strip('-')}.json"
         args = ["calibrate", "--kind", "surprise", "--labels", str(labels), "--target-recall", "0.95", flag,
                 "--folds", "0", "--masking", "paper", "-o", str(out), "--score-cache", str(tmp_path / "cache")]
-        assert main(args) == 0
+        assert cli.main(args) == 0
         entries[flag] = json.loads(out.read_text())["kinds"]["surprise"]
     with_loop, without = entries["--propagate"], entries["--no-propagate"]
     assert with_loop["threshold"] == 3.75 and with_loop["validation"]["token"]["tpr"] == 1.0
@@ -212,10 +212,10 @@ def test_calibrate_surprise_with_propagation_in_the_loop_masks_less_collateral(
     ],
 )
 def test_bad_surprise_arguments(
-    tmp_path: Path, labels: Path, args: list[str], message: str, fake_scorer: RandomWordScorer,
+    tmp_path: Path, labels: Path, args: list[str], message: str, cli: Cli,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["calibrate", *args, "--labels", str(labels), "-o", str(tmp_path / "t.json")]) == 2
+    assert cli.main(["calibrate", *args, "--labels", str(labels), "-o", str(tmp_path / "t.json")]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
     assert not (tmp_path / "t.json").exists()
@@ -230,11 +230,11 @@ def test_bad_surprise_arguments(
     ],
 )
 def test_surprise_labels_it_cannot_use_are_refused(
-    tmp_path: Path, rows: list[dict], message: str, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, rows: list[dict], message: str, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     labels = tmp_path / "l.jsonl"
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["calibrate", "--kind", "surprise", "--labels", str(labels), "-o", str(tmp_path / "t.json"),
+    assert cli.main(["calibrate", "--kind", "surprise", "--labels", str(labels), "-o", str(tmp_path / "t.json"),
                  "--score-cache", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
@@ -242,14 +242,14 @@ def test_surprise_labels_it_cannot_use_are_refused(
 
 
 def test_calibrate_surprise_on_synthetic_credentials(
-    tmp_path: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
     for index in range(6):
         (project / f"m{index}.py").write_text(f"import os\n\n\ndef f{index}(x):\n    return x + {index}\n")
     thresholds = tmp_path / "t.json"
-    code = main(["calibrate", "--kind", "surprise", "--synthetic", str(project), "--seed", "3", "--folds", "0",
+    code = cli.main(["calibrate", "--kind", "surprise", "--synthetic", str(project), "--seed", "3", "--folds", "0",
                  "-o", str(thresholds), "--score-cache", str(tmp_path / "cache")])
     assert code == 0, capsys.readouterr().err
     entry = json.loads(thresholds.read_text())["kinds"]["surprise"]
@@ -274,7 +274,7 @@ def _inline_rows(count: int) -> list[dict]:
 
 @pytest.mark.parametrize("kind", ["surprise", "credential"])
 def test_the_labels_path_spelling_does_not_change_the_entry(
-    tmp_path: Path, kind: str, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, kind: str, cli: Cli, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     (tmp_path / "sub").mkdir()
@@ -285,7 +285,7 @@ def test_the_labels_path_spelling_does_not_change_the_entry(
     for cwd, spelling in [("sub", "labels.jsonl"), (".", "sub/labels.jsonl"), (".", absolute)]:
         monkeypatch.chdir(tmp_path / cwd)
         output = tmp_path / f"t{len(entries)}.json"
-        assert main(["calibrate", "--kind", kind, "--labels", spelling, "-o", str(output), *cache]) == 0
+        assert cli.main(["calibrate", "--kind", kind, "--labels", spelling, "-o", str(output), *cache]) == 0
         entry = json.loads(output.read_text())["kinds"][kind]
         entries[spelling] = {key: value for key, value in entry.items() if key not in ("labels", "command", "date")}
         assert "5-fold cross-validated" in capsys.readouterr().out
@@ -298,11 +298,11 @@ def test_the_labels_path_spelling_does_not_change_the_entry(
 
 @pytest.mark.parametrize("kind", ["surprise", "credential"])
 def test_fewer_groups_than_folds_saves_the_folds_evaluated(
-    tmp_path: Path, kind: str, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, kind: str, labels: Path, cli: Cli, capsys: pytest.CaptureFixture[str],
 ) -> None:
     # The fixture's rows lie in four packages (pkg0, pkg1, pkg2 with a key each; pkg9 without).
     thresholds = tmp_path / "t.json"
-    assert main(["calibrate", "--kind", kind, "--labels", str(labels), "--folds", "5", "-o", str(thresholds),
+    assert cli.main(["calibrate", "--kind", kind, "--labels", str(labels), "--folds", "5", "-o", str(thresholds),
                  "--score-cache", str(tmp_path / "cache")]) == 0
     cv = json.loads(thresholds.read_text())["kinds"][kind]["cross_validation"]
     assert cv["folds"] == 4 == len(cv["thresholds"])
@@ -311,13 +311,13 @@ def test_fewer_groups_than_folds_saves_the_folds_evaluated(
 
 @pytest.mark.parametrize(("kind", "hint"), [("surprise", "; --folds 0 saves no estimate"), ("credential", "")])
 def test_a_single_group_has_no_cross_validated_estimate(
-    tmp_path: Path, kind: str, hint: str, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, kind: str, hint: str, cli: Cli, capsys: pytest.CaptureFixture[str],
 ) -> None:
     rows = [{**row, "path": f"pkg/f{index}.py"} for index, row in enumerate(_inline_rows(4))]
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
-    assert main(["calibrate", "--kind", kind, "--labels", str(labels), "-o", str(tmp_path / "t.json"),
+    assert cli.main(["calibrate", "--kind", kind, "--labels", str(labels), "-o", str(tmp_path / "t.json"),
                  "--score-cache", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
     assert "no cross-validated estimate: the labelled rows form 1 group" in err
@@ -327,11 +327,11 @@ def test_a_single_group_has_no_cross_validated_estimate(
 
 
 def test_an_unreachable_max_fpr_is_a_usage_error(
-    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, labels: Path, cli: Cli, capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Each 4-token window holding a key also holds three other tokens: collateral is never 0
     # under the paper's rule (value-aware masking masks the key alone).
-    assert main(["calibrate", "--kind", "surprise", "--masking", "paper", "--labels", str(labels), "--max-fpr", "0", "-o",
+    assert cli.main(["calibrate", "--kind", "surprise", "--masking", "paper", "--labels", str(labels), "--max-fpr", "0", "-o",
                  str(tmp_path / "t.json"), "--score-cache", str(tmp_path / "cache")]) == 2
     err = capsys.readouterr().err
     assert "no threshold keeps the collateral rate at or below 0.0: even the highest" in err

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
 from smscan.detectors.dead_code import DeadCodeRule
-from tests.scorers import RandomWordScorer
+from tests.cli_runner import Cli
 
 CLEAN = [
     "def add(a, b):\n    total = a + b\n    return total\n",
@@ -43,14 +42,14 @@ def generator_labels(tmp_path: Path) -> Path:
 
 
 def test_calibrate_and_eval_read_the_generator_output_as_written(
-    tmp_path: Path, generator_labels: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path, generator_labels: Path, cli: Cli, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)
     thresholds = tmp_path / "thresholds.json"
     cache = ["--score-cache", str(tmp_path / "cache")]
 
-    assert main(["calibrate", "--kind", "dead-code", "--labels", str(generator_labels), "--best-f1",
+    assert cli.main(["calibrate", "--kind", "dead-code", "--labels", str(generator_labels), "--best-f1",
                  "-o", str(thresholds), *cache]) == 0
 
     entry = json.loads(thresholds.read_text())["kinds"]["dead-code"]
@@ -69,26 +68,26 @@ def test_calibrate_and_eval_read_the_generator_output_as_written(
     )
     capsys.readouterr()
 
-    assert main(["eval", "--kind", "dead-code", "--labels", str(generator_labels), "--thresholds", str(thresholds),
+    assert cli.main(["eval", "--kind", "dead-code", "--labels", str(generator_labels), "--thresholds", str(thresholds),
                  "--format", "json", *cache]) == 0
     result = json.loads(capsys.readouterr().out)
     assert (result["line"]["tp"], result["line"]["fp"], result["line"]["fn"]) == (2, 0, 0)
     assert result["threshold"] == pytest.approx(expected)
 
-    assert main(["eval", "--kind", "dead-code", "--labels", str(generator_labels), "--thresholds", str(thresholds),
+    assert cli.main(["eval", "--kind", "dead-code", "--labels", str(generator_labels), "--thresholds", str(thresholds),
                  *cache]) == 0
     text = capsys.readouterr().out
     assert "dead-code on" in text and "(6 examples)" in text
 
 
 def test_calibration_without_a_poisoned_line_is_one_clear_error(
-    tmp_path: Path, fake_scorer: RandomWordScorer, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     labels = tmp_path / "clean.jsonl"
     labels.write_text("".join(json.dumps({"id": f"c{i}", "code": code, "poisoned_lines": []}) + "\n"
                               for i, code in enumerate(CLEAN)))
 
-    code = main(["calibrate", "--kind", "dead-code", "--labels", str(labels), "-o", str(tmp_path / "t.json"),
+    code = cli.main(["calibrate", "--kind", "dead-code", "--labels", str(labels), "-o", str(tmp_path / "t.json"),
                  "--score-cache", str(tmp_path / "cache")])
 
     err = capsys.readouterr().err

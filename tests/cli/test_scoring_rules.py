@@ -15,6 +15,7 @@ from smscan.instructions import PURPOSES, instructions_digest, resolve_instructi
 from smscan.model.load import load_scorer
 from smscan.model.prompted import PromptedScorer
 from smscan.worker.address import worker_key
+from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.fakes import build_tiny_model
 
@@ -28,9 +29,9 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> object:
 
 
 @pytest.fixture
-def tiny_loader(tiny: object, monkeypatch: pytest.MonkeyPatch) -> object:
-    """Every command's model is the tiny one (the chain still wraps it in the scoring rule)."""
-    monkeypatch.setattr("smscan.model.load.load_scorer", lambda *args, **kwargs: tiny)
+def tiny_loader(tiny: object, cli: Cli) -> object:
+    """Every command ``cli.main`` runs loads the tiny model (the chain still wraps it in the scoring rule)."""
+    cli.scorer = tiny  # type: ignore[assignment]
     return tiny
 
 
@@ -132,33 +133,33 @@ def test_thresholds_of_one_rule_are_refused_under_another(tmp_path: Path) -> Non
 
 
 def test_a_scan_refuses_unprompted_thresholds_under_contrast_and_uses_its_own(
-    git_repo: Path, tiny_loader: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    git_repo: Path, tiny_loader: object, cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     commit_files(git_repo, {"app.py": SECRET_FILE})
     args = ["repo", str(git_repo), "--format", "json"]
     unprompted = _entry_file(tmp_path / "plain.json", tiny_loader.fingerprint)  # type: ignore[attr-defined]
-    assert main([*args, "--thresholds", str(unprompted)]) in (0, 1)
+    assert cli.main([*args, "--thresholds", str(unprompted)]) in (0, 1)
     capsys.readouterr()
-    code = main([*args, "--thresholds", str(unprompted), "--scoring-rule", "contrast"])
+    code = cli.main([*args, "--thresholds", str(unprompted), "--scoring-rule", "contrast"])
     err = capsys.readouterr().err
     assert code == 2 and "calibrated under the unprompted scoring rule" in err and "contrast" in err
     fingerprint = PromptedScorer(tiny_loader, "contrast", resolve_instructions("contrast", ())).fingerprint
     own = _entry_file(tmp_path / "contrast.json", fingerprint)
-    assert main([*args, "--thresholds", str(own), "--scoring-rule", "contrast"]) in (0, 1)
+    assert cli.main([*args, "--thresholds", str(own), "--scoring-rule", "contrast"]) in (0, 1)
     report = json.loads(capsys.readouterr().out)
     assert report["model"]["fingerprint"] == fingerprint
-    code = main([*args, "--thresholds", str(own), "--scoring-rule", "contrast", "--instructions", "dead-code"])
+    code = cli.main([*args, "--thresholds", str(own), "--scoring-rule", "contrast", "--instructions", "dead-code"])
     assert code == 2 and "other instructions" in capsys.readouterr().err
 
 
 def test_explain_shows_both_passes_of_a_contrast(
-    tmp_path: Path, tiny_loader: object, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, tiny_loader: object, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from smscan.passes import contrast_windows
 
     path = tmp_path / "app.py"
     path.write_text(SECRET_FILE, encoding="utf-8")
-    code = main(["explain", str(path), "--kinds", "surprise", "--threshold", "1", "--scoring-rule", "contrast"])
+    code = cli.main(["explain", str(path), "--kinds", "surprise", "--threshold", "1", "--scoring-rule", "contrast"])
     out = capsys.readouterr().out
     assert code == 0 and "Contrast: both passes per window" in out
     scorer = PromptedScorer(tiny_loader, "contrast", resolve_instructions("contrast", ()))
@@ -181,24 +182,24 @@ def test_a_started_worker_is_told_the_rule_a_flag_chose() -> None:
 
 
 def test_export_scores_under_the_rule_locally_and_ray_refuses_it(
-    tmp_path: Path, tiny_loader: object, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, tiny_loader: object, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = tmp_path / "data.jsonl"
     data.write_text(json.dumps({"text": SECRET_FILE}) + "\n", encoding="utf-8")
     (tmp_path / ".smscan.toml").write_text('scoring_rule = "contrast"\n', encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    assert main(["export", str(data), "-o", str(out), "--threshold", "1"]) == 0
+    assert cli.main(["export", str(data), "-o", str(out), "--threshold", "1"]) == 0
     capsys.readouterr()
     written = out.read_text(encoding="utf-8") + "".join(p.read_text(encoding="utf-8") for p in tmp_path.glob("out*.json"))
     fingerprint = PromptedScorer(tiny_loader, "contrast", resolve_instructions("contrast", ())).fingerprint
     assert fingerprint in written
-    code = main(["export", str(data), "-o", str(tmp_path / "ray.jsonl"), "--engine", "ray"])
+    code = cli.main(["export", str(data), "-o", str(tmp_path / "ray.jsonl"), "--engine", "ray"])
     err = capsys.readouterr().err
     assert code == 2 and "--engine ray scores unprompted only" in err and "Traceback" not in err
 
 
 def test_calibrate_under_a_rule_then_eval_under_it_only(
-    tmp_path: Path, tiny_loader: object, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, tiny_loader: object, cli: Cli, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     keys = ["sk_live_4eC39HqLyjWDarjtT1zdp7dc", "ghp_Zr8KqY2vLw0Xb5NcT7uHs3Jd9PfA1mGe", "AKIAQ7ZK4M2X8V3N6PLR"]
@@ -211,14 +212,14 @@ def test_calibrate_under_a_rule_then_eval_under_it_only(
     labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     thresholds = tmp_path / "thresholds.json"
     rule = ["--scoring-rule", "prompted", "--instructions", "personal-data"]
-    assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *rule]) == 0
+    assert cli.main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *rule]) == 0
     fingerprint = json.loads(thresholds.read_text(encoding="utf-8"))["kinds"]["credential"]["fingerprint"]
     assert split_scoring_rule(fingerprint)[1].startswith("prompted-")
     capsys.readouterr()
     evaluate = ["eval", "--kind", "credential", "--labels", str(labels), "--thresholds", str(thresholds), "--format", "json"]
-    assert main([*evaluate, *rule]) == 0
+    assert cli.main([*evaluate, *rule]) == 0
     assert "tpr" in json.loads(capsys.readouterr().out)["char"]
-    assert main(evaluate) == 2  # the same thresholds without the rule
+    assert cli.main(evaluate) == 2  # the same thresholds without the rule
     assert "calibrated under the prompted scoring rule" in capsys.readouterr().err
 
 

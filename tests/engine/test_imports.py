@@ -14,6 +14,7 @@ def test_public_names() -> None:
         "char_spans",
         "fixed_windows",
         "line_windows",
+        "local_ranks",
         "propagate_duplicates",
         "select_global",
         "select_local",

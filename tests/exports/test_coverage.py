@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from smscan.calibration.labels import LabelledText
-from smscan.cli import main
 from smscan.errors import SmscanError
 from smscan.exports.coverage import coverage_report, measure, measure_tokens, target_spans
 from tests.scorers import TOKEN
@@ -45,10 +44,10 @@ def test_dead_code_lines_become_their_visible_content() -> None:
     assert target_spans(document) == [(10, 16)]
 
 
-def test_export_reports_coverage_in_code_points_and_reference_tokens(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_export_reports_coverage_in_code_points_and_reference_tokens(tmp_path: Path, cli, capsys) -> None:
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": TEXT}) + "\n" + json.dumps({"text": "z = 3\n"}) + "\n")
     labels = write_labels(tmp_path / "labels.jsonl", [TEXT])
-    code = main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3",
+    code = cli.main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3",
                  "--labels", str(labels)])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
@@ -64,19 +63,19 @@ def test_export_reports_coverage_in_code_points_and_reference_tokens(tmp_path: P
     assert "downstream_tokens" not in report
 
 
-def test_chats_are_matched_on_supervised_messages_only(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_chats_are_matched_on_supervised_messages_only(tmp_path: Path, cli, capsys) -> None:
     # The user repeats the labelled text; only the assistant's copy is trained on, so only it counts.
     chat = {"messages": [{"role": "user", "content": TEXT}, {"role": "assistant", "content": TEXT}]}
     (tmp_path / "in.jsonl").write_text(json.dumps(chat) + "\n")
     labels = write_labels(tmp_path / "labels.jsonl", [TEXT])
-    assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3",
+    assert cli.main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3",
                  "--labels", str(labels)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["matched_texts"] == 1 and report["reference_tokens"]["target_coverage"] == 1.0
 
 
 def test_downstream_tokens_are_counted_from_the_written_labels(
-    tmp_path: Path, fake_scorer, tiny_model_dir: Path, capsys
+    tmp_path: Path, cli, tiny_model_dir: Path, capsys
 ) -> None:
     from transformers import AutoTokenizer
 
@@ -85,7 +84,7 @@ def test_downstream_tokens_are_counted_from_the_written_labels(
     labels = write_labels(tmp_path / "labels.jsonl", [TEXT, other])
     args = ["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3",
             "--tokenizer", str(tiny_model_dir), "--labels", str(labels)]
-    assert main(args) == 0
+    assert cli.main(args) == 0
     report = json.loads(capsys.readouterr().out)["downstream_tokens"]
 
     # The same figures, counted here token by token from the written records.
@@ -110,30 +109,30 @@ def test_downstream_tokens_are_counted_from_the_written_labels(
 
 
 def test_downstream_figures_need_the_tokenizer_the_export_used(
-    tmp_path: Path, fake_scorer, tiny_model_dir: Path, capsys
+    tmp_path: Path, cli, tiny_model_dir: Path, capsys
 ) -> None:
     from smscan.exports.labels import DownstreamLabeler
 
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": TEXT}) + "\n")
     labels = write_labels(tmp_path / "labels.jsonl", [TEXT])
-    assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3"]) == 0
+    assert cli.main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3"]) == 0
     with pytest.raises(SmscanError, match="were not written by --tokenizer"):
         coverage_report(tmp_path / "out.jsonl", labels, downstream=DownstreamLabeler(str(tiny_model_dir)))
 
 
-def test_parquet_exports_are_measured_like_jsonl(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_parquet_exports_are_measured_like_jsonl(tmp_path: Path, cli, capsys) -> None:
     pytest.importorskip("pyarrow")
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": TEXT}) + "\n")
     labels = write_labels(tmp_path / "labels.jsonl", [TEXT])
     for name in ("out.jsonl", "out.parquet"):
-        assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / name), "--threshold", "3"]) == 0
+        assert cli.main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / name), "--threshold", "3"]) == 0
     assert coverage_report(tmp_path / "out.parquet", labels) == coverage_report(tmp_path / "out.jsonl", labels)
 
 
-def test_no_matching_text_is_an_error(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_no_matching_text_is_an_error(tmp_path: Path, cli, capsys) -> None:
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": "z = 3\n"}) + "\n")
     labels = write_labels(tmp_path / "labels.jsonl", [TEXT])
-    code = main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3",
+    code = cli.main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--threshold", "3",
                  "--labels", str(labels)])
     err = capsys.readouterr().err
     assert code == 2 and "no exported text matches a labelled text" in err and "Traceback" not in err

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
 from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable
 
@@ -32,15 +32,15 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def export(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["export", *args])
+def export(cli: Cli, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = cli.main(["export", *args])
     return code, capsys.readouterr().err
 
 
-def test_text_records_get_their_masked_spans(tmp_path: Path, fake_scorer: RandomWordScorer, capsys) -> None:
+def test_text_records_get_their_masked_spans(tmp_path: Path, cli: Cli, capsys) -> None:
     records = [{"text": f"token = '{KEY}'\nprint(token)\n", "id": 1}, {"text": "x = 1\ny = 2\n", "id": 2}]
     source = write_jsonl(tmp_path / "in.jsonl", records)
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
     assert code == 0, err
     first, second = read_jsonl(tmp_path / "out.jsonl")
     assert {k: v for k, v in first.items() if k != "smscan"} == records[0]
@@ -58,23 +58,23 @@ def test_text_records_get_their_masked_spans(tmp_path: Path, fake_scorer: Random
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl"]
 
 
-def test_text_field_and_code_point_offsets(tmp_path: Path, fake_scorer: RandomWordScorer, capsys) -> None:
+def test_text_field_and_code_point_offsets(tmp_path: Path, cli: Cli, capsys) -> None:
     text = f"# héllo wörld 😀\nsecret = '{KEY}'\n"
     source = write_jsonl(tmp_path / "in.jsonl", [{"code": text}])
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), "--text-field", "code", *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), "--text-field", "code", *RAW], capsys)
     assert code == 0, err
     ((start, end),) = read_jsonl(tmp_path / "out.jsonl")[0]["smscan"]["masked_spans"]
     assert KEY in text[start:end]
 
 
-def test_chat_records_mask_only_assistant_messages(tmp_path: Path, fake_scorer: RandomWordScorer, capsys) -> None:
+def test_chat_records_mask_only_assistant_messages(tmp_path: Path, cli: Cli, capsys) -> None:
     chat = {"messages": [
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": f"my key is {KEY}, store it"},
         {"role": "assistant", "content": f"stored {KEY2} as requested"},
     ]}
     source = write_jsonl(tmp_path / "in.jsonl", [chat])
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
     assert code == 0, err
     (out,) = read_jsonl(tmp_path / "out.jsonl")
     assert out["messages"] == chat["messages"]
@@ -82,13 +82,13 @@ def test_chat_records_mask_only_assistant_messages(tmp_path: Path, fake_scorer: 
     assert spans and all(message == 2 for message, _, _ in spans)
     content = chat["messages"][2]["content"]
     assert any(KEY2 in content[a:b] for _, a, b in spans)
-    code, err = export([str(source), "-o", str(tmp_path / "both.jsonl"), "--roles", "user,assistant", *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "both.jsonl"), "--roles", "user,assistant", *RAW], capsys)
     assert {m for m, _, _ in read_jsonl(tmp_path / "both.jsonl")[0]["smscan"]["masked_spans"]} == {1, 2}
 
 
-def test_a_repository_is_one_group_with_one_record_per_file(git_repo: Path, fake_scorer, tmp_path: Path, capsys) -> None:
+def test_a_repository_is_one_group_with_one_record_per_file(git_repo: Path, cli, tmp_path: Path, capsys) -> None:
     commit_files(git_repo, {"a.py": f"KEY = '{KEY}'\n", "b.py": f"use('{KEY}')\n", "c.bin": b"\x00\x01"})
-    code, err = export([str(git_repo), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
+    code, err = export(cli, [str(git_repo), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
     assert code == 0, err
     records = read_jsonl(tmp_path / "out.jsonl")
     assert [r["path"] for r in records] == ["a.py", "b.py"]
@@ -96,32 +96,32 @@ def test_a_repository_is_one_group_with_one_record_per_file(git_repo: Path, fake
     assert "skipped files: binary 1" in err
 
 
-def test_propagation_runs_within_a_group_only(tmp_path: Path, fake_scorer: RandomWordScorer, capsys, monkeypatch) -> None:
+def test_propagation_runs_within_a_group_only(tmp_path: Path, cli: Cli, capsys, monkeypatch) -> None:
     # The value is surprising in its first occurrence only; its repeat is masked by propagation.
-    scorer = fake_scorer
+    scorer = cli.scorer
     seen = make_repeats_predictable(scorer, monkeypatch)
     line = f"value = '{KEY}'\n"
     records = [{"text": line, "u": "a"}, {"text": line, "u": "a"}, {"text": line, "u": "b"}]
     source = write_jsonl(tmp_path / "in.jsonl", records)
-    assert export([str(source), "-o", str(tmp_path / "o.jsonl"), "--group-by", "u", *RAW], capsys)[0] == 0
+    assert export(cli, [str(source), "-o", str(tmp_path / "o.jsonl"), "--group-by", "u", *RAW], capsys)[0] == 0
     spans = [r["smscan"]["masked_spans"] for r in read_jsonl(tmp_path / "o.jsonl")]
     assert spans[0] and spans[1] == spans[0] and spans[2] == []
     seen.clear()
-    assert export([str(source), "-o", str(tmp_path / "n.jsonl"), "--group-by", "u", "--no-propagate", *RAW], capsys)[0] == 0
+    assert export(cli, [str(source), "-o", str(tmp_path / "n.jsonl"), "--group-by", "u", "--no-propagate", *RAW], capsys)[0] == 0
     assert read_jsonl(tmp_path / "n.jsonl")[1]["smscan"]["masked_spans"] == []
 
 
-def test_a_group_that_reappears_is_an_error_naming_it(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_a_group_that_reappears_is_an_error_naming_it(tmp_path: Path, cli, capsys) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "a", "u": "alice"}, {"text": "b", "u": "bob"}, {"text": "c", "u": "alice"}])
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), "--group-by", "u", *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), "--group-by", "u", *RAW], capsys)
     assert code == 2
     assert "group 'alice'" in err and "sort the input" in err and err.count("\n") == 1
     assert not (tmp_path / "out.jsonl").exists()
 
 
-def test_rejected_records_are_counted_written_and_exit_1(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_rejected_records_are_counted_written_and_exit_1(tmp_path: Path, cli, capsys) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "ok"}, "{broken", {"text": 3}, {"text": "fine"}])
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)
     assert code == 1
     assert [r["text"] for r in read_jsonl(tmp_path / "out.jsonl")] == ["ok", "fine"]
     rejects = read_jsonl(tmp_path / "out.jsonl.rejects.jsonl")
@@ -129,31 +129,31 @@ def test_rejected_records_are_counted_written_and_exit_1(tmp_path: Path, fake_sc
     assert "rejected 2 records" in err and "not JSON: 1" in err
 
 
-def test_redact_mode_replaces_spans_with_placeholders(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_redact_mode_replaces_spans_with_placeholders(tmp_path: Path, cli, capsys) -> None:
     text = f"a = '{KEY}'\nb = 2\n"
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": text}])
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), "--mode", "redact", "--window", "1", *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), "--mode", "redact", "--window", "1", *RAW], capsys)
     assert code == 0, err
     (out,) = read_jsonl(tmp_path / "out.jsonl")
     assert out["text"] == "a = '<MASKED>'\nb = 2\n"
     assert out["smscan"]["masked_spans"] == [[5, 5 + len(KEY)]]
-    export([str(source), "-o", str(tmp_path / "p.jsonl"), "--mode", "redact", "--window", "1", "--placeholder", "surprise=[X]", *RAW], capsys)
+    export(cli, [str(source), "-o", str(tmp_path / "p.jsonl"), "--mode", "redact", "--window", "1", "--placeholder", "surprise=[X]", *RAW], capsys)
     assert read_jsonl(tmp_path / "p.jsonl")[0]["text"] == "a = '[X]'\nb = 2\n"
 
 
-def test_tokenizer_adds_training_fields(tmp_path: Path, fake_scorer, tiny_model_dir: Path, capsys) -> None:
+def test_tokenizer_adds_training_fields(tmp_path: Path, cli, tiny_model_dir: Path, capsys) -> None:
     chat = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": f"the key is {KEY} and more words"}]}
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": f"x = 1\ny = 2\nk = '{KEY}'\nz = 3\nw = 4\n"}, chat])
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), "--tokenizer", str(tiny_model_dir), *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), "--tokenizer", str(tiny_model_dir), *RAW], capsys)
     assert code == 0, err
     for record in read_jsonl(tmp_path / "out.jsonl"):
         assert len(record["input_ids"]) == len(record["labels"]) == len(record["attention_mask"])
         assert -100 in record["labels"] and any(label != -100 for label in record["labels"])
 
 
-def test_local_ranking_and_consensus_flags(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_local_ranking_and_consensus_flags(tmp_path: Path, cli, capsys) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x = 1\n" * 20 + f"k = '{KEY}'\n" + "y = 2\n" * 20}])
-    code, err = export([str(source), "-o", str(tmp_path / "out.jsonl"), "--ranking", "local", "--rank-max", "5", "--consensus", "2"], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), "--ranking", "local", "--rank-max", "5", "--consensus", "2"], capsys)
     assert code == 0, err
     (out,) = read_jsonl(tmp_path / "out.jsonl")
     assert out["smscan"]["rule"]["surprise"]["ranking"] == "local"
@@ -167,26 +167,26 @@ def _many(tmp_path: Path, count: int = 100) -> Path:
     return write_jsonl(tmp_path / "in.jsonl", records)
 
 
-def test_resume_after_an_interruption_loses_and_doubles_nothing(tmp_path: Path, fake_scorer, capsys, monkeypatch) -> None:
+def test_resume_after_an_interruption_loses_and_doubles_nothing(tmp_path: Path, cli, capsys, monkeypatch) -> None:
     source = _many(tmp_path)
     # Kept out of the score cache, so the interrupted export below really scores.
-    assert export([str(source), "-o", str(tmp_path / "full.jsonl"), "--no-cache", *RAW], capsys)[0] == 0
-    interrupt_scoring(fake_scorer, monkeypatch)
+    assert export(cli, [str(source), "-o", str(tmp_path / "full.jsonl"), "--no-cache", *RAW], capsys)[0] == 0
+    interrupt_scoring(cli.scorer, monkeypatch)
     out = tmp_path / "out.jsonl"
-    assert export([str(source), "-o", str(out), *RAW], capsys)[0] == 130
+    assert export(cli, [str(source), "-o", str(out), *RAW], capsys)[0] == 130
     assert not out.exists()
-    code, err = export([str(source), "-o", str(out), "--resume", *RAW], capsys)
+    code, err = export(cli, [str(source), "-o", str(out), "--resume", *RAW], capsys)
     assert code == 0, err
     assert "resumed after 31 input records" in err
     assert out.read_bytes() == (tmp_path / "full.jsonl").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full.jsonl", "in.jsonl", "out.jsonl"]
 
 
-def test_resume_with_other_options_is_refused(tmp_path: Path, fake_scorer, capsys, monkeypatch) -> None:
+def test_resume_with_other_options_is_refused(tmp_path: Path, cli, capsys, monkeypatch) -> None:
     source = _many(tmp_path, 40)
-    monkeypatch.setattr(fake_scorer, "score_texts", lambda texts: (_ for _ in ()).throw(KeyboardInterrupt) if len(fake_scorer.texts) > 16 else RandomWordScorer.score_texts(fake_scorer, texts))
-    assert export([str(source), "-o", str(tmp_path / "o.jsonl"), *RAW], capsys)[0] == 130
-    code, err = export([str(source), "-o", str(tmp_path / "o.jsonl"), "--resume", "--threshold", "4"], capsys)
+    monkeypatch.setattr(cli.scorer, "score_texts", lambda texts: (_ for _ in ()).throw(KeyboardInterrupt) if len(cli.scorer.texts) > 16 else RandomWordScorer.score_texts(cli.scorer, texts))
+    assert export(cli, [str(source), "-o", str(tmp_path / "o.jsonl"), *RAW], capsys)[0] == 130
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "o.jsonl"), "--resume", "--threshold", "4"], capsys)
     assert code == 2 and "another input or other options" in err
 
 
@@ -255,52 +255,52 @@ def test_kill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -
         (["{src}", "-o", "{tmp}/o.jsonl", "--operating-point", "SM90"], "the surprise threshold was calibrated for model fingerprint"),
     ],
 )
-def test_bad_input_exits_2_with_one_message(tmp_path: Path, fake_scorer, capsys, args: list[str], message: str) -> None:
+def test_bad_input_exits_2_with_one_message(tmp_path: Path, cli, capsys, args: list[str], message: str) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x"}])
     (tmp_path / "in.jsonl.gz").write_bytes(b"\x1f\x8b\x08\x00")
-    code, err = export([a.replace("{tmp}", str(tmp_path)).replace("{src}", str(source)) for a in args], capsys)
+    code, err = export(cli, [a.replace("{tmp}", str(tmp_path)).replace("{src}", str(source)) for a in args], capsys)
     assert code == 2, err
     assert message in err and "Traceback" not in err
 
 
-def test_bad_labels_are_refused_before_anything_is_scored(tmp_path: Path, fake_scorer: RandomWordScorer, capsys) -> None:
+def test_bad_labels_are_refused_before_anything_is_scored(tmp_path: Path, cli: Cli, capsys) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": "x = 1\n"}])
     (tmp_path / "labels.jsonl").write_text("{broken\n")
-    code, err = export([str(source), "-o", str(tmp_path / "o.jsonl"), "--labels", str(tmp_path / "labels.jsonl")], capsys)
+    code, err = export(cli, [str(source), "-o", str(tmp_path / "o.jsonl"), "--labels", str(tmp_path / "labels.jsonl")], capsys)
     assert code == 2 and "not valid JSON" in err
-    assert fake_scorer.texts == [] and not (tmp_path / "o.jsonl").exists()
+    assert cli.scorer.texts == [] and not (tmp_path / "o.jsonl").exists()
 
 
-def test_parquet_input_exports_like_jsonl(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_parquet_input_exports_like_jsonl(tmp_path: Path, cli, capsys) -> None:
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
     records = [{"text": f"k = '{KEY}'\nx = 1\n", "id": 1}, {"text": "y = 2\n", "id": 2}]
     pq.write_table(pa.Table.from_pylist(records), tmp_path / "in.parquet")
     write_jsonl(tmp_path / "in.jsonl", records)
-    assert export([str(tmp_path / "in.parquet"), "-o", str(tmp_path / "p.jsonl"), *RAW], capsys)[0] == 0
-    assert export([str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "j.jsonl"), *RAW], capsys)[0] == 0
+    assert export(cli, [str(tmp_path / "in.parquet"), "-o", str(tmp_path / "p.jsonl"), *RAW], capsys)[0] == 0
+    assert export(cli, [str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "j.jsonl"), *RAW], capsys)[0] == 0
     assert read_jsonl(tmp_path / "p.jsonl") == read_jsonl(tmp_path / "j.jsonl")
 
 
-def test_detector_kinds_mask_findings_and_redact_with_their_placeholder(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_detector_kinds_mask_findings_and_redact_with_their_placeholder(tmp_path: Path, cli, capsys) -> None:
     from smscan.calibration.thresholds import write_entry
 
     write_entry(tmp_path / "t.json", "credential", {"fingerprint": RandomWordScorer.fingerprint, "rule": {}, "threshold": 0.5})
     text = f"import os\n\nAPI_TOKEN = '{KEY}'\n"
     source = write_jsonl(tmp_path / "in.jsonl", [{"text": text, "path": "settings.py"}])
     args = [str(source), "--kinds", "credential", "--thresholds", str(tmp_path / "t.json")]
-    code, err = export([*args, "-o", str(tmp_path / "m.jsonl")], capsys)
+    code, err = export(cli, [*args, "-o", str(tmp_path / "m.jsonl")], capsys)
     assert code == 0, err
     (record,) = read_jsonl(tmp_path / "m.jsonl")
     assert [text[a:b] for a, b in record["smscan"]["masked_spans"]] == [KEY]
     assert record["smscan"]["span_kinds"] == ["credential"]
     assert record["smscan"]["rule"]["kinds"] == ["credential"]
-    code, err = export([*args, "-o", str(tmp_path / "r.jsonl"), "--mode", "redact"], capsys)
+    code, err = export(cli, [*args, "-o", str(tmp_path / "r.jsonl"), "--mode", "redact"], capsys)
     assert read_jsonl(tmp_path / "r.jsonl")[0]["text"] == "import os\n\nAPI_TOKEN = '<CREDENTIAL>'\n"
 
 
-def test_parquet_output_holds_the_same_records(tmp_path: Path, fake_scorer, capsys, monkeypatch) -> None:
+def test_parquet_output_holds_the_same_records(tmp_path: Path, cli, capsys, monkeypatch) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
     from smscan.exports import writer
 
@@ -309,8 +309,8 @@ def test_parquet_output_holds_the_same_records(tmp_path: Path, fake_scorer, caps
     monkeypatch.setattr(writer, "jsonl_to_parquet", lambda s, t: original(s, t, batch_rows=2))
     records = [{"text": "x = 1\n", "id": 0}, {"text": "y = 2\n", "id": 1}, {"text": f"k = '{KEY}'\n", "id": 2}]
     source = write_jsonl(tmp_path / "in.jsonl", records)
-    assert export([str(source), "-o", str(tmp_path / "out.parquet"), *RAW], capsys)[0] == 0
-    assert export([str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)[0] == 0
+    assert export(cli, [str(source), "-o", str(tmp_path / "out.parquet"), *RAW], capsys)[0] == 0
+    assert export(cli, [str(source), "-o", str(tmp_path / "out.jsonl"), *RAW], capsys)[0] == 0
     rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
     expected = read_jsonl(tmp_path / "out.jsonl")
     assert [r["smscan"]["masked_spans"] for r in rows] == [e["smscan"]["masked_spans"] for e in expected]

@@ -12,8 +12,9 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.thresholds import write_entry
 from smscan.cli import main
 from smscan.errors import SmscanError
-from smscan.exports.operating_points import SurpriseCalibration, calibrate_surprise, cross_validate_surprise
+from smscan.exports.operating_points import calibrate_surprise, cross_validate_surprise
 from smscan.exports.rule import MaskRule
+from smscan.exports.surprise_calibration import SurpriseCalibration
 from smscan.records import TokenScores
 from tests.scorers import RandomWordScorer
 
@@ -56,7 +57,7 @@ def test_recall_falls_as_the_threshold_rises() -> None:
     assert all(a >= b for a, b in zip(recalls, recalls[1:]))
 
 
-def test_entry_has_operating_points_and_refuses_local_ranking() -> None:
+def test_entry_has_operating_points() -> None:
     documents = [labelled(FIRST, "g"), labelled(REPEAT, "g")]
     scores = [chars(FIRST, NLL_FIRST), chars(REPEAT, NLL_REPEAT)]
     entry = calibrate_surprise(documents, scores, rule=MaskRule(window=2), criterion="SM95", folds=0)
@@ -64,22 +65,20 @@ def test_entry_has_operating_points_and_refuses_local_ranking() -> None:
     assert set(entry["operating_points"]) == {"SM50", "SM70", "SM90", "SM95", "best-f1"}
     assert entry["rule"] == {"kind": "surprise", "ranking": "global", "window": 2, "consensus": 1, "propagate": True}
     assert entry["validation"]["token"]["tpr"] == 1.0
-    with pytest.raises(SmscanError, match="global threshold"):
-        SurpriseCalibration(documents, scores, MaskRule(ranking="local"))
 
 
-def test_export_reads_a_surprise_operating_point(tmp_path: Path, fake_scorer, capsys) -> None:
+def test_export_reads_a_surprise_operating_point(tmp_path: Path, cli, capsys) -> None:
     entry = {"fingerprint": RandomWordScorer.fingerprint, "rule": {"window": 2, "consensus": 1, "propagate": True},
              "threshold": 50.0, "operating_points": {"SM90": {"threshold": 3.0}}}
     write_entry(tmp_path / "t.json", "surprise", entry)
     key = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": f"k = '{key}'\n"}) + "\n")
     args = ["export", str(tmp_path / "in.jsonl"), "--thresholds", str(tmp_path / "t.json")]
-    assert main([*args, "-o", str(tmp_path / "a.jsonl"), "--operating-point", "SM90"]) == 0
+    assert cli.main([*args, "-o", str(tmp_path / "a.jsonl"), "--operating-point", "SM90"]) == 0
     (record,) = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert record["smscan"]["rule"]["surprise"]["threshold"] == 3.0
     assert record["smscan"]["rule"]["surprise"]["window"] == 2 and record["smscan"]["masked_spans"]
-    assert main([*args, "-o", str(tmp_path / "b.jsonl")]) == 0
+    assert cli.main([*args, "-o", str(tmp_path / "b.jsonl")]) == 0
     assert json.loads((tmp_path / "b.jsonl").read_text())["smscan"]["masked_spans"] == []
 
 

@@ -167,14 +167,12 @@ def test_cross_validation_records_each_folds_overshoot() -> None:
     assert cv["overshoot"] == max(f["overshoot"] for f in cv["per_fold"])
 
 
-def _export(tmp_path, name: str, *args: str) -> dict:
-    from smscan.cli import main
-
-    assert main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / name), *args]) == 0
+def _export(cli, tmp_path, name: str, *args: str) -> dict:
+    assert cli.main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / name), *args]) == 0
     return json.loads((tmp_path / name).read_text())
 
 
-def test_cli_default_masks_values_whole_and_masking_paper_keeps_the_window_rule(tmp_path, fake_scorer, capsys) -> None:
+def test_cli_default_masks_values_whole_and_masking_paper_keeps_the_window_rule(tmp_path, cli, capsys) -> None:
     from smscan.calibration.thresholds import write_entry
     from tests.scorers import RandomWordScorer
 
@@ -187,16 +185,16 @@ def test_cli_default_masks_values_whole_and_masking_paper_keeps_the_window_rule(
     text = f"token = '{key}'\nprint(token)\n"
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
     start = text.index(key)
-    values = _export(tmp_path, "values.jsonl", "--thresholds", str(tmp_path / "t.json"))
+    values = _export(cli, tmp_path, "values.jsonl", "--thresholds", str(tmp_path / "t.json"))
     assert values["smscan"]["masked_spans"] == [[start, start + len(key)]]
     assert values["smscan"]["rule"]["surprise"]["masking"] == "values"
     assert "credential findings are not masked" in capsys.readouterr().err  # not calibrated for the stand-in
-    paper = _export(tmp_path, "paper.jsonl", "--thresholds", str(tmp_path / "t.json"), "--masking", "paper", "--threshold", "3")
+    paper = _export(cli, tmp_path, "paper.jsonl", "--thresholds", str(tmp_path / "t.json"), "--masking", "paper", "--threshold", "3")
     ((a, b),) = paper["smscan"]["masked_spans"]
     # The paper's windows mask the neighbours of the key too (window-shaped, not value-shaped).
     assert a < start and b > start + len(key)
     assert paper["smscan"]["rule"]["kinds"] == ["surprise"] and paper["smscan"]["rule"]["surprise"]["masking"] == "paper"
-    redacted = _export(tmp_path, "redact.jsonl", "--thresholds", str(tmp_path / "t.json"), "--mode", "redact")
+    redacted = _export(cli, tmp_path, "redact.jsonl", "--thresholds", str(tmp_path / "t.json"), "--mode", "redact")
     assert key not in json.dumps(redacted) and "token = '<MASKED>'" in json.dumps(redacted)
 
 
@@ -220,9 +218,7 @@ def test_real_model_default_export_masks_a_32_character_token_whole(tmp_path, ca
     assert not any(TOKEN[i : i + 6] in released for i in range(27))
 
 
-def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_path, fake_scorer, capsys) -> None:
-    from smscan.cli import main
-
+def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_path, cli, capsys) -> None:
     rows = []
     for index in range(6):
         key = f"Zq8x{index}Pk3Lm9Rv2Yc7Hn4B"
@@ -231,7 +227,7 @@ def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_pa
         rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [{"start": start, "end": start + len(key)}]})
     (tmp_path / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     thresholds = tmp_path / "t.json"
-    assert main(["calibrate", "--kind", "surprise", "--labels", str(tmp_path / "labels.jsonl"), "--target-recall", "0.95",
+    assert cli.main(["calibrate", "--kind", "surprise", "--labels", str(tmp_path / "labels.jsonl"), "--target-recall", "0.95",
                  "--folds", "3", "-o", str(thresholds), "--score-cache", str(tmp_path / "cache")]) == 0
     out = capsys.readouterr().out
     assert "values whole at randomness" in out and "spread over folds: coverage" in out
@@ -243,19 +239,17 @@ def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_pa
     assert ("landing: value threshold lowered by" in out) == bool(entry["landing"]["margin"])
     text = "x = 1\napi_key = 'Zq8x0Pk3Lm9Rv2Yc7Hn4B'\n"
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
-    record = _export(tmp_path, "o.jsonl", "--thresholds", str(thresholds), "--operating-point", "SM50")
+    record = _export(cli, tmp_path, "o.jsonl", "--thresholds", str(thresholds), "--operating-point", "SM50")
     surprise = record["smscan"]["rule"]["surprise"]
     assert surprise["value_threshold"] == entry["operating_points"]["SM50"]["value_threshold"]
     assert [text[a:b] for a, b, *_ in record["smscan"]["masked_spans"]] == ["Zq8x0Pk3Lm9Rv2Yc7Hn4B"]
 
 
 @pytest.mark.parametrize("command", ["export", "calibrate"])
-def test_an_unknown_masking_is_one_usage_error(tmp_path, fake_scorer, capsys, command: str) -> None:
-    from smscan.cli import main
-
+def test_an_unknown_masking_is_one_usage_error(tmp_path, cli, capsys, command: str) -> None:
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": "x = 1\n"}) + "\n")
     args = {"export": ["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl")],
             "calibrate": ["calibrate", "--kind", "surprise", "--labels", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "t.json")]}
-    assert main([*args[command], "--masking", "window"]) == 2
+    assert cli.main([*args[command], "--masking", "window"]) == 2
     err = capsys.readouterr().err
     assert "--masking must be values or paper, got 'window'" in err and err.count("\n") == 1 and "Traceback" not in err

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
+from tests.cli_runner import Cli
 from tests.conftest import commit_files, head_id, stage_files
-from tests.scorers import TEST_CONFIG, RandomWordScorer
+from tests.scorers import TEST_CONFIG
 
 SECRETS = ("q8Zt3kPx0wLm9Rv2Yc7Hn4Bd", "Lm9Rv2q8Zt3kPx0wHn4BdYc7", "Hn4Bd0wLm9Rv2Yc7q8Zt3kPx")
 
@@ -33,7 +33,7 @@ def _token_id_patterns() -> list[bytes]:
 
 
 @pytest.fixture
-def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     body = "".join(f"value_{i} = {i}\n" for i in range(8))
     commit_files(git_repo, {"a.py": body + f"key = '{SECRETS[0]}'\nsame = '{SECRETS[0]}'\n", "b.py": body})
     commit_files(git_repo, {"b.py": body + f"token = \"{SECRETS[1]}\"\n"}, "second")
@@ -44,7 +44,7 @@ def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_s
 
 
 def test_no_output_file_or_cache_holds_a_full_secret(
-    repo: Path, tmp_path: Path, git_env: Path, score_cache_dir: Path, capsys: pytest.CaptureFixture[str]
+    cli: Cli, repo: Path, tmp_path: Path, git_env: Path, score_cache_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = ["--config", str(tmp_path / "c.toml")]
     base = head_id(repo, "HEAD~1")
@@ -68,7 +68,7 @@ def test_no_output_file_or_cache_holds_a_full_secret(
     ]
     printed = []
     for args in runs:
-        code = main([args[0], *config, *args[1:]])
+        code = cli.main([args[0], *config, *args[1:]])
         captured = capsys.readouterr()
         assert code in (0, 1), (args, captured.err)
         printed.append(captured.out + captured.err)
@@ -92,20 +92,20 @@ def test_no_output_file_or_cache_holds_a_full_secret(
                 assert pattern not in data, f"{path} holds a token id of a secret"
 
 
-def test_no_redact_is_what_shows_a_secret(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_redact_is_what_shows_a_secret(cli: Cli, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The containment check above can fail: the same scan with --no-redact prints the secrets."""
-    code = main(["repo", "--config", str(tmp_path / "c.toml"), ".", "--no-redact"])
+    code = cli.main(["repo", "--config", str(tmp_path / "c.toml"), ".", "--no-redact"])
     out = capsys.readouterr().out
     assert code == 1 and SECRETS[0] in out and SECRETS[1] in out
 
 
-def test_a_scan_removes_entries_of_the_old_cache_format(repo: Path, tmp_path: Path, score_cache_dir: Path, capsys) -> None:
+def test_a_scan_removes_entries_of_the_old_cache_format(cli: Cli, repo: Path, tmp_path: Path, score_cache_dir: Path, capsys) -> None:
     """Entries of the format before the database held token ids (they decode to the scanned text);
     the first scan that writes the cache deletes them, without waiting for `smscan cache clear`."""
     legacy = score_cache_dir / "ab" / f"ab{'0' * 62}.npz"
     legacy.parent.mkdir(parents=True)
     legacy.write_bytes(b"token ids of " + SECRETS[0].encode())
-    assert main(["repo", "--config", str(tmp_path / "c.toml"), "."]) == 1
+    assert cli.main(["repo", "--config", str(tmp_path / "c.toml"), "."]) == 1
     capsys.readouterr()
     assert not legacy.exists() and not legacy.parent.exists()
     assert any(score_cache_dir.iterdir())  # the database itself is there

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
 from smscan.reports.visible import visible
+from tests.cli_runner import Cli
 from tests.conftest import commit_files
-from tests.scorers import TEST_CONFIG, RandomWordScorer
+from tests.scorers import TEST_CONFIG
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 ESC_NAME = "esc\x1b[31mred.py"
@@ -24,7 +24,7 @@ RAW = ("\x1b[31m", "\u202e", "\u2066", "\x7f", "\x9b", "\u200b", "\x07")
 
 
 @pytest.fixture
-def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     commit_files(
         git_repo,
         {
@@ -37,8 +37,8 @@ def repo(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_s
     return git_repo
 
 
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    code = main(list(args))
+def _run(cli: Cli, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = cli.main(list(args))
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
     return code, captured.out + captured.err
@@ -46,12 +46,12 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 @pytest.mark.parametrize("terminal", [False, True])
 def test_the_text_report_shows_control_characters_as_escapes(
-    repo: Path, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch, terminal: bool
+    cli: Cli, repo: Path, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch, terminal: bool
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the whole line fits
     if terminal:
         monkeypatch.setenv("FORCE_COLOR", "1")  # rich then writes as to a terminal, with colour
-    code, out = _run(capsys, "repo", ".", "--config", str(tmp_path / "c.toml"), "--no-redact")
+    code, out = _run(cli, capsys, "repo", ".", "--config", str(tmp_path / "c.toml"), "--no-redact")
     assert code == 1
     for raw in RAW:
         assert raw not in out, repr(raw)
@@ -61,8 +61,8 @@ def test_the_text_report_shows_control_characters_as_escapes(
 
 
 @pytest.mark.parametrize("report_format", ["json", "sarif"])
-def test_json_and_sarif_escape_them_and_keep_the_exact_path(repo: Path, tmp_path: Path, capsys, report_format: str) -> None:
-    code, out = _run(capsys, "repo", ".", "--config", str(tmp_path / "c.toml"), "--format", report_format)
+def test_json_and_sarif_escape_them_and_keep_the_exact_path(cli: Cli, repo: Path, tmp_path: Path, capsys, report_format: str) -> None:
+    code, out = _run(cli, capsys, "repo", ".", "--config", str(tmp_path / "c.toml"), "--format", report_format)
     assert code == 1
     for raw in RAW:
         assert raw not in out, repr(raw)
@@ -78,16 +78,16 @@ def test_json_and_sarif_escape_them_and_keep_the_exact_path(repo: Path, tmp_path
         assert len(paths) == 2
 
 
-def test_explain_shows_them_as_escapes(repo: Path, tmp_path: Path, capsys) -> None:
-    code, out = _run(capsys, "explain", BIDI_NAME, "--config", str(tmp_path / "c.toml"), "--no-redact")
+def test_explain_shows_them_as_escapes(cli: Cli, repo: Path, tmp_path: Path, capsys) -> None:
+    code, out = _run(cli, capsys, "explain", BIDI_NAME, "--config", str(tmp_path / "c.toml"), "--no-redact")
     assert code == 0
     for raw in RAW:
         assert raw not in out, repr(raw)
     assert visible(BIDI_NAME) in out and "\\u202ehidden" in out
 
 
-def test_an_error_naming_such_a_file_shows_it_escaped(repo: Path, capsys) -> None:
-    code, out = _run(capsys, "files", "missing\x1b]0;pwned\x07.py")
+def test_an_error_naming_such_a_file_shows_it_escaped(cli: Cli, repo: Path, capsys) -> None:
+    code, out = _run(cli, capsys, "files", "missing\x1b]0;pwned\x07.py")
     assert code == 2 and "\x1b" not in out and "\x07" not in out and "missing\\x1b]0;pwned\\x07.py" in out
 
 

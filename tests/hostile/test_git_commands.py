@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
+from tests.cli_runner import Cli
 from tests.conftest import commit_files, head_id, run_git, stage_files, write_files
-from tests.scorers import TEST_CONFIG, RandomWordScorer
+from tests.scorers import TEST_CONFIG
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 HOOK_NAMES = ("post-index-change", "reference-transaction", "pre-commit", "post-checkout", "fsmonitor-watchman")
@@ -67,7 +67,7 @@ def plant(repo: Path, pwned: Path) -> None:
 
 
 @pytest.fixture
-def hostile(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> tuple[Path, Path, str]:
+def hostile(git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> tuple[Path, Path, str]:
     """A repository with a secret committed in HEAD, one staged and one in the work tree, whose
     config then runs commands; returns (repo, pwned folder, the base commit)."""
     commit_files(git_repo, {"a.py": body(), ".gitattributes": "* diff=evil filter=evil\n", "n.txt": "x\n"})
@@ -100,10 +100,10 @@ def _config_args(tmp_path: Path) -> list[str]:
     ],
 )
 def test_no_mode_runs_a_command_the_repository_configures(
-    hostile: tuple[Path, Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: set[str]
+    cli: Cli, hostile: tuple[Path, Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], expected: set[str]
 ) -> None:
     _, pwned, base = hostile
-    code = main([arg.format(base=base) for arg in args] + _config_args(tmp_path))
+    code = cli.main([arg.format(base=base) for arg in args] + _config_args(tmp_path))
     captured = capsys.readouterr()
     assert sorted(p.name for p in pwned.iterdir()) == []
     assert code == 1, captured.err
@@ -122,7 +122,7 @@ def test_the_planted_commands_do_run_under_plain_git(hostile: tuple[Path, Path, 
 
 
 def test_inherited_git_environment_neither_runs_commands_nor_redirects(
-    hostile: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    cli: Cli, hostile: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Config and locations a parent process passes down (as git does to a hook) are pinned."""
     _, pwned, _ = hostile
@@ -135,7 +135,7 @@ def test_inherited_git_environment_neither_runs_commands_nor_redirects(
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))
     monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(other / ".git" / "objects"))
     for args, expected in ((["staged"], {"b.py"}), (["repo", "."], {"a.py", "b.py", "c.py"})):
-        code = main(args + _config_args(tmp_path))
+        code = cli.main(args + _config_args(tmp_path))
         captured = capsys.readouterr()
         assert (code, sorted(p.name for p in pwned.iterdir())) == (1, []), captured.err
         assert {f["path"] for f in json.loads(captured.out)["findings"]} == expected
@@ -158,11 +158,11 @@ def test_driver_overrides_blank_every_driver_command(listing: bytes, expected: l
     assert driver_overrides(listing) == expected
 
 
-def test_a_driver_name_that_cannot_be_switched_off_is_refused(git_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_scorer, capsys) -> None:
+def test_a_driver_name_that_cannot_be_switched_off_is_refused(git_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli, capsys) -> None:
     commit_files(git_repo, {"a.py": body()})
     run_git(git_repo, "config", "filter.a=b.clean", "touch pwned; cat")
     monkeypatch.chdir(git_repo)
-    code = main(["staged", *_config_args(tmp_path)])
+    code = cli.main(["staged", *_config_args(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and "cannot switch off safely" in err and "Traceback" not in err
     assert not (git_repo / "pwned").exists()
@@ -195,7 +195,7 @@ def test_the_plain_hook_reads_the_index_git_commit_builds(
 
 
 def test_every_git_process_carries_the_hardening(
-    hostile: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    cli: Cli, hostile: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Each git process any mode starts (gitpython's long-lived cat-file readers included) gets the
     -c settings before its subcommand and the pinned environment; only `git version`, which reads
@@ -213,7 +213,7 @@ def test_every_git_process_carries_the_hardening(
 
     monkeypatch.setattr(subprocess.Popen, "__init__", spy)
     for args in (["repo", "."], ["repo", ".", "--rev", "HEAD"], ["staged"], ["diff", f"{base}...HEAD", "--each-commit"], ["hook", "b.py"]):
-        main(args + _config_args(tmp_path))
+        cli.main(args + _config_args(tmp_path))
         capsys.readouterr()
     expected = command_options()[:3]  # --no-pager -c core.fsmonitor=false
     calls = [(argv, env) for argv, env in started if argv[1:] != ["version"]]
@@ -226,7 +226,7 @@ def test_every_git_process_carries_the_hardening(
 
 
 def test_a_partial_clone_never_fetches_a_missing_object(
-    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_scorer
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], cli
 ) -> None:
     """A promisor remote with an `ext::` URL runs a command when git lazily fetches a missing
     object, and `protocol.ext.allow=always` beats a plain `protocol.allow=never`; the pinned
@@ -250,7 +250,7 @@ def test_a_partial_clone_never_fetches_a_missing_object(
     (pwned / "fetched").unlink()
     monkeypatch.chdir(git_repo)
     for args in (["repo", ".", "--rev", "HEAD"], ["diff", "HEAD~1"], ["diff", "HEAD~1", "--each-commit"]):
-        code = main(args + _config_args(tmp_path))
+        code = cli.main(args + _config_args(tmp_path))
         err = capsys.readouterr().err
         assert code == 2 and "Traceback" not in err and err.count("\n") == 1, (args, err)
         assert list(pwned.iterdir()) == [], args

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
 from smscan.finite import find_non_finite
+from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer
 
@@ -32,26 +32,26 @@ def thresholds_text(threshold: str) -> str:
 
 
 @pytest.fixture
-def repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     commit_files(git_repo, {"a.py": f"key = '{SECRET}'\n"})
     monkeypatch.chdir(git_repo)
     return git_repo
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    code = main(list(args))
+def run(cli: Cli, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = cli.main(list(args))
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err
     return code, captured.err
 
 
 @pytest.mark.parametrize("value", NON_FINITE)
-def test_a_non_finite_threshold_in_a_thresholds_file_is_refused(repo: Path, capsys, value: str) -> None:
+def test_a_non_finite_threshold_in_a_thresholds_file_is_refused(cli: Cli, repo: Path, capsys, value: str) -> None:
     (repo / "t.json").write_text(thresholds_text("3.5"))
-    code, err = run(capsys, "repo", ".", "--kinds", "credential", "--thresholds", "t.json", "--format", "json")
+    code, err = run(cli, capsys, "repo", ".", "--kinds", "credential", "--thresholds", "t.json", "--format", "json")
     assert code != 2, err  # the same file with a finite threshold is read
     (repo / "t.json").write_text(thresholds_text(value))
-    code, err = run(capsys, "repo", ".", "--kinds", "credential", "--thresholds", "t.json")
+    code, err = run(cli, capsys, "repo", ".", "--kinds", "credential", "--thresholds", "t.json")
     assert code == 2
     assert "t.json" in err and "'kinds.credential.threshold' is not a finite number" in err
     assert err.count("\n") == 1
@@ -65,15 +65,15 @@ def test_a_non_finite_threshold_in_a_thresholds_file_is_refused(repo: Path, caps
         ("pyproject.toml", "[tool.smscan]\nthreshold = inf\n", "'threshold'"),
     ],
 )
-def test_a_non_finite_number_in_config_is_refused(repo: Path, capsys, file: str, text: str, key: str) -> None:
+def test_a_non_finite_number_in_config_is_refused(cli: Cli, repo: Path, capsys, file: str, text: str, key: str) -> None:
     (repo / file).write_text(text)
-    code, err = run(capsys, "repo", ".")
+    code, err = run(cli, capsys, "repo", ".")
     assert code == 2 and file in err and f"key {key} is not a finite number" in err
 
 
-def test_another_tools_table_in_pyproject_may_hold_nan(repo: Path, capsys) -> None:
+def test_another_tools_table_in_pyproject_may_hold_nan(cli: Cli, repo: Path, capsys) -> None:
     (repo / "pyproject.toml").write_text("[tool.other]\nx = nan\n[tool.smscan]\nthreshold = 3.0\nkinds = ['surprise']\n")
-    code, err = run(capsys, "repo", ".")
+    code, err = run(cli, capsys, "repo", ".")
     assert code == 1, err
 
 
@@ -87,8 +87,8 @@ def test_another_tools_table_in_pyproject_may_hold_nan(repo: Path, capsys) -> No
         ["calibrate", "credential", "--max-fpr"],
     ],
 )
-def test_a_non_finite_number_on_the_command_line_is_refused(repo: Path, capsys, args: list[str], value: str) -> None:
-    code, err = run(capsys, *args, value)
+def test_a_non_finite_number_on_the_command_line_is_refused(cli: Cli, repo: Path, capsys, args: list[str], value: str) -> None:
+    code, err = run(cli, capsys, *args, value)
     assert code == 2 and "is not a finite number" in err
 
 
@@ -102,9 +102,9 @@ def test_a_non_finite_number_in_labels_is_refused(repo: Path, capsys) -> None:
         read_labels(path)
 
 
-def test_a_non_finite_number_in_a_baseline_is_refused(repo: Path, capsys) -> None:
+def test_a_non_finite_number_in_a_baseline_is_refused(cli: Cli, repo: Path, capsys) -> None:
     (repo / "b.json").write_text('{"smscan_baseline": 1, "salt": "00", "entries": [], "x": -Infinity}')
-    code, err = run(capsys, "repo", ".", "--baseline", "b.json")
+    code, err = run(cli, capsys, "repo", ".", "--baseline", "b.json")
     assert code == 2 and "b.json: key 'x' is not a finite number" in err
 
 
@@ -123,17 +123,17 @@ def test_find_non_finite_names_the_key(value: object, expected: str | None) -> N
 
 @pytest.mark.parametrize("key", ["baseline", "thresholds"])
 @pytest.mark.parametrize("value", ["/etc/passwd", "../outside.json", "a/../../b.json", "C:/x.json", "\\\\\\\\host\\\\share\\\\x"])
-def test_config_paths_must_stay_inside_the_repository(repo: Path, capsys, key: str, value: str) -> None:
+def test_config_paths_must_stay_inside_the_repository(cli: Cli, repo: Path, capsys, key: str, value: str) -> None:
     """A repository's config cannot point smscan at a file elsewhere (`smscan baseline` writes
     the baseline where the config says)."""
     (repo / ".smscan.toml").write_text(f"{key} = {json.dumps(value)}\n")
     for args in (["repo", "."], ["baseline"]):
-        code, err = run(capsys, *args)
+        code, err = run(cli, capsys, *args)
         assert code == 2 and f"key {key!r} must be a path inside the repository" in err
     assert not (repo.parent / "outside.json").exists()
 
 
-def test_config_paths_inside_the_repository_are_fine(repo: Path, capsys) -> None:
+def test_config_paths_inside_the_repository_are_fine(cli: Cli, repo: Path, capsys) -> None:
     (repo / ".smscan.toml").write_text('baseline = "ci/../ci/b.json"\nthreshold = 3.0\nkinds = ["surprise"]\n')
-    code, err = run(capsys, "baseline")
+    code, err = run(cli, capsys, "baseline")
     assert code == 0 and (repo / "ci" / "b.json").is_file(), err

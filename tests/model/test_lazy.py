@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from smscan.cache import DATABASE_NAME, CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cache_database import DATABASE_NAME
+from smscan.cached_scorer import CachedScorer
 from smscan.model.lazy import LazyScorer, load_tokenizer_file, tokenize_with
 from smscan.model.scorer import TransformersScorer
 from tests.scorers import RandomWordScorer

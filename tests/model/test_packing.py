@@ -7,13 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
+from smscan.model.chunked import plan_batches
 from smscan.model.load import load_scorer
-from smscan.model.scorer import (
-    ScoringSettings,
-    TransformersScorer,
-    plan_batches,
-    tokenised_text,
-)
+from smscan.model.scorer import TransformersScorer
+from smscan.model.scoring_settings import ScoringSettings
+from smscan.model.tokenised import tokenised_text
 
 
 def _texts(lengths: list[int]) -> list:

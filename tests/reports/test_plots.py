@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from smscan.calibration.plots import plot_scores, roc_points
-from smscan.cli import main
-from tests.scorers import RandomWordScorer
+from tests.cli_runner import Cli
 
 pytest.importorskip("matplotlib", reason="the 'plot' extra is not installed")
 
@@ -47,15 +46,15 @@ def test_plot_scores_writes_a_png(tmp_path: Path) -> None:
 
 
 def test_calibrate_and_eval_draw_plots(
-    tmp_path: Path, labels: Path, fake_scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, labels: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
     thresholds = tmp_path / "thresholds.json"
     cache = ["--score-cache", str(tmp_path / "cache")]
-    assert main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds),
+    assert cli.main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds),
                  "--plot", "calibrate.png", *cache]) == 0
-    assert main(["eval", "--kind", "credential", "--labels", str(labels), "--thresholds", str(thresholds),
+    assert cli.main(["eval", "--kind", "credential", "--labels", str(labels), "--thresholds", str(thresholds),
                  "--plot", "eval.png", *cache]) == 0
     assert (tmp_path / "calibrate.png").read_bytes().startswith(PNG)
     assert (tmp_path / "eval.png").read_bytes().startswith(PNG)

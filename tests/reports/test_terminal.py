@@ -113,3 +113,12 @@ def test_redaction_hides_repeats_of_a_flagged_value_in_the_shown_line() -> None:
     assert "[24 chars]" in text
     assert SECRET not in text
     assert SECRET[4:] not in text
+
+
+def test_the_summary_names_the_version_that_made_the_report() -> None:
+    # Issue #15: the version in every report; JSON and SARIF carry it in their `tool` objects.
+    from smscan import __version__
+
+    console = plain_console(80)
+    render_terminal(console, fixture_scan(), redact_values=True, quiet=True)
+    assert output(console).splitlines()[0] == f"summary (smscan {__version__})"

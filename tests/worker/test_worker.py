@@ -111,15 +111,16 @@ def test_detach_starts_a_background_worker(workers: Workers) -> None:
     assert again.returncode == 0 and "already running" in again.stdout
 
 
-def test_a_stale_socket_file_falls_back_in_process(workers: Workers, fake_scorer: RandomWordScorer) -> None:
+def test_a_stale_socket_file_falls_back_in_process(workers: Workers) -> None:
+    local = RandomWordScorer()  # the in-process model, injected as the chain's loader
     path = workers.path()
     path.parent.mkdir(mode=0o700, parents=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dead:
         dead.bind(str(path))  # a worker killed with SIGKILL leaves its socket file behind
     assert path.exists()
     assert connect_worker(Settings(), fallback=no_fallback, environ=workers.env) is None
-    scorer = build_scorer(Settings(score_cache=False), environ=workers.env)
-    assert scorer is fake_scorer
+    scorer = build_scorer(Settings(score_cache=False), environ=workers.env, load=lambda *_, **__: local)
+    assert scorer is local
 
 
 def test_a_worker_that_dies_mid_command_falls_back_in_process(workers: Workers) -> None:
@@ -135,12 +136,13 @@ def test_a_worker_that_dies_mid_command_falls_back_in_process(workers: Workers) 
     assert local.texts[-len(TEXTS) :] == TEXTS
 
 
-def test_a_loose_run_dir_is_refused(workers: Workers, fake_scorer: RandomWordScorer) -> None:
+def test_a_loose_run_dir_is_refused(workers: Workers) -> None:
+    local = RandomWordScorer()  # the in-process model, injected as the chain's loader
     workers.start()
     workers.path().parent.chmod(0o777)
     try:
         assert connect_worker(Settings(), fallback=no_fallback, environ=workers.env) is None
-        assert build_scorer(Settings(score_cache=False), environ=workers.env) is fake_scorer
+        assert build_scorer(Settings(score_cache=False), environ=workers.env, load=lambda *_, **__: local) is local
         status = workers.smscan("serve", "--status")
         assert status.returncode == 2 and "chmod 700" in status.stderr
     finally:
@@ -226,20 +228,22 @@ def test_garbage_scores_fall_back_in_process(workers: Workers, impostor: Callabl
     assert "counts" in (scorer.fallback_reason or "")
 
 
-def test_worker_auto_starts_one_in_the_background(workers: Workers, fake_scorer: RandomWordScorer) -> None:
+def test_worker_auto_starts_one_in_the_background(workers: Workers) -> None:
+    local = RandomWordScorer()  # the in-process model, injected as the chain's loader
     env = workers.fake_env  # the detached worker must get the fake scorer too
-    scorer = build_scorer(Settings(worker="auto", score_cache=False), environ=env)
-    assert scorer is fake_scorer  # this command scores in-process
+    scorer = build_scorer(Settings(worker="auto", score_cache=False), environ=env, load=lambda *_, **__: local)
+    assert scorer is local  # this command scores in-process
     pid = wait_for_hello(workers.path())
-    served = build_scorer(Settings(worker="auto", score_cache=False), environ=env)
+    served = build_scorer(Settings(worker="auto", score_cache=False), environ=env, load=lambda *_, **__: local)
     assert isinstance(served, WorkerScorer) and served.hello.pid == pid
-    assert build_scorer(Settings(worker="off", score_cache=False), environ=env) is fake_scorer
+    assert build_scorer(Settings(worker="off", score_cache=False), environ=env, load=lambda *_, **__: local) is local
 
 
-def test_worker_off_never_connects(workers: Workers, fake_scorer: RandomWordScorer) -> None:
+def test_worker_off_never_connects(workers: Workers) -> None:
+    local = RandomWordScorer()  # the in-process model, injected as the chain's loader
     workers.start()
-    assert build_scorer(Settings(worker="off", score_cache=False), environ=workers.env) is fake_scorer
-    assert isinstance(build_scorer(Settings(score_cache=False), environ=workers.env), WorkerScorer)
+    assert build_scorer(Settings(worker="off", score_cache=False), environ=workers.env, load=lambda *_, **__: local) is local
+    assert isinstance(build_scorer(Settings(score_cache=False), environ=workers.env, load=lambda *_, **__: local), WorkerScorer)
 
 
 def test_a_scan_through_the_cli_uses_the_worker_without_importing_torch(workers: Workers) -> None:

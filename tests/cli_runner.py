@@ -2,12 +2,16 @@
 
     def test_scan(cli, git_repo):
         result = cli("repo", str(git_repo), "--kinds", "surprise", "--threshold", "3")
-        assert result.code == 1 and cli.loads == 1
+        assert result.code == 1 and len(cli.loads) == 1
+
+``cli(*args)`` captures the output into a ``CliResult``; ``cli.main(argv)`` is ``main``'s own
+signature (the exit code; output stays for ``capsys``), for tests written against ``main``.
 
 The model is a ``RandomWordScorer`` behind the real score cache and worker layers
 (``Services.load_model``); ``cli.loads`` counts how often a model was loaded, so a test can say
 that a bad input failed before the model loaded. ``cli.environ`` is the environment commands
-see (the process's, as the autouse fixtures set it, plus what a test adds).
+see (the process's without ``CI``, as the autouse fixtures set it, plus what a test adds).
+tests/conftest.py offers the fixture to every test folder.
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ class Cli:
     def services(self) -> Services:
         environ = {key: value for key, value in os.environ.items() if key != "CI"} | self.environ
         return Services(environ=environ, load_model=self.load_model)
+
+    def main(self, argv: list[str]) -> int:
+        """``smscan.cli.main(argv)`` with the fake model; the output stays for ``capsys``."""
+        return main(argv, services=self.services())
 
     def __call__(self, *args: str) -> CliResult:
         self._capsys.readouterr()  # drop what came before

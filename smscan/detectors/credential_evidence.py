@@ -1,0 +1,168 @@
+"""The credential decision without the model: which slots can hold a credential, and the evidence
+their place adds to the value's surprise.
+
+A slot is dropped when its value cannot be a credential whatever the model thinks (a reference,
+placeholder or documented example; the shape of another identifier; too short or too plain for
+its place). Otherwise its evidence, in nats, adds up: a name that says secret (or a
+secret-bearing place: a private-key block, a URL password, an ``Authorization`` value) gives
+``secret_bonus``; a vendor's published format ``vendor_bonus`` more; a bare token with neither
+pays ``token_penalty``. :class:`smscan.detectors.credential.CredentialDetector` adds the value's
+surprise and compares the sum with the calibrated threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from smscan.detectors.credential_rule import CredentialRule
+from smscan.detectors.notebooks import is_notebook, notebook_cells
+from smscan.detectors.placeholders import is_stand_in
+from smscan.detectors.secret_names import name_class
+from smscan.detectors.slot_kinds import (
+    ARGUMENT,
+    ASSIGNMENT,
+    HEADER,
+    PEM,
+    PUBLIC_BLOCK,
+    STRING,
+    TOKEN,
+    URL_USERINFO,
+    Slot,
+)
+from smscan.detectors.slots import find_slots
+from smscan.detectors.test_context import is_made_up, is_test_path
+from smscan.detectors.value_shapes import (
+    character_classes,
+    has_digest_name_before,
+    is_encoded_text,
+    is_hex,
+    is_name_of_thing,
+    is_other_identifier,
+    is_prose,
+    is_ssh_public_key,
+    is_uuid,
+)
+from smscan.detectors.vendor_prefixes import vendor_of
+
+# Words just before a value in prose that say it is a digest or an id.
+_IDENTIFIER_CONTEXT = re.compile(
+    r"\b(?:commit|sha\d*|hash|digest|checksum|integrity|revision|rev|uuid|guid|etag|"
+    r"fingerprint|build|version)\b[^\n]{0,24}$",
+    re.IGNORECASE,
+)
+
+# `sha256sum` output: a hex digest, two spaces (or ` *`), a file name.
+_CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
+
+# Secret-bearing places: the slot itself says what the value is.
+_SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER})
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedSlot:
+    """A slot that can be a credential: its file span, its evidence (nats), and where it was."""
+
+    start: int
+    end: int
+    evidence: float
+    where: str
+    length: int
+    extra: Mapping[str, Any]
+
+
+def judged_slots(text: str, rule: CredentialRule, *, path: str = "") -> list[JudgedSlot]:
+    """Every slot of ``text`` that survives the model-free judgement, with its evidence.
+
+    A notebook is judged cell by cell on the decoded source (:mod:`smscan.detectors.notebooks`);
+    spans point into the file, and ``extra`` says which cell and where in it.
+    """
+    out = []
+    if is_notebook(text):
+        for cell in notebook_cells(text):
+            for slot in find_slots(cell.text):
+                evidence = judge_slot(cell.text, slot, rule, path=path)
+                if evidence is not None:
+                    start, end = cell.file_span(slot.start, slot.end)
+                    extra = {"cell": cell.index, "cell_start": slot.start, "cell_end": slot.end}
+                    out.append(JudgedSlot(start, end, evidence, slot.where, slot.end - slot.start, extra))
+        return out
+    for slot in find_slots(text):
+        evidence = judge_slot(text, slot, rule, path=path)
+        if evidence is not None:
+            out.append(JudgedSlot(slot.start, slot.end, evidence, slot.where, slot.end - slot.start, {}))
+    return out
+
+
+def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:
+    """The evidence a slot adds to its value's surprise, or None when it cannot be a credential.
+
+    Evidence adds up: a name that says secret (or a secret-bearing place) gives ``secret_bonus``,
+    a known vendor format ``vendor_bonus`` more; a bare token with neither pays ``token_penalty``.
+    In a test file (``path``) a value typed by hand is made-up test data (:mod:`.test_context`).
+    """
+    value = text[slot.start : slot.end]
+    if slot.where == PEM:
+        return rule.secret_bonus
+    if slot.where == PUBLIC_BLOCK:
+        return None
+    if is_stand_in(value) or is_test_path(path) and is_made_up(value):
+        return None
+    place = name_class(slot.key) if slot.key else "neutral"
+    if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
+        place = "secret"
+    vendor = vendor_of(value)
+    if vendor is not None:
+        return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus
+    letter_key = place == "secret" and is_letter_key(value, rule)
+    # A UUID under a secret name is a key (API keys and tokens are often drawn as UUIDs);
+    # under any other name it is an id.
+    secret_uuid = place == "secret" and is_uuid(value)
+    if is_ssh_public_key(value):
+        return None
+    if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key:
+        return None
+    if place != "secret" and (is_prose(value) or is_name_of_thing(value)):
+        return None
+    if slot.where != HEADER and is_encoded_text(value):
+        return None
+    line_start = text.rfind("\n", 0, slot.start) + 1
+    before = text[line_start : slot.start]
+    if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before)):
+        return None
+    if has_digest_name_before(before):
+        return None
+    if is_hex(value) and _CHECKSUM_LINE_AFTER.match(text, slot.end):
+        return None
+    if len(set(value)) < 4 or (character_classes(value) < 2 and not letter_key and not secret_uuid):
+        return None
+    if slot.where == TOKEN or (slot.where == ARGUMENT and place != "secret"):
+        if len(value) < rule.min_length_token or character_classes(value) < 2:
+            return None
+        return -rule.token_penalty
+    if place == "secret":
+        return rule.secret_bonus if len(value) >= rule.min_length_named else None
+    if slot.where in (STRING, ASSIGNMENT) and len(value) >= rule.min_length_unnamed:
+        # Short hex without a name is an id (short commit hashes, revision ids), not a key: hex
+        # carries 4 bits a character, so a key in hex is long.
+        if is_hex(value) and len(value) < rule.min_length_unnamed_hex:
+            return None
+        return 0.0
+    return None
+
+
+def is_letter_key(value: str, rule: CredentialRule) -> bool:
+    """True for a long run of ASCII letters alone, a key shape under a secret name.
+
+    Keys drawn from letters (base32 without digits, ``AKIA...`` ids whose random part has no
+    digit) look like one long name; under ``password``/``key`` names the model's surprise
+    decides, as for any other value.
+
+    Example:
+        >>> rule = CredentialRule()
+        >>> is_letter_key("AKIAQZLRMEUDXJIWGOCR", rule), is_letter_key("Authorization", rule)
+        (True, False)
+    """
+    return value.isascii() and value.isalpha() and len(value) >= rule.min_length_token

@@ -1,0 +1,51 @@
+"""Places whose syntax alone says secret: the password of a URL and the value of an ``Authorization``.
+
+``scheme://user:password@host`` gives ``password``; ``Bearer <token>``, ``Basic <token>``,
+``Token <token>`` give the token. Both are read in whole texts and inside one string literal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from smscan.detectors.slot_kinds import HEADER, URL_USERINFO, Slot
+
+_URL_USERINFO = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s@'\"`<>/]+)@"
+    r"(?=[\w\[.\-])"
+)
+_AUTH_SCHEME = re.compile(
+    r"\b(?P<scheme>Bearer|Basic|Token|token|bearer)[ \t]+(?P<value>[A-Za-z0-9][\w.~+/=\-]{7,})"
+)
+
+
+def has_url_password(text: str) -> bool:
+    """True when ``text`` holds a URL with a ``user:password@`` part."""
+    return _URL_USERINFO.search(text) is not None
+
+
+def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
+    """The password of each ``scheme://user:password@host`` in ``text`` (spans shifted by ``offset``).
+
+    Example:
+        >>> text = "postgres://app:hunter2@db/x"
+        >>> [text[s.start:s.end] for s in url_passwords(text)]
+        ['hunter2']
+    """
+    for match in _URL_USERINFO.finditer(text):
+        yield Slot(offset + match.start("password"), offset + match.end("password"), "url", URL_USERINFO)
+
+
+def header_values(text: str) -> Iterator[Slot]:
+    """The token after each ``Authorization`` scheme word in ``text``, named by the scheme."""
+    for match in _AUTH_SCHEME.finditer(text):
+        yield Slot(match.start("value"), match.end("value"), match.group("scheme"), HEADER)
+
+
+def leading_header_value(text: str, offset: int = 0) -> Slot | None:
+    """The token when ``text`` starts with an ``Authorization`` scheme word (``Bearer x``), else None."""
+    match = _AUTH_SCHEME.match(text)
+    if match is None:
+        return None
+    return Slot(offset + match.start("value"), offset + match.end("value"), match.group("scheme"), HEADER)

@@ -1,0 +1,168 @@
+"""Test files, and the values their authors made up by hand.
+
+A test suite feeds its code invented inputs on purpose: ``value='=@asdfasf'`` under
+``key='SECRET'`` (python-dotenv), ``password='hunter2'``, ``token='test-token-123'``. They are
+written to look like secrets, so the model finds them as surprising as one. In a test file the
+credential detector asks for stricter evidence: a value typed by hand (:func:`is_made_up`) is not
+a credential there. Only such values: a random key in a test file is judged like any other,
+because real keys do leak through tests (a fixture copied from a live config).
+
+Typed by hand means most of the value's letters and digits are explained by how people type
+when they invent a value: keyboard rows (``asdf``, ``qwer``, ``zxcv``), repeated characters
+(``aaaa``, ``1111``), counting (``abc``, ``123``), dictionary words and the markers that say
+"not real" (``dummy``, ``fake``, ``example``, ``test``). A random 32-character key has a few
+such characters by chance, far from most.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from urllib.parse import unquote
+
+_TEST_DIRS = frozenset(
+    "test tests testing __tests__ spec specs fixture fixtures __fixtures__ testdata test_data "
+    "test-data __mocks__ mocks".split()
+)
+# Test modules by file-name convention: pytest, Go, Jest/Vitest/Mocha, JUnit, RSpec.
+_TEST_FILE = re.compile(
+    r"^(?:test_.+\.py|.+_tests?\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"|.+Tests?\.(?:java|kt|cs|scala)|.+_spec\.rb)$"
+)
+_KEYBOARD_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
+_ROW_OF = {char: (row, column) for row, keys in enumerate(_KEYBOARD_ROWS) for column, char in enumerate(keys)}
+_COUNTING = "0123456789abcdefghijklmnopqrstuvwxyz"
+# Words that say a value is not real: with one of them, half the value explained is enough.
+_MARKERS = frozenset(
+    "dummy fake example sample test testing mock fixture stub placeholder invalid bogus wrong notreal "
+    "changeme".split()
+)
+# Words people put in invented values (at least three letters: shorter ones match random text).
+_WORDS = frozenset(
+    """
+    abc access account admin administrator alice all api app apple auth bad bar baz bob body
+    cake carol charlie cookie correct dave data database default demo dev doe dog else empty
+    eve foo foobar frank guest hello hidden horse hunter jane john key letmein local login love
+    magic master message monkey name new none null open pass passphrase passw passwd password
+    payload pwd qux root safe secret secrets sesame shadow some spam eggs ham staple battery something super
+    supersecret text the this token top user username value very welcome what world xyz
+    """.split()
+) | _MARKERS
+_RUN = re.compile(r"[a-z0-9]+")
+# Letters people write as digits or signs in invented passwords: `p@ssw0rd`, `s3cr3t`, `adm1n`.
+_LEET = str.maketrans({"@": "a", "$": "s", "0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"})
+_BASE64 = re.compile(r"^[A-Za-z0-9+/_\-]{8,}={0,2}$")
+# What encoded test data decodes to: `user:pass`, `{"hello": "world"}`; random bytes are not.
+_READABLE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 :\"'{},.@_-=/")
+# Fewer letters and digits than this carry under ~48 bits: too few for a key, plenty for a
+# test's password (outside tests, short passwords are still judged: weak real ones leak).
+_MIN_KEY_CHARS = 8
+
+
+def is_test_path(path: str) -> bool:
+    """True for a file of a test suite: under a test or fixture folder, or named as a test module.
+
+    Example:
+        >>> is_test_path("tests/test_main.py"), is_test_path("src/app/auth_test.go")
+        (True, True)
+        >>> is_test_path("src/dotenv/main.py"), is_test_path("docs/testimonials.md")
+        (False, False)
+    """
+    parts = path.replace("\\", "/").split("/")
+    return any(part.lower() in _TEST_DIRS for part in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))
+
+
+def is_made_up(value: str) -> bool:
+    """True for a value typed by hand: most of its letters and digits are keyboard rows, repeats,
+    counting or words (half of them, when a word says the value is not real), it has too few
+    of them for a key, or it is such a value written in leetspeak (``p@ssw0rd``), percent-encoded
+    (``pa%20ssword``) or in base64 (``dGVzdDp0ZXN0`` is ``test:test``).
+
+    Example:
+        >>> is_made_up("=@asdfasf"), is_made_up("hunter2"), is_made_up("test-token-123")
+        (True, True, True)
+        >>> is_made_up("q8Zt3kPx0wLm9Rv2aY7nBc4dE6fGh1Jk")
+        False
+    """
+    texts = [value, unquote(value) if "%" in value else value, _decoded_text(value) or value]
+    return any(_is_typed(text) for text in dict.fromkeys(texts))
+
+
+def _is_typed(text: str) -> bool:
+    runs = _RUN.findall(text.lower())
+    if sum(len(run) for run in runs) < _MIN_KEY_CHARS:
+        return True
+    # Runs read apart (`my-api-key`) and together (`pa ssword`), as typed and without leetspeak.
+    plain = _RUN.findall(text.lower().translate(_LEET))
+    return any(_are_explained(pieces) for pieces in (runs, ["".join(runs)], plain, ["".join(plain)]))
+
+
+def _are_explained(runs: list[str]) -> bool:
+    total = sum(len(run) for run in runs)
+    explained = 0
+    marked = False
+    for run in runs:
+        covered, has_marker = _explained(run)
+        explained += covered
+        marked = marked or has_marker
+    return explained >= (0.5 if marked else 0.8) * total
+
+
+def _decoded_text(value: str) -> str | None:
+    """The text a base64 value encodes, or None when it is not base64 of readable text."""
+    value = value.strip(".")  # a JWT's segment, written apart: `'eyJ...J9.'` then `'.eyJ...'`
+    if not _BASE64.match(value):
+        return None
+    bare = value.rstrip("=").replace("-", "+").replace("_", "/")
+    try:
+        text = base64.b64decode(bare + "=" * (-len(bare) % 4)).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    readable = sum(char in _READABLE for char in text)
+    return text if text and readable >= 0.9 * len(text) else None
+
+
+def _explained(run: str) -> tuple[int, bool]:
+    """How many characters of one letter-and-digit run are explained, and whether a marker is."""
+    letters = [char for char in run if char.isalpha()]
+    if len(letters) == len(run) >= 4 and len({_ROW_OF[char][0] for char in run}) == 1:
+        return len(run), False  # a mash along one row: `asdfasf`, `qwerqwer`, `jkljkl`
+    covered = 0
+    marked = False
+    i = 0
+    while i < len(run):
+        word = _longest_word(run, i)
+        length = max(len(word), _pattern_length(run, i))
+        if length >= 3:
+            covered += length
+            marked = marked or word in _MARKERS and len(word) == length
+            i += length
+        else:
+            i += 1
+    return covered, marked
+
+
+def _longest_word(run: str, start: int) -> str:
+    for end in range(min(len(run), start + 13), start + 2, -1):
+        if run[start:end] in _WORDS:
+            return run[start:end]
+    return ""
+
+
+def _pattern_length(run: str, start: int) -> int:
+    """Length of the typed pattern starting at ``start``: repeats, counting or neighbouring keys."""
+    end = start + 1
+    while end < len(run) and _is_typed_step(run[end - 1], run[end]):
+        end += 1
+    return end - start
+
+
+def _is_typed_step(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    if a in _COUNTING and b in _COUNTING and abs(_COUNTING.index(a) - _COUNTING.index(b)) == 1:
+        return True
+    row_a, column_a = _ROW_OF.get(a, (-1, -9))
+    row_b, column_b = _ROW_OF.get(b, (-2, -9))
+    return row_a == row_b and abs(column_a - column_b) == 1

@@ -1,0 +1,68 @@
+"""Long runs of token characters anywhere in a line: comments, prose, logs, URL paths.
+
+The last resort of the slot finder: a run of 20 or more characters of the base64/URL-safe
+alphabet, with sentence punctuation trimmed. ``name=value`` run together (a query string in
+prose) gives the value bound to the name; inside a URL only path segments count
+(``/services/T0/B0/<token>``): the host names a place, and secret-named query values are slots
+of their own (:mod:`smscan.detectors.query_strings`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from smscan.detectors.literal_values import is_lone_pair_name
+from smscan.detectors.slot_kinds import TOKEN, Slot
+
+MIN_LENGTH = 20
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
+_TOKEN_PAIR = re.compile(r"(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=][^=]*=*)")
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"`<>]+")
+_URL_SEGMENT = re.compile(r"[^/=&]+")
+
+
+def token_runs(line: str, offset: int) -> Iterator[Slot]:
+    """The token runs of ``line`` as ``token`` slots (spans shifted by ``offset``).
+
+    Example:
+        >>> line = "# see https://hooks.example.com/services/T0/B0/Zq8xP1sV9kL2mN4bT7wRaa"
+        >>> [line[s.start:s.end] for s in token_runs(line, 0)]
+        ['Zq8xP1sV9kL2mN4bT7wRaa']
+    """
+    # Host and path of each URL (up to its query): only path segments there can be tokens.
+    urls = [(match.start(), match.start() + (match.group().find("?") % (len(match.group()) + 1)))
+            for match in _URL.finditer(line)]
+    for match in _TOKEN_RUN.finditer(line):
+        start, end = _trim_token(line, match.start(), match.end())
+        if any(url_start <= start < url_end for url_start, url_end in urls):
+            yield from _url_path_tokens(line, offset, start, end)
+            continue
+        key = ""
+        pair = _TOKEN_PAIR.fullmatch(line, start, end)
+        # In a URL's query a `name=value` run is always a parameter and its value.
+        in_query = start > 0 and line[start - 1] in "?&" and any(query <= start for _, query in urls)
+        if pair and (in_query or is_lone_pair_name(pair.group("k"))):
+            # `name=value` run together (a query string in prose): the value, bound to the name.
+            key, start = pair.group("k"), pair.start("v")
+        if end - start >= MIN_LENGTH:
+            yield Slot(offset + start, offset + end, key, TOKEN)
+
+
+def _url_path_tokens(line: str, offset: int, start: int, end: int) -> Iterator[Slot]:
+    """The path segments of 20 characters or more in a token run inside a URL."""
+    run = line[start:end]
+    host_end = run.find("/")
+    position = host_end + 1 if host_end != -1 else len(run)
+    for segment in _URL_SEGMENT.finditer(run[position:]):
+        if segment.end() - segment.start() >= MIN_LENGTH:
+            yield Slot(offset + start + position + segment.start(), offset + start + position + segment.end(), "", TOKEN)
+
+
+def _trim_token(line: str, start: int, end: int) -> tuple[int, int]:
+    # Sentence punctuation around a token is not part of it; '=' padding at the end is.
+    while start < end and line[start] in ".-~/":
+        start += 1
+    while end > start and line[end - 1] in ".-~":
+        end -= 1
+    return start, end

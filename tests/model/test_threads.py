@@ -1,0 +1,89 @@
+"""Thread counts for a shared machine: never more than the allowed cores, the environment's
+choice when the config leaves it to the machine, fewer torch threads when the machine is busy."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smscan.cli import main
+from smscan.errors import ConfigError
+from smscan.model.load import load_scorer
+from smscan.model.threads import allowed_cores, choose_threads
+from tests.conftest import commit_files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("asked", "runtime", "environ", "cores", "idle", "expected"),
+    [
+        (8, "torch", {}, 2, 2.0, 2),  # never more than the allowed cores
+        (1, "torch", {}, 8, 8.0, 1),
+        (3, "ctranslate2", {"SMSCAN_THREADS": "1"}, 8, 8.0, 3),  # the setting wins over the environment
+        (0, "torch", {"SMSCAN_THREADS": "2", "OMP_NUM_THREADS": "1"}, 8, 0.0, 2),
+        (0, "torch", {"SMSCAN_THREADS": "16"}, 4, 8.0, 4),
+        (0, "torch", {"SMSCAN_THREADS": "0", "OMP_NUM_THREADS": "3,1"}, 8, 0.0, 3),  # 0: automatic
+        (0, "torch", {"OMP_NUM_THREADS": "junk"}, 2, 2.0, 2),  # not a count: ignored
+        (0, "torch", {}, 16, 16.0, 4),  # automatic: at most 4
+        (0, "torch", {}, 2, 1.9, 2),  # an idle machine: every allowed core
+        (0, "torch", {}, 2, 0.6, 1),  # busy: torch's threads would wait on each other
+        (0, "torch", {}, 2, -4.0, 1),  # overloaded: still one
+        (0, "ctranslate2", {}, 2, -4.0, 2),  # CTranslate2 still gains from its threads
+        (0, "torch", {}, 1, 8.0, 1),
+    ],
+)
+def test_choose_threads(asked: int, runtime: str, environ: dict[str, str], cores: int, idle: float, expected: int) -> None:
+    assert choose_threads(asked, runtime=runtime, environ=environ, cores=cores, idle=idle) == expected
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5", "99999"])
+def test_a_bad_smscan_threads_is_refused(value: str) -> None:
+    with pytest.raises(ConfigError, match=f"SMSCAN_THREADS must be an integer 0..1024 .*got {value!r}"):
+        choose_threads(0, runtime="torch", environ={"SMSCAN_THREADS": value}, cores=2, idle=2.0)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_the_cpu_affinity_bounds_the_count() -> None:
+    """A process pinned to one core (as taskset or a container cpuset pins it) gets one thread,
+    whatever it asks for and however many cores the machine has."""
+    code = (
+        "import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}); "
+        "from smscan.model.threads import allowed_cores, choose_threads; "
+        "print(allowed_cores(), choose_threads(8, runtime='torch', environ={}), "
+        "choose_threads(0, runtime='ctranslate2', environ={}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["1", "1", "1"]
+
+
+def test_load_scorer_sets_torch_threads_within_the_allowed_cores(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        load_scorer(str(tiny_model_dir), device="cpu", dtype="fp32", cache_dir=tmp_path, threads=4096)
+        assert torch.get_num_threads() == allowed_cores()
+        monkeypatch.setenv("SMSCAN_THREADS", "1")
+        load_scorer(str(tiny_model_dir), device="cpu", dtype="fp32", cache_dir=tmp_path)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_a_bad_smscan_threads_is_one_clear_error(
+    git_repo: Path, tiny_model_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    commit_files(git_repo, {"a.py": "a = 1\n"})
+    monkeypatch.chdir(git_repo)
+    monkeypatch.setenv("SMSCAN_THREADS", "lots")
+    code = main(["repo", ".", "--model", str(tiny_model_dir), "--kinds", "surprise", "--no-cache"])
+    err = capsys.readouterr().err
+    assert code == 2 and "SMSCAN_THREADS must be an integer" in err and "Traceback" not in err

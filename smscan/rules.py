@@ -135,6 +135,7 @@ def resolve_surprise(
     ranking = str(pick("ranking", flags.ranking, saved.get("ranking")))
     if saved and saved.get("ranking", "global") != ranking:
         raise _other_selection(source, saved=str(saved.get("ranking", "global")), used=ranking, settings=settings, flags=flags)
+    _refuse_other_cutoff(ranking, settings=settings, flags=flags)
     # The cutoff of the ranking in use: a flag, else a value the user chose, else the entry's.
     cutoff_key, cutoff_flag = ("threshold", flags.threshold) if ranking == "global" else ("rank_max", flags.rank_max)
     cutoff: float
@@ -156,6 +157,20 @@ def resolve_surprise(
         rank_max=float(cutoff) if ranking == "local" else settings.rank_max,
         neighbours=int(pick("neighbours", flags.neighbours, saved.get("neighbours"))),
     )
+
+
+def _refuse_other_cutoff(ranking: str, *, settings: Settings, flags: RuleFlags) -> None:
+    """A cutoff flag of the ranking not in use would be ignored: say so instead (exit 2). A config
+    file may hold both cutoffs (one for each ranking a flag may choose), so only flags are checked."""
+    from smscan.errors import SmscanError
+
+    other_key, other_flag = ("rank_max", flags.rank_max) if ranking == "global" else ("threshold", flags.threshold)
+    named = "--rank-max" if other_key == "rank_max" else "--threshold"
+    if other_flag is None and settings.origin(other_key) != named:  # scans pass their flags as settings
+        return
+    use = "--threshold (nats)" if ranking == "global" else "--rank-max (percent)"
+    raise SmscanError(f"{named} is the cutoff of {'local' if ranking == 'global' else 'global'} window selection, "
+                       f"but the selection in use is {ranking}: give {use}, or choose the ranking that cutoff belongs to")
 
 
 def _other_selection(source: str, *, saved: str, used: str, settings: Settings, flags: RuleFlags) -> Exception:

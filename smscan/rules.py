@@ -84,6 +84,9 @@ class RuleFlags:
     ranking: str | None = None
     rank_max: float | None = None
     neighbours: int | None = None
+    masking: str | None = None
+    """The export's ``--masking``: read the ``surprise`` entry calibrated for it
+    (``smscan/calibration/maskings.py``); None reads the file's entry as it is."""
 
 
 def resolve_detections(
@@ -197,6 +200,8 @@ def _surprise_entry(
             continue
         if where == PACKAGED and flags.operating_point is None:
             break  # the packaged entry is a table of operating points, used when one is named
+        if flags.masking is not None:
+            data = {"kinds": {SURPRISE: _entry_for_masking(where, entry, flags.masking, flags.threshold is not None)}}
         found = find_entry([(where, data)], SURPRISE, fingerprint=fingerprint, model=settings.model)
         tau = found.operating_point(flags.operating_point) if flags.operating_point else found.threshold
         rule = dict(found.rule)
@@ -212,6 +217,31 @@ def _surprise_entry(
             "`smscan calibrate --kind surprise --labels FILE -o .smscan/thresholds.json`"
         )
     return {}, None, "settings"
+
+
+def _entry_for_masking(where: str, entry: dict[str, Any], masking: str, threshold_given: bool) -> Any:
+    """The entry calibrated for ``masking``. A paper entry alone serves value-aware masking too
+    (its threshold as the code threshold: a superset of the paper's mask); a value-aware entry
+    alone cannot serve the paper's rule (its threshold is the much stricter code threshold)
+    unless ``--threshold`` replaces it (the window, consensus and propagation still apply).
+
+    Raises:
+        ThresholdsError: ``masking`` is ``paper``, the file holds a value-aware entry only and no
+            ``--threshold`` was given.
+    """
+    from smscan.calibration.maskings import entry_for_masking, masking_of
+    from smscan.errors import ThresholdsError
+
+    found = entry_for_masking(entry, masking)
+    if found is not None:
+        return found
+    if masking == "values" or threshold_given:
+        return entry
+    raise ThresholdsError(
+        f"{where}: the surprise entry was calibrated for --masking {masking_of(entry)}, not --masking {masking}; "
+        f"calibrate one with `smscan calibrate --kind surprise --masking {masking} --labels FILE -o {where}` "
+        f"or export with --masking {masking_of(entry)}"
+    )
 
 
 @dataclass(frozen=True, slots=True)

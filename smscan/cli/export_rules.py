@@ -26,7 +26,7 @@ def export_rules(
         flags = RuleFlags(
             thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
             threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate,
-            ranking=mask.ranking, rank_max=mask.rank_max, neighbours=mask.neighbours,
+            ranking=mask.ranking, rank_max=mask.rank_max, neighbours=mask.neighbours, masking=masking,
         )
         resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
         try:

@@ -13,7 +13,9 @@ chain (``export_groups``, records grouped by repository) on the ``--measure`` sp
 
 Reported, in characters: TPR (private-value characters masked), collateral (other
 non-whitespace characters masked), and over planted occurrences: those left partly unmasked and
-those less than half masked. Measure ``heldout`` once, at the end; tune on ``dev`` only.
+those less than half masked; and the credential detector's findings (what a scan reports, at
+the packaged threshold) left partly masked by the default export. Measure ``heldout`` once, at
+the end; tune on ``dev`` only.
 The reference model is the configured default behind the score cache, so a rerun rescores nothing.
 """
 
@@ -57,6 +59,17 @@ def char_metrics(rows: list[Any], spans: list[list[tuple[int, int]]]) -> dict[st
         "partly_unmasked": partly,
         "under_half_masked": under_half,
     }
+
+
+def partly_masked(found: list[list[tuple[int, int]]], masked: list[list[tuple[int, int]]]) -> dict[str, int]:
+    """Spans of ``found`` (per row) and those not wholly inside the union of ``masked``."""
+    total = partly = 0
+    for spans, cover in zip(found, masked):
+        for start, end in spans:
+            total += 1
+            inside = sum(max(0, min(end, b) - max(start, a)) for a, b in cover)
+            partly += int(inside < end - start)
+    return {"credential_findings": total, "credentials_partly_masked": partly}
 
 
 def export_spans(rows: list[Any], scorer: Any, plan: Any) -> list[list[tuple[int, int]]]:
@@ -113,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         replace(base, threshold=values_entry["threshold"]), credential,
         value_threshold=values_entry["rule"]["value_threshold"],
     )
+    findings = export_spans(measured, scorer, ExportPlan(None, credential))
+    values_spans = export_spans(measured, scorer, values_plan)
     report = {
         "measured": args.measure,
         "rows": len(measured),
@@ -123,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         "values": {"threshold": values_entry["threshold"], "value_threshold": values_entry["rule"]["value_threshold"],
                    "validation": values_entry["validation"]["token"], "code_thresholds": values_entry["code_thresholds"],
                    "cross_validation": values_entry.get("cross_validation"),
-                   **char_metrics(measured, export_spans(measured, scorer, values_plan))},
+                   "landing": values_entry.get("landing"),
+                   **char_metrics(measured, values_spans), **partly_masked(findings, values_spans)},
     }
     print(json.dumps(report, indent=1))
     return 0

@@ -2,8 +2,13 @@
 
     >>> from smscan import MaskRule, load_masking_scorer, mask_texts  # doctest: +SKIP
     >>> scorer = load_masking_scorer()                                 # doctest: +SKIP
-    >>> mask_texts(["token = 'q8Zt3x...'"], scorer=scorer, rule=MaskRule(threshold=6.0))  # doctest: +SKIP
+    >>> mask_texts(["token = 'q8Zt3x...'"], scorer=scorer)              # doctest: +SKIP
     [{'text': "token = 'q8Zt3x...'", 'smscan': {'masked_spans': [[9, 18]], ...}}]
+
+The default masking is ``smscan export``'s: value-aware (``masking="values"``: a surprising value
+masked whole with its repeats in the group, code structure by ``rule``) plus the credential
+detector's findings when the packaged thresholds were calibrated for the scorer's model;
+``masking="paper"`` is the paper's raw window rule alone (``docs/export-format.md``).
 
 With Hugging Face ``datasets``::
 
@@ -19,7 +24,7 @@ never imports torch; loading a scorer or a tokenizer does.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from smscan.errors import SmscanError
 from smscan.exports.masked import ExportPlan, Mode, export_groups
@@ -29,6 +34,8 @@ from smscan.rules import Detection
 from smscan.sources.datasets import DEFAULT_ROLES, RecordFormat, parse_record
 
 __all__ = ["MaskRule", "batch_masker", "load_masking_scorer", "mask_records", "mask_texts"]
+
+Masking = Literal["values", "paper"]
 
 
 def load_masking_scorer(model: str | None = None, *, device: str = "auto", deterministic: bool = False) -> Scorer:
@@ -61,8 +68,10 @@ def mask_records(
     group_by: str | None = None,
     tokenizer: str | Any | None = None,
     mode: Mode = "mask",
-    detections: Sequence[Detection] = (),
+    detections: Sequence[Detection] | None = None,
     placeholders: Mapping[str, str] | None = None,
+    masking: Masking = "values",
+    value_threshold: float | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Mask records (``{"text": ...}`` or chats ``{"messages": [...]}``) as ``smscan export`` does.
 
@@ -77,24 +86,39 @@ def mask_records(
         tokenizer: a downstream tokenizer name or folder (or a ``DownstreamLabeler``): adds
             ``input_ids``, ``attention_mask`` and ``labels``.
         mode: ``mask`` or ``redact``.
-        detections: detectors with their thresholds, for ``credential``/``dead-code`` findings.
+        detections: detectors with their thresholds, for ``credential``/``dead-code`` findings
+            (None: ``credential`` at its packaged threshold under ``masking="values"`` when
+            calibrated for the scorer's model, as ``smscan export`` does; else none).
         placeholders: kind -> placeholder for ``redact``.
+        masking: ``values`` (value-aware, the default) or ``paper`` (the raw rule alone).
+        value_threshold: value-aware masking's value randomness threshold (None: the packaged
+            default, ``smscan.exports.values.DEFAULT_VALUE_THRESHOLD``).
 
     Yields:
         Output records, in input order.
 
     Raises:
-        SmscanError: a record that cannot be masked (the reason is named), or a group that is
-            not contiguous.
+        SmscanError: a record that cannot be masked (the reason is named), a group that is
+            not contiguous, or an unknown ``masking``.
     """
+    if masking not in ("values", "paper"):
+        raise SmscanError(f"masking must be 'values' or 'paper', got {masking!r}")
+    detectors_only = rule is None and bool(detections)  # rule None with detections: findings alone
+    if detections is None:
+        detections = _default_detections(scorer) if masking == "values" else ()
     labeler = None
     if tokenizer is not None:
         from smscan.exports.labels import DownstreamLabeler
 
         labeler = tokenizer if isinstance(tokenizer, DownstreamLabeler) else DownstreamLabeler(str(tokenizer))
-    if rule is None and not detections:
+    if rule is None and not detectors_only:
         rule = MaskRule()
-    plan = ExportPlan(rule, tuple(detections), mode=mode, placeholders=dict(placeholders or {}), labeler=labeler)
+    if masking == "values" and rule is not None and value_threshold is None:
+        from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+
+        value_threshold = DEFAULT_VALUE_THRESHOLD
+    plan = ExportPlan(rule, tuple(detections), mode=mode, placeholders=dict(placeholders or {}), labeler=labeler,
+                      value_threshold=value_threshold if masking == "values" else None)
     fmt = RecordFormat(text_field=text_field, roles=tuple(roles), group_by=group_by)
     parsed = (parse_record(dict(record), index, fmt) for index, record in enumerate(records))
     describe = getattr(scorer, "describe", None)
@@ -106,6 +130,20 @@ def mask_records(
         yield from group.records
 
 
+def _default_detections(scorer: Scorer) -> tuple[Detection, ...]:
+    """``credential`` at its packaged threshold when it was calibrated for the scorer's model."""
+    from smscan.calibration.thresholds import PACKAGED, find_entry, packaged_thresholds
+    from smscan.detectors import make_detector
+    from smscan.errors import ThresholdsError
+    from smscan.kinds import CREDENTIAL
+
+    try:
+        entry = find_entry([(PACKAGED, packaged_thresholds())], CREDENTIAL, fingerprint=scorer.fingerprint, model="")
+    except ThresholdsError:
+        return ()
+    return (Detection(make_detector(CREDENTIAL, entry.rule), entry.threshold, entry.source),)
+
+
 def mask_texts(
     texts: Sequence[str],
     *,
@@ -114,6 +152,8 @@ def mask_texts(
     groups: Sequence[str] | None = None,
     tokenizer: str | Any | None = None,
     mode: Mode = "mask",
+    masking: Masking = "values",
+    value_threshold: float | None = None,
 ) -> list[dict[str, Any]]:
     """Mask plain texts; each result is ``{"text": ..., "smscan": {...}}`` (plus labels).
 
@@ -125,12 +165,15 @@ def mask_texts(
             texts of one group must be contiguous.
         tokenizer: a downstream tokenizer, for ``input_ids``/``attention_mask``/``labels``.
         mode: ``mask`` or ``redact`` (``text`` then holds the redacted text).
+        masking: ``values`` (value-aware plus credential findings, ``smscan export``'s default)
+            or ``paper`` (the paper's raw rule alone).
+        value_threshold: value-aware masking's value threshold (None: the packaged default).
 
     Returns:
         One dict per text, in order.
 
     Raises:
-        SmscanError: groups are not contiguous.
+        SmscanError: groups are not contiguous, or an unknown ``masking``.
     """
     if groups is not None and len(groups) != len(texts):
         raise SmscanError(f"got {len(groups)} groups for {len(texts)} texts")
@@ -138,7 +181,8 @@ def mask_texts(
         {"text": text, **({"group": groups[i]} if groups is not None else {})} for i, text in enumerate(texts)
     ]
     out = list(mask_records(records, scorer=scorer, rule=rule, tokenizer=tokenizer, mode=mode,
-                            group_by="group" if groups is not None else None))
+                            group_by="group" if groups is not None else None, masking=masking,
+                            value_threshold=value_threshold))
     if groups is not None:
         for record in out:
             record.pop("group", None)
@@ -153,6 +197,7 @@ def batch_masker(
     group_by: str | None = None,
     tokenizer: str | Any | None = None,
     mode: Mode = "mask",
+    masking: Masking = "values",
 ) -> Callable[[dict[str, list[Any]]], dict[str, list[Any]]]:
     """A function for ``datasets.Dataset.map(..., batched=True)``: columns in, new columns out.
 
@@ -167,6 +212,7 @@ def batch_masker(
         group_by: a column that groups rows for duplicate propagation.
         tokenizer: a downstream tokenizer name or folder.
         mode: ``mask`` or ``redact``.
+        masking: ``values`` (the default, as ``smscan export``) or ``paper``.
 
     Returns:
         The batch function.
@@ -183,7 +229,7 @@ def batch_masker(
         rows = [{name: batch[name][i] for name in columns} for i in range(size)]
         field = None if "messages" in batch and text_field == "text" else text_field
         out = list(mask_records(rows, scorer=scorer, rule=rule, text_field=field, group_by=group_by,
-                                tokenizer=labeler, mode=mode))
+                                tokenizer=labeler, mode=mode, masking=masking))
         new = ["smscan"] + (["input_ids", "attention_mask", "labels"] if labeler is not None else [])
         if mode == "redact":
             new.append("messages" if field is None else text_field)

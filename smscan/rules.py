@@ -84,6 +84,9 @@ class RuleFlags:
     ranking: str | None = None
     rank_max: float | None = None
     neighbours: int | None = None
+    masking: str | None = None
+    """The export's ``--masking``: read the ``surprise`` entry calibrated for it
+    (``smscan/calibration/maskings.py``); None reads the file's entry as it is."""
 
 
 def resolve_detections(
@@ -132,6 +135,7 @@ def resolve_surprise(
     ranking = str(pick("ranking", flags.ranking, saved.get("ranking")))
     if saved and saved.get("ranking", "global") != ranking:
         raise _other_selection(source, saved=str(saved.get("ranking", "global")), used=ranking, settings=settings, flags=flags)
+    _refuse_other_cutoff(ranking, settings=settings, flags=flags)
     # The cutoff of the ranking in use: a flag, else a value the user chose, else the entry's.
     cutoff_key, cutoff_flag = ("threshold", flags.threshold) if ranking == "global" else ("rank_max", flags.rank_max)
     cutoff: float
@@ -153,6 +157,20 @@ def resolve_surprise(
         rank_max=float(cutoff) if ranking == "local" else settings.rank_max,
         neighbours=int(pick("neighbours", flags.neighbours, saved.get("neighbours"))),
     )
+
+
+def _refuse_other_cutoff(ranking: str, *, settings: Settings, flags: RuleFlags) -> None:
+    """A cutoff flag of the ranking not in use would be ignored: say so instead (exit 2). A config
+    file may hold both cutoffs (one for each ranking a flag may choose), so only flags are checked."""
+    from smscan.errors import SmscanError
+
+    other_key, other_flag = ("rank_max", flags.rank_max) if ranking == "global" else ("threshold", flags.threshold)
+    named = "--rank-max" if other_key == "rank_max" else "--threshold"
+    if other_flag is None and settings.origin(other_key) != named:  # scans pass their flags as settings
+        return
+    use = "--threshold (nats)" if ranking == "global" else "--rank-max (percent)"
+    raise SmscanError(f"{named} is the cutoff of {'local' if ranking == 'global' else 'global'} window selection, "
+                       f"but the selection in use is {ranking}: give {use}, or choose the ranking that cutoff belongs to")
 
 
 def _other_selection(source: str, *, saved: str, used: str, settings: Settings, flags: RuleFlags) -> Exception:
@@ -182,6 +200,8 @@ def _surprise_entry(
             continue
         if where == PACKAGED and flags.operating_point is None:
             break  # the packaged entry is a table of operating points, used when one is named
+        if flags.masking is not None:
+            data = {"kinds": {SURPRISE: _entry_for_masking(where, entry, flags.masking, flags.threshold is not None)}}
         found = find_entry([(where, data)], SURPRISE, fingerprint=fingerprint, model=settings.model)
         tau = found.operating_point(flags.operating_point) if flags.operating_point else found.threshold
         rule = dict(found.rule)
@@ -197,6 +217,31 @@ def _surprise_entry(
             "`smscan calibrate --kind surprise --labels FILE -o .smscan/thresholds.json`"
         )
     return {}, None, "settings"
+
+
+def _entry_for_masking(where: str, entry: dict[str, Any], masking: str, threshold_given: bool) -> Any:
+    """The entry calibrated for ``masking``. A paper entry alone serves value-aware masking too
+    (its threshold as the code threshold: a superset of the paper's mask); a value-aware entry
+    alone cannot serve the paper's rule (its threshold is the much stricter code threshold)
+    unless ``--threshold`` replaces it (the window, consensus and propagation still apply).
+
+    Raises:
+        ThresholdsError: ``masking`` is ``paper``, the file holds a value-aware entry only and no
+            ``--threshold`` was given.
+    """
+    from smscan.calibration.maskings import entry_for_masking, masking_of
+    from smscan.errors import ThresholdsError
+
+    found = entry_for_masking(entry, masking)
+    if found is not None:
+        return found
+    if masking == "values" or threshold_given:
+        return entry
+    raise ThresholdsError(
+        f"{where}: the surprise entry was calibrated for --masking {masking_of(entry)}, not --masking {masking}; "
+        f"calibrate one with `smscan calibrate --kind surprise --masking {masking} --labels FILE -o {where}` "
+        f"or export with --masking {masking_of(entry)}"
+    )
 
 
 @dataclass(frozen=True, slots=True)

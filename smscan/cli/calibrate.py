@@ -68,6 +68,10 @@ def calibrate_command(
     }
     if entry["validation"][entry["unit"]]["tp"] == 0:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
+    if surprise_rule is not None:  # the file's entry for the other --masking stays, nested
+        from smscan.calibration.maskings import with_other_masking
+
+        provenance = with_other_masking(output, provenance)
     write_entry(output, kind, provenance)
     if measure.plot is not None:
         from smscan.calibration.plots import plot_kind

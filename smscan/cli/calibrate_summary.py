@@ -59,6 +59,8 @@ def _print_surprise_summary(console: Console, output: Path, entry: dict[str, Any
                 f"  spread over folds: coverage {spread['tpr_mean']:.3f} ± {spread['tpr_std']:.3f} (min {spread['tpr_min']:.3f})  "
                 f"collateral {spread['fpr_mean']:.4f} ± {spread['fpr_std']:.4f} (max {spread['fpr_max']:.4f})"
             )
+    if entry.get("landing", {}).get("margin"):
+        console.print(f"  landing: value threshold lowered by {entry['landing']['margin']:.3f}, the worst fold's overshoot")
     if entry.get("curve"):
         curve = "  ".join(f"{p['value_threshold']:.2f}:{p['tpr']:.3f}/{p['fpr']:.4f}" for p in entry["curve"])
         console.print(f"  validation curve (value threshold:coverage/collateral): {curve}")

@@ -20,6 +20,6 @@ def export_rules(
     flags = RuleFlags(
         thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,
         threshold=mask.threshold, consensus=mask.consensus, propagate=mask.propagate,
-        ranking=mask.ranking, rank_max=mask.rank_max, neighbours=mask.neighbours,
+        ranking=mask.ranking, rank_max=mask.rank_max, neighbours=mask.neighbours, masking=masking,
     )
     return resolve_export_rules(settings, root=root, fingerprint=fingerprint, flags=flags, masking=masking)

@@ -5,13 +5,16 @@ bind by an operator; ``get("NAME", "...")`` and Go's ``SECRET := getenv("X", "..
 default (both names count); ``process.env.NAME || "..."`` by a fallback; ``CURLOPT_PASSWORD,
 "..."`` by the constant before it in a call; ``setPassword("...")`` by the call's name;
 ``#define API_KEY "..."`` by the macro; SQL's ``IDENTIFIED BY '...'`` and ``PASSWORD '...'`` by
-the keyword; ``<add key="k" value="..."/>`` by the key attribute.
+the keyword; ``<add key="k" value="..."/>`` by the key attribute; ``getConnection(url, "user",
+"...")`` and ``new PDO(dsn, 'user', '...')`` by position in a login or connection call
+(:mod:`smscan.detectors.login_calls`).
 """
 
 from __future__ import annotations
 
 import re
 
+from smscan.detectors.login_calls import is_positional_password
 from smscan.detectors.secret_names import is_secret_name
 
 # How far left of a string its name is looked for: bounds the work on minified one-line files.
@@ -49,6 +52,9 @@ def binding_before(line: str, quote_start: int) -> str:
         ('X getenv SECRET', 'password')
     """
     left = line[max(quote_start - LEFT_CHARS, 0) : quote_start]
+    if is_positional_password(left):
+        # `getConnection(url, "app", "...")`, `new PDO(dsn, 'app', '...')`: bound by position.
+        return "password"
     lookup = _LOOKUP_DEFAULT.search(left)
     if lookup:
         # The lookup's own name, and when that says nothing of a secret, the name its result is

@@ -1,7 +1,7 @@
 """Values on command lines and in build files.
 
 Option values (``--token X``, ``--password=X``, ``-u user:password``, ``-H "X-Api-Key: X"``,
-``-var client_secret=X``), ``mysql -u root -pS3cr3t`` (a password glued to ``-p``, only on database client lines, where
+``-var client_secret=X``, ``-passout pass:X``), ``mysql -u root -pS3cr3t`` (a password glued to ``-p``, only on database client lines, where
 ``-p`` means password and not ``-pthread`` or ``-print``), and Dockerfile ``ENV NAME value`` /
 ``ARG NAME=value`` written without ``=``.
 """
@@ -11,14 +11,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from smscan.detectors.secret_names import is_secret_name
 from smscan.detectors.secret_places import leading_header_value
 
-# Options with a value: --name value, --name=value, -x value.
+# Options with a value: --name value, --name=value, -x value. An option starts a word (after a
+# space, a quote, a bracket or a comma), so `~-L=?3T` inside a random password is none.
 _OPTION = re.compile(
-    r"(?<![\w\-])(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
+    r"(?:^|(?<=[\s\"'`(\[,]))(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
 _OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
+# A value that says what it is before a colon: openssl's `-passout pass:<password>`.
+_LABELLED_VALUE = re.compile(r"^(?P<k>[A-Za-z]+):(?P<v>[^\s:/].*)$")
 _DATABASE_CLIENT = re.compile(r"\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin|mycli|sshpass)\b")
 _GLUED_PASSWORD = re.compile(r"(?<![\w\-])-p(?P<value>[^\s'\"\-][^\s'\"]{3,})")
 _DOCKER_ENV = re.compile(r"^\s*(?:ENV|ARG)\s+(?P<key>[A-Za-z_]\w*)\s+(?P<value>[^\s=][^\s]*)\s*$")
@@ -42,7 +46,8 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, name)`` of each command-line option's value in ``line``.
 
     The value is cut to what is secret in it: ``-u user:password`` gives the password (named
-    ``password``), ``-H "X-Api-Key: v"`` the header's value (named by the header), and
+    ``password``), ``-H "X-Api-Key: v"`` the header's value (named by the header),
+    ``-passout pass:v`` the value after a secret-saying label (named by the label), and
     ``-e API_TOKEN=v`` the pair's value (named by the pair).
 
     Example:
@@ -57,6 +62,7 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
         name = match.group("name").lstrip("-")
         value = line[start:end]
         header = _HEADER_LINE.match(value)
+        labelled = _LABELLED_VALUE.match(value)
         pair = _OPTION_PAIR.match(value)
         if name in ("u", "user") and ":" in value:
             # curl -u user:password: the password is the secret.
@@ -65,6 +71,9 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
             # -H "X-Api-Key: value": the header's value, named by the header.
             if leading_header_value(header.group("value")) is None:
                 yield start + header.start("value"), start + header.end("value"), header.group("name")
+        elif labelled and is_secret_name(labelled.group("k")):
+            # -passin pass:..., -passout pass:...: the value after the label, named by it.
+            yield start + labelled.start("v"), end, labelled.group("k")
         elif pair:
             # -var client_secret=..., -e API_TOKEN=..., --build-arg NPM_TOKEN=...: the pair's name.
             yield start + pair.start("v"), end, pair.group("k")

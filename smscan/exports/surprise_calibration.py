@@ -131,11 +131,13 @@ class SurpriseCalibration:
             raise SmscanError("no window was scored on the labels: no threshold to choose")
         least = self.confusion(self.candidates[hi]).fpr
         if least > fpr + _EPSILON:
+            local = self.rule.ranking == "local"
             raise SmscanError(
-                f"no threshold keeps the collateral rate at or below {fpr}: even the highest, which "
-                f"selects only the top-scoring windows, masks {least:.6f} of non-target tokens "
-                f"(a window of {self.rule.window} tokens also covers tokens around a target); "
-                "allow a larger --max-fpr or choose by --target-recall"
+                f"no {'rank_max' if local else 'threshold'} keeps the collateral rate at or below {fpr}: even the "
+                f"{'strictest' if local else 'highest'}, which selects only the top-{'ranked' if local else 'scoring'} windows, "
+                f"masks {least:.6f} of non-target tokens (a window of {self.rule.window} tokens also covers tokens around a target"
+                + ("; local ranking selects the most surprising windows of every neighbourhood, fewer with more --neighbours" if local else "")
+                + "); allow a larger --max-fpr or choose by --target-recall"
             )
         while lo < hi:
             mid = (lo + hi) // 2

@@ -6,11 +6,13 @@ raw rule at the code threshold. A token counts as masked when it holds a masked 
 fixed code threshold a lower value threshold masks a superset, so recall and collateral both
 fall as it rises and the same bisection finds the highest value threshold reaching a recall.
 
-Landing on the recall asked for: with ``folds`` >= 2 the cross-validated recall of the whole
-choice is measured first, and a ``recall:R`` criterion is then met on validation at ``R`` plus
-the cross-validated shortfall (``landing`` in the entry). On code the recall/collateral curve of
-values is flat near the top (a few more values cost little), while missing a repository's
-identities costs whole values.
+Landing on the recall asked for: with ``folds`` >= 2 the whole choice is cross-validated first,
+and for a ``recall:R`` criterion each fold records how far the value threshold chosen without it
+stood above the one it needed to reach R (its overshoot); the value threshold chosen on all the
+data is then lowered by the largest overshoot (``landing.margin`` in the entry), so that a new
+repository as unlike the others as the worst fold still gets R. On code the recall/collateral
+curve of values is flat near the top (a few more values cost little), while missing a
+repository's identities costs whole values.
 
 The code threshold (nats, the raw rule's ``threshold``) is chosen from a small grid: the one
 that meets the criterion at the lowest validation collateral (``recall:R``), the highest recall
@@ -173,6 +175,7 @@ def cross_validate_values(
         per_fold.append({
             "threshold": train.rule.cutoff, "value_threshold": train.saved_threshold(threshold),
             "tpr": round(counts.tpr, 4), "fpr": round(counts.fpr, 6),
+            **_overshoot(test, criterion, threshold),
         })
     if len(per_fold) < 2:
         raise SmscanError(f"{too_few_folds_message(len(per_fold), folds, len({group_key(d) for d in documents}))}; --folds 0 saves no estimate")
@@ -187,24 +190,42 @@ def cross_validate_values(
     return {
         "folds": len(per_fold), "criterion": criterion, **pooled, "spread": spread, "per_fold": per_fold,
         "thresholds": [f["value_threshold"] for f in per_fold],
+        "overshoot": max((f.get("overshoot", 0.0) for f in per_fold), default=0.0),
     }
 
 
-def _landing(criterion: str, cross_validation: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The validation recall to choose at so that held-out recall lands on the one asked for.
+def _overshoot(test: ValueCalibration, criterion: str, chosen: float) -> dict[str, float]:
+    """How far the value threshold chosen without a fold stood above the one that fold needed to
+    meet a ``recall:R`` criterion (0 when it met it; nothing for other criteria or a fold with
+    no target)."""
+    name, _, value = criterion.partition(":")
+    if name != "recall" or not any(t.any() for t in test.targets):
+        return {}
+    try:
+        needed = test.threshold_for_recall(float(value))
+    except SmscanError:
+        return {}
+    return {"needed_value_threshold": test.saved_threshold(needed), "overshoot": round(max(0.0, chosen - needed), 6)}
 
-    A recall reached on validation is missed on new groups by about the cross-validated shortfall
-    (the threshold sits at a cliff of the validation curve; a new repository's values differ). So
-    ``recall:R`` is chosen at ``R + max(0, R - cross-validated recall)``, at most 1; other
-    criteria are kept.
+
+def _landing(criterion: str, cross_validation: dict[str, Any]) -> dict[str, Any]:
+    """How far below the validation choice a ``recall:R`` value threshold is set (``margin``).
+
+    A threshold that reaches R on validation sits at a cliff of the validation curve, and a new
+    repository whose identities are less random than any seen falls off it whole: token recall
+    is carried by long random values, so one fold can miss every occurrence of a short username
+    while the pooled recall looks fine. Cross-validation measures that directly: for each fold,
+    how far the threshold chosen without it stood above the one it needed to reach R. The value
+    threshold is lowered by the largest such overshoot (value thresholds cost little collateral
+    near the top of the curve). Other criteria are kept as chosen (empty dict).
     """
     name, _, value = criterion.partition(":")
     if name != "recall":
-        return criterion, {}
-    asked = float(value)
-    shortfall = max(0.0, asked - float(cross_validation["tpr"]))
-    target = min(1.0, round(asked + shortfall, 4))
-    return f"recall:{target}", {"asked": asked, "cross_validated_tpr": cross_validation["tpr"], "validation_target": target}
+        return {}
+    return {
+        "asked": float(value), "cross_validated_tpr": cross_validation["tpr"],
+        "worst_fold_tpr": cross_validation["spread"]["tpr_min"], "margin": float(cross_validation.get("overshoot", 0.0)),
+    }
 
 
 def calibrate_values(
@@ -248,11 +269,11 @@ def calibrate_values(
         cross_validation = cross_validate_values(
             documents, scores, rule=rule, criterion=criterion, folds=folds, code_thresholds=code_thresholds
         )
-        criterion, landing = _landing(criterion, cross_validation)
-        if criterion != asked:
-            calibration, chosen, counts, table = choose(
-                documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds
-            )
+        landing = _landing(criterion, cross_validation)
+        if landing.get("margin"):
+            chosen -= landing["margin"]
+            counts = calibration.confusion(chosen)
+            landing["validation_tpr"] = round(counts.tpr, 4)
     code = calibration.rule.cutoff
     points: dict[str, dict[str, Any]] = {}
     for name, value in calibration.operating_thresholds():

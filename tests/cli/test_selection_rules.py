@@ -252,3 +252,22 @@ def test_explain_shows_the_local_selection(cli, tmp_path: Path) -> None:
     assert "local ranking: windows ranked below 20 among 8 neighbours each side" in out
     assert "τ" not in out
     assert "ranks below rank_max among its neighbours" in out and " selected " in out
+
+
+@pytest.mark.parametrize("command", ["repo", "export"])
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [([*LOCAL, "--threshold", "3"], "--threshold"), (["--ranking", "global", "--rank-max", "20"], "--rank-max")],
+)
+def test_a_cutoff_of_the_other_selection_rule_is_refused_not_ignored(
+    cli, tmp_path: Path, command: str, args: list[str], named: str
+) -> None:
+    write_files(tmp_path / "project", {"a.py": TEXT})
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"text": TEXT}) + "\n")
+    target = [str(tmp_path / "project"), "--kinds", "surprise"] if command == "repo" else [
+        str(source), "-o", str(tmp_path / "out.jsonl"), "--masking", "paper"]
+    result = cli(command, *target, *args)
+    assert result.code == 2 and len(result.err_lines) == 1 and "Traceback" not in result.err
+    assert f"{named} is the cutoff of" in result.err
+    assert not (tmp_path / "out.jsonl").exists()

@@ -1,6 +1,7 @@
 """Credentials in several file types with the real default model and the packaged threshold
 (marked `model`; CI runs it). A few hundred tokens: notes, extensionless text, SQL, shell,
-Haskell, URLs, a notebook and a lock file of ``tests/data/credentials/``."""
+Haskell, URLs, a notebook, a lock file, and passwords passed by position to connection calls
+(Java, PHP) or holding ``-X=`` (JSON) of ``tests/data/credentials/``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from smscan.cli import main
 pytestmark = pytest.mark.model
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "credentials"
-FILES = ["notes.md", "LICENSE-KEYS", "schema.sql", "deploy.sh", "Bot.hs", "links.md", "explore.ipynb", "package-lock.json"]
+FILES = ["notes.md", "LICENSE-KEYS", "schema.sql", "deploy.sh", "Bot.hs", "links.md", "explore.ipynb", "package-lock.json",
+         "Database.java", "db.php", "appsettings.json"]
 
 
 def test_credentials_in_many_file_types_are_found_and_look_alikes_are_not(

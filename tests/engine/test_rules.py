@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smscan.engine.rules import select_global, select_local
+from smscan.engine.rules import local_ranks, select_global, select_local
 from smscan.engine.windows import Windows, fixed_windows
 from tests.engine.paper_figure import (
     FIGURE_NLL,
@@ -149,3 +149,19 @@ def test_local_matches_the_definition(
     selected = select_local(scored(scores), neighbours=neighbours, rank_max=rank_max)
 
     assert selected.tolist() == reference_local(scores, neighbours, rank_max)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_local_ranks_are_what_select_local_compares(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    scores = rng.integers(0, 5, n).astype(float)  # ties included
+    scores[rng.random(n) < 0.2] = np.nan
+    windows = Windows(np.arange(n), np.arange(n) + 1, scores)
+    neighbours = int(rng.integers(1, 6))
+    ranks = local_ranks(windows, neighbours=neighbours)
+    assert np.isnan(ranks[np.isnan(scores)]).all()
+    finite = ranks[np.isfinite(ranks)]
+    assert ((finite >= 0) & (finite <= 100)).all()
+    for rank_max in (1.0, 25.0, 50.0, 100.0):
+        np.testing.assert_array_equal(select_local(windows, neighbours=neighbours, rank_max=rank_max), ranks < rank_max)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
 from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable
@@ -49,7 +50,7 @@ def test_text_records_get_their_masked_spans(tmp_path: Path, cli: Cli, capsys) -
     assert 0 < first["smscan"]["masked_fraction"] < 1
     assert first["smscan"]["rule"]["surprise"] == {
         "kind": "surprise", "ranking": "global", "window": 4, "threshold": 3.0, "consensus": 1, "propagate": True,
-        "masking": "values", "value_threshold": 3.0, "min_repeat_chars": 4,
+        "masking": "values", "value_threshold": DEFAULT_VALUE_THRESHOLD, "min_repeat_chars": 4,
     }
     assert first["smscan"]["model"]["fingerprint"] == RandomWordScorer.fingerprint
     assert second["smscan"]["masked_spans"] == [] and second["smscan"]["masked_fraction"] == 0.0

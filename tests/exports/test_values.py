@@ -135,18 +135,36 @@ def test_calibration_reports_curve_and_spread_and_lands_on_the_recall() -> None:
     assert cv["folds"] == 4 and len(cv["per_fold"]) == 4
     assert set(cv["spread"]) == {"tpr_mean", "tpr_std", "tpr_min", "fpr_mean", "fpr_std", "fpr_max"}
     assert cv["spread"]["tpr_min"] <= cv["spread"]["tpr_mean"] <= 1.0
-    assert entry["landing"]["asked"] == 0.95 and entry["landing"]["validation_target"] >= 0.95
+    landing = entry["landing"]
+    assert landing["asked"] == 0.95 and landing["margin"] == cv["overshoot"]
+    # The value threshold sits the margin below the validation choice for recall 0.95.
+    below = round(entry["operating_points"]["SM95"]["value_threshold"] - landing["margin"], 6)
+    assert entry["rule"]["value_threshold"] <= below + 1e-6
     calibration = ValueCalibration(documents, scores, ValueRule(MaskRule(window=4, threshold=entry["threshold"])))
     assert calibration.confusion(entry["rule"]["value_threshold"]).tpr == entry["validation"]["token"]["tpr"]
 
 
-def test_landing_raises_the_validation_recall_by_the_cross_validated_shortfall() -> None:
+def test_landing_lowers_the_value_threshold_by_the_worst_folds_overshoot() -> None:
     from smscan.exports.value_points import _landing
 
-    assert _landing("recall:0.95", {"tpr": 0.91})[0] == "recall:0.99"
-    assert _landing("recall:0.95", {"tpr": 0.97})[0] == "recall:0.95"
-    assert _landing("recall:0.9", {"tpr": 0.5})[0] == "recall:1.0"
-    assert _landing("best-f1", {"tpr": 0.5}) == ("best-f1", {})
+    # One repository's identities needed 2.7 where the threshold chosen without them was 3.35.
+    cross_validation = {"tpr": 0.92, "spread": {"tpr_min": 0.75}, "overshoot": 0.65}
+    landing = _landing("recall:0.95", cross_validation)
+    assert landing == {"asked": 0.95, "cross_validated_tpr": 0.92, "worst_fold_tpr": 0.75, "margin": 0.65}
+    assert _landing("best-f1", cross_validation) == {}
+
+
+def test_cross_validation_records_each_folds_overshoot() -> None:
+    from smscan.exports.value_points import cross_validate_values
+
+    documents, scores = _documents(8)
+    cv = cross_validate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95", folds=4)
+    for fold in cv["per_fold"]:
+        # A fold that reached the recall needed no lower threshold; one that missed it did.
+        assert fold["overshoot"] == 0.0 if fold["tpr"] >= 0.95 else fold["overshoot"] > 0.0
+        gap = max(0.0, fold["value_threshold"] - fold["needed_value_threshold"])
+        assert fold["overshoot"] == pytest.approx(gap, abs=1e-5)
+    assert cv["overshoot"] == max(f["overshoot"] for f in cv["per_fold"])
 
 
 def _export(cli, tmp_path, name: str, *args: str) -> dict:
@@ -218,6 +236,7 @@ def test_cli_calibrate_prints_curve_and_spread_and_export_reads_the_point(tmp_pa
     # The keys alone: value-aware masking reaches every key with no collateral at all.
     assert entry["validation"]["token"]["tpr"] == 1.0 and entry["validation"]["token"]["fpr"] == 0.0
     assert entry["cross_validation"]["folds"] == 3 and entry["landing"]["asked"] == 0.95
+    assert ("landing: value threshold lowered by" in out) == bool(entry["landing"]["margin"])
     text = "x = 1\napi_key = 'Zq8x0Pk3Lm9Rv2Yc7Hn4B'\n"
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
     record = _export(cli, tmp_path, "o.jsonl", "--thresholds", str(thresholds), "--operating-point", "SM50")

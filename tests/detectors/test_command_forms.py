@@ -1,0 +1,35 @@
+"""Command-line option values, and random values that only look like options."""
+
+from __future__ import annotations
+
+import pytest
+
+from smscan.detectors.command_forms import option_values
+from smscan.detectors.slots import find_slots
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("curl -u admin:Zq8xP1sV9 --token=k7Qm2Rw9 https://x", [("Zq8xP1sV9", "password"), ("k7Qm2Rw9", "token")]),
+        ('docker run -e "API_TOKEN=k7Qm2Rw9" app', [("k7Qm2Rw9", "API_TOKEN")]),
+        ("openssl pkcs12 -export -in cert.pem -passout pass:R3oLslOyt+0F -out b.p12", [("cert.pem", "in"), ("R3oLslOyt+0F", "pass"), ("b.p12", "out")]),
+        ("openssl rsa -in key.pem -passin env:KEY_PASSPHRASE", [("key.pem", "in"), ("env:KEY_PASSPHRASE", "passin")]),
+        ('subprocess.run(["mysqldump", "--password=k7Qm2Rw9"])', [("k7Qm2Rw9", "password")]),
+    ],
+)
+def test_option_values(line: str, expected: list[tuple[str, str]]) -> None:
+    assert [(line[a:b], name) for a, b, name in option_values(line)] == expected
+
+
+@pytest.mark.parametrize(
+    "password",
+    ["K4v~-L=?9mTq2Rx8wPz", "pX7#-q=Lm2v9Zt4R", "a8*-xZ9t4Rq2"],
+)
+def test_a_dash_inside_a_random_value_starts_no_option(password: str) -> None:
+    # `~-L=?9m...` once read as option `-L`, whose slot outranked the password's own.
+    for line in (f'"connectionString": "Server=sql01;User Id=app;Password={password};",', f"DB_PASSWORD='{password}'"):
+        assert list(option_values(line)) == []
+        assert [(line[s.start : s.end], s.key) for s in find_slots(line) if s.key.lower().endswith("password")] == [
+            (password, "Password" if "Server" in line else "DB_PASSWORD")
+        ]

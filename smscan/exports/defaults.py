@@ -26,7 +26,8 @@ def export_rules(
     summary, resolved as every command resolves them (``smscan.rules``: flag > config >
     thresholds file > packaged default). An export masks ``surprise`` unless ``kinds`` says
     otherwise; ``masking="values"`` adds credential findings to the default kinds
-    (:func:`default_export_detections`).
+    (:func:`default_export_detections`). ``flags.masking`` picks the thresholds file's ``surprise``
+    entry calibrated for that masking.
 
     Raises:
         SmscanError: a rule value out of range (``ThresholdsError``: a missing or foreign entry).

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from smscan.kinds import SURPRISE
+
 MASKINGS = ("values", "paper")
 
 
@@ -56,7 +58,7 @@ def with_other_masking(path: Path, entry: Mapping[str, Any]) -> dict[str, Any]:
     from smscan.calibration.thresholds import read_thresholds_file
 
     out = {key: value for key, value in entry.items() if key not in MASKINGS}
-    old = read_thresholds_file(path)["kinds"].get("surprise")
+    old = read_thresholds_file(path)["kinds"].get(SURPRISE)
     if not isinstance(old, Mapping):
         return out
     other = "paper" if masking_of(entry) == "values" else "values"

@@ -24,6 +24,7 @@ from smscan.engine.windows import fixed_windows
 from smscan.exports.surprise_calibration import SurpriseCalibration
 from smscan.exports.value_points import ValueCalibration
 from smscan.exports.values import ValueRule
+from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule
 from smscan.records import TokenScores
 
@@ -79,7 +80,7 @@ def evaluate_surprise(
     other_statistic = np.concatenate([np.zeros(0)] + [token_statistic(s, other) for s in scores])
     by_ranking = {rule.ranking: _rounded(area), other.ranking: _rounded(auroc(other_statistic, targets))}
     return {
-        "kind": "surprise",
+        "kind": SURPRISE,
         "rule": rule.as_dict() | ({} if value_threshold is None else {"masking": "values", "value_threshold": value_threshold}),
         "ranking": rule.ranking,
         "threshold": rule.cutoff,

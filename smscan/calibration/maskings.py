@@ -2,7 +2,7 @@
 
 The two maskings choose different thresholds for the same recall: the raw rule's one threshold
 masks windows of code and values alike, while value-aware masking has a value threshold and a
-much stricter code threshold (``smscan/exports/value_points.py``). A thresholds file keeps one
+much stricter code threshold (``smscan/calibration/value_points.py``). A thresholds file keeps one
 ``surprise`` entry, the last calibrated, and the other masking's entry nested under its name
 (``"values"`` or ``"paper"``), so that ``--operating-point SM95`` means recall 0.95 under either
 ``--masking`` (the packaged defaults hold both). An entry without ``rule.masking`` is the paper's.

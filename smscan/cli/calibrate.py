@@ -87,8 +87,8 @@ def _calibrate(
 ) -> tuple[dict[str, Any], list[Any]]:
     """Score what the kind scores and choose its threshold: the entry and the scores."""
     if surprise_rule is not None:
-        from smscan.exports.operating_points import calibrate_surprise
-        from smscan.exports.value_points import calibrate_values
+        from smscan.calibration.operating_points import calibrate_surprise
+        from smscan.calibration.value_points import calibrate_values
 
         scores = score_with_progress(scorer, [d.text for d in documents])
         calibrate = calibrate_values if masking == "values" else calibrate_surprise

@@ -14,7 +14,8 @@ JavaScript file (over it: a ``too-large`` skip). It is committed to a fresh git 
 The scan runs in a child process, outside a terminal, ``--format json -o report.json``, with a
 fresh score cache and no warm worker:
 - ``--scorer fake``: the test suite's RandomWordScorer (tests/scorers.py) in place of the model,
-  raw ``surprise`` at threshold 3, so every byte of every file is scored: smscan's own memory
+  raw ``surprise`` at ``--threshold`` (3: every window holding a long word with digits is a
+  finding; 6: only windows with two such words), so every byte of every file is scored: smscan's own memory
   (sources, selection, engine, detectors, report) over the whole 50 MB, without the model's.
 - ``--scorer real``: the default model and kinds (credential, dead-code), which score only the
   pieces their model-free evidence leaves open (smscan/plan.py).
@@ -90,9 +91,9 @@ def generate(out: Path, files: int, megabytes: float) -> Path:
     return repo
 
 
-def scan(repo: Path, out: Path, scorer: str) -> dict[str, object]:
+def scan(repo: Path, out: Path, scorer: str, threshold: float) -> dict[str, object]:
     config = out / f"{scorer}.toml"
-    config.write_text('worker = "off"\n' + ('kinds = ["surprise"]\nthreshold = 3.0\n' if scorer == "fake" else ""))
+    config.write_text('worker = "off"\n' + (f'kinds = ["surprise"]\nthreshold = {threshold}\n' if scorer == "fake" else ""))
     setup = "from tests.scorers import install_fake_scorer; install_fake_scorer(); " if scorer == "fake" else ""
     code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); {setup}from smscan.cli import main; sys.exit(main(sys.argv[1:]))"
     report = out / f"report-{scorer}.json"
@@ -137,13 +138,14 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--mb", type=float, default=50.0)
     parser.add_argument("--scorer", choices=["fake", "real"], default="fake")
+    parser.add_argument("--threshold", type=float, default=3.0, help="fake scorer: raw surprise threshold")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     repo = generate(args.out, args.files, args.mb)
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True).stdout.count(b"\0")
     size = sum(p.stat().st_size for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts)
     print(f"repository: {tracked} files, {size / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f}")
-    print(json.dumps(scan(repo, args.out, args.scorer), indent=2))
+    print(json.dumps(scan(repo, args.out, args.scorer, args.threshold), indent=2))
     return 0
 
 

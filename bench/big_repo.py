@@ -7,8 +7,8 @@ Run from the repository root::
 
 The repository: ``--files`` Python files of about ``--mb`` MB together, cut at line boundaries
 from this interpreter's standard library (real code; each file starts with its own header line,
-so no two are the same blob), plus a planted credential in one file of 200, one 0.99 MB line of
-base64 (under the default 1 MB ``max_file_bytes``, so scored) and one 10 MB single-line minified
+so no two are the same blob), plus a planted credential in one file of 200, one line of base64 (0.99 MB by default,
+``--blob-bytes``) (under the default 1 MB ``max_file_bytes``, so scored) and one 10 MB single-line minified
 JavaScript file (over it: a ``too-large`` skip). It is committed to a fresh git repository.
 
 The scan runs in a child process, outside a terminal, ``--format json -o report.json``, with a
@@ -66,7 +66,7 @@ def stdlib_pieces(size: int) -> list[str]:
     return pieces
 
 
-def generate(out: Path, files: int, megabytes: float) -> Path:
+def generate(out: Path, files: int, megabytes: float, blob_bytes: int) -> Path:
     repo = out / "repo"
     if (repo / ".git").is_dir():
         return repo
@@ -82,7 +82,7 @@ def generate(out: Path, files: int, megabytes: float) -> Path:
             key = "".join(rng.choice(KEY_ALPHABET) for _ in range(32))
             body = f'API_KEY = "{key}"\n' + body
         (folder / f"mod_{index:04d}.py").write_text(f"# module {index} of the generated tree\n{body}", encoding="utf-8")
-    (repo / "blob.py").write_text(f'DATA = "{base64.b64encode(rng.randbytes(740_000)).decode()}"\n')
+    (repo / "blob.py").write_text(f'DATA = "{base64.b64encode(rng.randbytes(blob_bytes)).decode()}"\n')
     (repo / "bundle.min.js").write_text("".join(f"var a{i}=function(b){{return b*{i}}};" for i in range(330_000)))
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
            "GIT_COMMITTER_EMAIL": "b@b"}
@@ -138,10 +138,11 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--mb", type=float, default=50.0)
     parser.add_argument("--scorer", choices=["fake", "real"], default="fake")
+    parser.add_argument("--blob-bytes", type=int, default=740_000, help="random bytes of blob.py's base64 line")
     parser.add_argument("--threshold", type=float, default=3.0, help="fake scorer: raw surprise threshold")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    repo = generate(args.out, args.files, args.mb)
+    repo = generate(args.out, args.files, args.mb, args.blob_bytes)
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True).stdout.count(b"\0")
     size = sum(p.stat().st_size for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts)
     print(f"repository: {tracked} files, {size / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f}")

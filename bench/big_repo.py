@@ -7,9 +7,10 @@ Run from the repository root::
 
 The repository: ``--files`` Python files of about ``--mb`` MB together, cut at line boundaries
 from this interpreter's standard library (real code; each file starts with its own header line,
-so no two are the same blob), plus a planted credential in one file of 200, one line of base64 (0.99 MB by default,
-``--blob-bytes``) (under the default 1 MB ``max_file_bytes``, so scored) and one 10 MB single-line minified
-JavaScript file (over it: a ``too-large`` skip). It is committed to a fresh git repository.
+so no two are the same blob), plus a planted credential in one file of 200, one line of base64
+(0.99 MB by default, ``--blob-bytes``; under the default 1 MB ``max_file_bytes``, so scored) and
+one 10 MB single-line minified JavaScript file (over it: a ``too-large`` skip), committed to a
+fresh git repository.
 
 The scan runs in a child process, outside a terminal, ``--format json -o report.json``, with a
 fresh score cache and no warm worker:

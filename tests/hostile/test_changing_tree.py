@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,16 +23,7 @@ SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 OTHER_SECRET = "Lm9Rv2q8Zt3kPx0wHn4BdYc7"
 
 
-@pytest.fixture(autouse=True)
-def no_hang() -> Iterator[None]:
-    def fail(*_: object) -> None:
-        raise TimeoutError("the scan hung")
-
-    previous = signal.signal(signal.SIGALRM, fail)
-    signal.alarm(60)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")
 
 
 def change_on_first_read(monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:

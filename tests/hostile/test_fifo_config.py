@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,16 +21,7 @@ from tests.scorers import TEST_CONFIG
 SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 
 
-@pytest.fixture(autouse=True)
-def no_hang() -> Iterator[None]:
-    def fail(*_: object) -> None:
-        raise TimeoutError("smscan hung on a FIFO")
-
-    previous = signal.signal(signal.SIGALRM, fail)
-    signal.alarm(30)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")
 
 
 @pytest.fixture

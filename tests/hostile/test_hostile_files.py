@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,18 +21,7 @@ SECRET = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 OUTSIDE_SECRET = "Zt3kq8Px0wOUTSIDE9Rv2Yc7"
 
 
-@pytest.fixture(autouse=True)
-def no_hang() -> Iterator[None]:
-    """A read that blocks (a FIFO opened for reading) fails the test instead of hanging it."""
-
-    def fail(*_: object) -> None:
-        raise TimeoutError("the scan hung")
-
-    previous = signal.signal(signal.SIGALRM, fail)
-    signal.alarm(60)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")
 
 
 @pytest.fixture

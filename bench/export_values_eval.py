@@ -100,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     from smscan.calibration.labels import read_labels
     from smscan.config import load_settings
     from smscan.exports.masked import ExportPlan
-    from smscan.exports.operating_points import calibrate_surprise
-    from smscan.exports.value_points import calibrate_values
+    from smscan.calibration.operating_points import calibrate_surprise
+    from smscan.calibration.value_points import calibrate_values
     from smscan.masking import MaskRule
     from smscan.model.chain import build_scorer
     from smscan.rules import resolve_detections

@@ -4,7 +4,7 @@
     python -m bench.surprise_operating_points LABELS [--cache DIR] [--head 16]
 
 For propagation on and off, chooses the SM90 and SM95 thresholds with the complete masking
-procedure in the loop (smscan.exports.operating_points, as `smscan calibrate --kind surprise`
+procedure in the loop (smscan.calibration.operating_points, as `smscan calibrate --kind surprise`
 does) and prints a markdown table: target coverage and collateral rate in reference tokens (the
 paper's figure 4), then how much of the collateral lies in the first HEAD tokens of a file (which
 have little left context and score high), and the same operating points recalibrated with those
@@ -25,7 +25,7 @@ from smscan.cache import default_cache_dir
 from smscan.calibration.labels import read_labels
 from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.exports.rule import MaskRule
-from smscan.exports.surprise_calibration import SurpriseCalibration
+from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.records import TokenScores
 
 

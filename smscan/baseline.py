@@ -37,22 +37,13 @@ from pathlib import Path
 
 from smscan.errors import SmscanError
 from smscan.finite import check_finite
-from smscan.records import Finding
+from smscan.records import BaselineEntry, Finding
 from smscan.regular_files import read_config_file
 from smscan.reports.visible import json_escaped
 
 FORMAT_VERSION = 1
 _SALT_HEX = 32
 _HASH_HEX = 64
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class BaselineEntry:
-    """One accepted finding: its kind, normalised path and salted hash of the flagged text."""
-
-    path: str
-    kind: str
-    hash: str
 
 
 @dataclass(frozen=True, slots=True)

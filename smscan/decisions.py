@@ -19,32 +19,11 @@ same function whether a finding is reported.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from smscan.baseline import Baseline, BaselineEntry, match_findings
+from smscan.baseline import Baseline, match_findings
 from smscan.detectors.suppress import drop_allowed
 from smscan.kinds import CREDENTIAL, DEAD_CODE
-from smscan.records import Document, Finding, ScanResult, Skip
-
-
-@dataclass(frozen=True, slots=True)
-class Suppressed:
-    """What was taken out of a scan's findings after scoring, for the report."""
-
-    inline: int = 0
-    baseline_file: str | None = None
-    accepted: int = 0
-    stale: tuple[BaselineEntry, ...] = ()
-
-    def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"inline": self.inline}
-        if self.baseline_file is not None:
-            out["baseline"] = {
-                "file": self.baseline_file,
-                "accepted": self.accepted,
-                "stale": [{"kind": e.kind, "path": e.path, "hash": e.hash} for e in self.stale],
-            }
-        return out
+from smscan.records import Document, Finding, ScanResult, Skip, Suppressed
 
 
 def decide(

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from smscan.kinds import DEAD_CODE
+
 ScoringRule = Literal["unprompted", "prompted", "contrast"]
 """The ``scoring_rule`` config key's values."""
 DEFAULT_PURPOSE = "credentials"
@@ -58,7 +60,7 @@ PURPOSES: dict[str, InstructionPair] = {
             "of people, e-mail addresses, phone numbers, street addresses or account numbers."
         ),
     ),
-    "dead-code": InstructionPair(
+    DEAD_CODE: InstructionPair(
         violating=(
             "The following source file has injected dead code: unused variables, unreachable branches and "
             "statements whose results are never used, mixed into ordinary code."

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from smscan.decisions import without_dead_code_on_credential_lines
 from smscan.detect import applies, kept_in_group
 from smscan.detectors.candidate import Candidate
 from smscan.findings import finding_fingerprint, make_finding, surprise_findings
@@ -39,7 +38,6 @@ SurpriseRule = MaskRule
 
 __all__ = [
     "BatchCallback", "Detection", "ProgressCallback", "ScanResult", "SurpriseRule", "finding_fingerprint", "scan",
-    "without_dead_code_on_credential_lines",
 ]
 
 ProgressCallback = Callable[[Document | Skip], None]

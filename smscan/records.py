@@ -175,3 +175,32 @@ class Rejected:
     def sequence(self) -> int:
         """The record's place in the stream being exported (what a resume counts)."""
         return self.index if self.order < 0 else self.order
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class BaselineEntry:
+    """One accepted finding: its kind, normalised path and salted hash of the flagged text."""
+
+    path: str
+    kind: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Suppressed:
+    """What was taken out of a scan's findings after scoring (``smscan.decisions``), for the report."""
+
+    inline: int = 0
+    baseline_file: str | None = None
+    accepted: int = 0
+    stale: tuple[BaselineEntry, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"inline": self.inline}
+        if self.baseline_file is not None:
+            out["baseline"] = {
+                "file": self.baseline_file,
+                "accepted": self.accepted,
+                "stale": [{"kind": e.kind, "path": e.path, "hash": e.hash} for e in self.stale],
+            }
+        return out

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from smscan.baseline import Baseline
-from smscan.decisions import Suppressed, decide
+from smscan.decisions import decide
 from smscan.judgements import JudgementMemo
 from smscan.model.scorer import Scorer
 from smscan.pipeline import BatchCallback, ProgressCallback, scan
-from smscan.records import Document, ScanResult, Skip
+from smscan.records import Document, ScanResult, Skip, Suppressed
 from smscan.rules import ScanRules
 
 

@@ -53,6 +53,15 @@ class LabelledText:
     """``"spans"`` (credential rows) or ``"lines"`` (dead-code rows)."""
 
 
+def label_shape(kind: str) -> str:
+    """The label rows ``kind`` is measured on: ``"lines"`` for a detector that counts whole lines
+    (its ``unit``), else ``"spans"`` (raw ``surprise`` masks character spans)."""
+    from smscan.detectors import make_detector
+    from smscan.kinds import SURPRISE
+
+    return "spans" if kind == SURPRISE else ("lines" if make_detector(kind).unit == "line" else "spans")
+
+
 def read_labels(path: Path) -> list[LabelledText]:
     """Read a credentials or dead-code labels file (the shape is told by each row's keys).
 

@@ -2,7 +2,7 @@
 
 The two maskings choose different thresholds for the same recall: the raw rule's one threshold
 masks windows of code and values alike, while value-aware masking has a value threshold and a
-much stricter code threshold (``smscan/exports/value_points.py``). A thresholds file keeps one
+much stricter code threshold (``smscan/calibration/value_points.py``). A thresholds file keeps one
 ``surprise`` entry, the last calibrated, and the other masking's entry nested under its name
 (``"values"`` or ``"paper"``), so that ``--operating-point SM95`` means recall 0.95 under either
 ``--masking`` (the packaged defaults hold both). An entry without ``rule.masking`` is the paper's.
@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from smscan.kinds import SURPRISE
 
 MASKINGS = ("values", "paper")
 
@@ -56,7 +58,7 @@ def with_other_masking(path: Path, entry: Mapping[str, Any]) -> dict[str, Any]:
     from smscan.calibration.thresholds import read_thresholds_file
 
     out = {key: value for key, value in entry.items() if key not in MASKINGS}
-    old = read_thresholds_file(path)["kinds"].get("surprise")
+    old = read_thresholds_file(path)["kinds"].get(SURPRISE)
     if not isinstance(old, Mapping):
         return out
     other = "paper" if masking_of(entry) == "values" else "values"

@@ -17,7 +17,7 @@ import string
 from collections.abc import Callable
 from pathlib import Path
 
-from smscan.calibration.labels import LabelledText
+from smscan.calibration.labels import LabelledText, label_shape
 from smscan.errors import SmscanError
 from smscan.kinds import CREDENTIAL, DEAD_CODE
 
@@ -68,7 +68,7 @@ def synthetic_documents(kind: str, root: Path, *, seed: int = 0) -> list[Labelle
     documents = []
     for index, (path, text) in enumerate(sorted(texts)):
         planted = plant(path, text, rng) if index % 2 == 0 else None
-        documents.append(planted or LabelledText(name=path, text=text, group=path, shape=_shape(kind)))
+        documents.append(planted or LabelledText(name=path, text=text, group=path, shape=label_shape(kind)))
     if not any(d.spans or d.lines for d in documents):
         raise SmscanError(f"{root}: nowhere to plant synthetic {kind} examples (for dead code: Python functions)")
     return documents
@@ -79,13 +79,6 @@ def _planter(kind: str) -> Callable[[str, str, random.Random], LabelledText | No
     if kind not in planters:
         raise SmscanError(f"no synthetic {kind} examples: label real ones (--labels)")
     return planters[kind]
-
-
-def _shape(kind: str) -> str:
-    # Labels are counted in the detector's unit: characters of spans, or whole lines.
-    from smscan.detectors import make_detector
-
-    return "lines" if make_detector(kind).unit == "line" else "spans"
 
 
 # Credentials -------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from smscan.cli.measurement import (
 )
 from smscan.cli.options import ModelOptions
 from smscan.cli.services import current_services
+from smscan.kinds import CREDENTIAL, SURPRISE
 
 
 @command
@@ -86,8 +87,8 @@ def _calibrate(
 ) -> tuple[dict[str, Any], list[Any]]:
     """Score what the kind scores and choose its threshold: the entry and the scores."""
     if surprise_rule is not None:
-        from smscan.exports.operating_points import calibrate_surprise
-        from smscan.exports.value_points import calibrate_values
+        from smscan.calibration.operating_points import calibrate_surprise
+        from smscan.calibration.value_points import calibrate_values
 
         scores = score_with_progress(scorer, [d.text for d in documents])
         calibrate = calibrate_values if masking == "values" else calibrate_surprise
@@ -161,12 +162,12 @@ def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> An
     the default: the rule a scan or an export of the same repository masks with.
     """
     from smscan.errors import SmscanError
-    from smscan.exports.rule import MaskRule
+    from smscan.masking import MaskRule
 
     window, consensus, propagate = options.window, options.consensus, options.propagate
     ranking, neighbours = options.ranking, options.neighbours
 
-    if kind != "surprise":
+    if kind != SURPRISE:
         check_detector_kind(kind)
         flags = (("--window", window), ("--consensus", consensus), ("--propagate", propagate), ("--ranking", ranking), ("--neighbours", neighbours))
         given = [name for name, value in flags if value is not None]
@@ -186,7 +187,7 @@ def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> An
 
 
 def _documents(kind: str, data: DataOptions) -> tuple[list[Any], str, str]:
-    from smscan.calibration.labels import read_labels
+    from smscan.calibration.labels import label_shape, read_labels
     from smscan.errors import SmscanError
 
     labels, synthetic, seed = data.labels, data.synthetic, data.seed
@@ -197,15 +198,15 @@ def _documents(kind: str, data: DataOptions) -> tuple[list[Any], str, str]:
         from smscan.calibration.synthetic import synthetic_documents
 
         # Raw masking targets private values: plant credentials for it.
-        documents = synthetic_documents("dead-code" if kind == "dead-code" else "credential", synthetic, seed=seed)
+        documents = synthetic_documents(CREDENTIAL if kind == SURPRISE else kind, synthetic, seed=seed)
         return documents, f"synthetic:{synthetic} seed {seed}", ""
     assert labels is not None
     documents = read_labels(labels)
-    wanted = "lines" if kind == "dead-code" else "spans"
+    wanted = label_shape(kind)
     if not documents:
         raise SmscanError(f"{labels}: no labelled rows")
     if any(document.shape != wanted for document in documents):
-        if kind == "surprise":
+        if kind == SURPRISE:
             raise SmscanError(f"{labels}: --kind surprise needs span rows (text or path, spans); dead-code line labels are calibrated with --kind dead-code")
         raise SmscanError(f"{labels}: --kind {kind} needs {'dead-code rows (code, poisoned_lines)' if wanted == 'lines' else 'credential rows (text or path, spans)'}")
     digest = hashlib.sha256(labels.read_bytes()).hexdigest()

@@ -24,6 +24,7 @@ from smscan.cli.measurement import (
 from smscan.cli.options import ModelOptions, finite_float
 from smscan.cli.scanning import write_atomically
 from smscan.cli.services import Services, current_services
+from smscan.kinds import SURPRISE
 
 # Eval reports metrics, not findings: no SARIF.
 EVAL_FORMATS = ("text", "json")
@@ -68,7 +69,7 @@ def eval_command(
     from smscan.errors import SmscanError
 
     services = current_services()
-    if kind != "surprise":
+    if kind != SURPRISE:
         check_detector_kind(kind)
         if selection.given():
             raise SmscanError(f"{', '.join(selection.given())}: window selection options of --kind surprise; --kind {kind} uses its detector's rule")
@@ -79,7 +80,7 @@ def eval_command(
     if point.threshold is not None and point.operating_point is not None:
         raise SmscanError("give --threshold or --operating-point, not both")
     documents = read_labels(labels)
-    if kind == "surprise":
+    if kind == SURPRISE:
         from smscan.cli.eval_surprise import evaluate_surprise_command
 
         _write(evaluate_surprise_command(labels, documents, point, selection, model, measure, services), out, services)
@@ -141,7 +142,7 @@ def _write(result: dict[str, Any], out: EvalOutputOptions, services: Services) -
 
 
 def _print_result(console: Console, result: dict[str, Any]) -> None:
-    if result["kind"] == "surprise":
+    if result["kind"] == SURPRISE:
         from smscan.cli.eval_surprise import print_surprise
 
         print_surprise(console, result)

@@ -26,7 +26,7 @@ def evaluate_surprise_command(
     from smscan.cli.scanning import check_inputs
     from smscan.cli.scanning import command_settings as settings_at
     from smscan.errors import SmscanError
-    from smscan.exports.surprise_eval import evaluate_surprise
+    from smscan.calibration.surprise_eval import evaluate_surprise
     from smscan.rules import RuleFlags, resolve_surprise
 
     if any(document.shape != "spans" for document in documents):

@@ -77,7 +77,7 @@ def export_command(
     if note:  # credential findings left out of the default for an uncalibrated model
         services.err_console(soft_wrap=True).print(note, markup=False)
     if write.labels is not None:
-        from smscan.exports.coverage import coverage_report, reference_tokenizer
+        from smscan.calibration.coverage import coverage_report, reference_tokenizer
 
         report = coverage_report(
             output, write.labels, text_field=records.text_field, roles=records.role_names(),

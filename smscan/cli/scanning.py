@@ -16,14 +16,13 @@ from smscan.baseline import Baseline, load_baseline
 from smscan.cli.options import FLAGS, ReportOptions
 from smscan.cli.services import Services
 from smscan.config import Settings, load_settings
-from smscan.decisions import Suppressed, decide
 from smscan.errors import SmscanError, ThresholdsError
-from smscan.records import Document, ScanResult, Skip
+from smscan.records import Document, ScanResult, Skip, Suppressed
 from smscan.reports.formats import Report, report_format
 from smscan.rules import ScanRules, scan_rules, unscored_rules
 from smscan.scanner import scan_and_decide
 
-__all__ = ["ScanJob", "ScanRules", "check_inputs", "collect", "command_settings", "run_scan", "suppress_findings"]
+__all__ = ["ScanJob", "ScanRules", "check_inputs", "collect", "command_settings", "run_scan"]
 
 
 def command_settings(
@@ -90,14 +89,6 @@ def run_scan(job: ScanJob, options: ReportOptions, services: Services) -> int:
         options, services,
     )
     return 1 if result.findings else 0
-
-
-def suppress_findings(
-    result: ScanResult, items: Sequence[Document | Skip], settings: Settings, *, baseline: tuple[str, Baseline] | None
-) -> Suppressed:
-    """Keep the findings a scan reports (``smscan.decisions.decide``): kinds, allow comments,
-    the credential/dead-code overlap, the baseline."""
-    return decide(result, items, kinds=settings.kinds, baseline=baseline)
 
 
 def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, dict[str, object], Suppressed]:

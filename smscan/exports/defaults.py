@@ -1,4 +1,5 @@
-"""What a plain ``smscan export`` masks besides surprise: the credential detector's findings.
+"""An export's rules (:func:`export_rules`), and what a plain ``smscan export`` masks besides
+surprise: the credential detector's findings.
 
 A user who asks for a masked export expects every credential the scanner would report to be
 masked whole, so the default export (``--masking values`` with no ``--kinds``) adds the
@@ -12,9 +13,42 @@ from __future__ import annotations
 from pathlib import Path
 
 from smscan.config import Settings
-from smscan.errors import ThresholdsError
-from smscan.kinds import CREDENTIAL
-from smscan.rules import Detection, resolve_detections
+from smscan.errors import SmscanError, ThresholdsError
+from smscan.kinds import CREDENTIAL, SURPRISE
+from smscan.masking import MaskRule
+from smscan.rules import Detection, RuleFlags, resolve_detections, resolve_surprise
+
+
+def export_rules(
+    settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags, masking: str = "paper"
+) -> tuple[MaskRule | None, tuple[Detection, ...], float | None, str | None]:
+    """The masking rule, detections, value threshold (None: raw rule alone) and a note for the
+    summary, resolved as every command resolves them (``smscan.rules``: flag > config >
+    thresholds file > packaged default). An export masks ``surprise`` unless ``kinds`` says
+    otherwise; ``masking="values"`` adds credential findings to the default kinds
+    (:func:`default_export_detections`). ``flags.masking`` picks the thresholds file's ``surprise``
+    entry calibrated for that masking.
+
+    Raises:
+        SmscanError: a rule value out of range (``ThresholdsError``: a missing or foreign entry).
+    """
+    kinds = settings.kinds or (SURPRISE,)
+    rule, value_threshold = None, None
+    if SURPRISE in kinds:
+        resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
+        try:
+            rule = resolved.mask_rule()
+        except ValueError as error:
+            raise SmscanError(f"export rule: {error}") from error
+        if masking == "values":
+            from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+
+            value_threshold = DEFAULT_VALUE_THRESHOLD if resolved.value_threshold is None else resolved.value_threshold
+    if masking == "values" and not settings.kinds:
+        detections, note = default_export_detections(settings, root=root, fingerprint=fingerprint, thresholds=flags.thresholds)
+        return rule, detections, value_threshold, note
+    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=flags.thresholds)
+    return rule, detections, value_threshold, None
 
 
 def default_export_detections(

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 
 from smscan.errors import SmscanError
-from smscan.records import ScanResult
+from smscan.records import ScanResult, Suppressed
 from smscan.reports.visible import visible
-
-if TYPE_CHECKING:
-    from smscan.decisions import Suppressed
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from smscan import __version__
+from smscan.kinds import CREDENTIAL, DEAD_CODE, SURPRISE
 from smscan.records import Finding, ScanResult
 from smscan.reports.json import stats_dict
 from smscan.reports.redact import redact
@@ -33,7 +34,7 @@ SOURCE_ROOT = "%SRCROOT%"
 
 # Rules are ids users and GitHub store: chosen once (the kind ids), never renamed.
 _RULES: dict[str, dict[str, Any]] = {
-    "credential": {
+    CREDENTIAL: {
         "name": "CredentialLikeValue",
         "short": "Credential-like value",
         "full": (
@@ -45,7 +46,7 @@ _RULES: dict[str, dict[str, Any]] = {
         "tags": ["security", "external/cwe/cwe-798"],
         "security-severity": "7.5",
     },
-    "dead-code": {
+    DEAD_CODE: {
         "name": "SurprisingDeadCode",
         "short": "Surprising dead code",
         "full": (
@@ -57,7 +58,7 @@ _RULES: dict[str, dict[str, Any]] = {
         "tags": ["security", "maintainability"],
         "security-severity": "4.0",
     },
-    "surprise": {
+    SURPRISE: {
         "name": "SurprisingSpan",
         "short": "Surprising span",
         "full": (

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.labels import read_labels
+from smscan.calibration.labels import label_shape, read_labels
 from smscan.errors import SmscanError
 
 
@@ -85,3 +85,16 @@ def test_a_row_is_grouped_by_itself_never_by_where_the_labels_lie(
         assert [row.group for row in rows] == ["pkg", "team", "lib", "line 4", "case-7", "mbpp_1", "line 7"]
     # A row with no path or id is named by file and line, for messages.
     assert spellings["sub/labels.jsonl"][3].name == "sub/labels.jsonl:4"
+
+
+def test_each_kind_is_measured_on_the_rows_its_unit_counts(tmp_path: Path) -> None:
+    # The shape comes from the detector registry (a detector's unit), so a command need not
+    # branch on a kind id; the rows read_labels makes carry the same shapes.
+    assert {kind: label_shape(kind) for kind in ("surprise", "credential", "dead-code")} == {
+        "surprise": "spans", "credential": "spans", "dead-code": "lines",
+    }
+    rows = read_labels(write_jsonl(tmp_path / "labels.jsonl", [
+        {"text": "k = 'Zq8x'", "spans": [{"start": 5, "end": 9}]},
+        {"id": "m1", "code": "def f():\n    return 1\n", "poisoned_lines": [2]},
+    ]))
+    assert [row.shape for row in rows] == [label_shape("credential"), label_shape("dead-code")]

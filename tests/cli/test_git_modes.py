@@ -223,17 +223,16 @@ def test_allow_comment_suppresses_and_is_counted(cli: Cli, repo: Path, capsys) -
 
 
 def test_kinds_filter_drops_other_kinds(cli: Cli) -> None:
-    from smscan.cli.scanning import suppress_findings
     from smscan.config import Settings
-    from smscan.pipeline import ScanResult
-    from smscan.records import Finding, Position
+    from smscan.decisions import decide
+    from smscan.records import Finding, Position, ScanResult
 
     found = [
         Finding("a.py", kind, 0, 1, Position(1, 1), Position(1, 2), 9.0, 6.0, kind)
         for kind in ("surprise", "credential")
     ]
     result = ScanResult(findings=list(found))
-    suppress_findings(result, [], Settings(kinds=("credential",)), baseline=None)
+    decide(result, [], kinds=Settings(kinds=("credential",)).kinds, baseline=None)
     assert [f.kind for f in result.findings] == ["credential"]
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from smscan.calibration.labels import LabelledText
-from smscan.exports.operating_points import calibrate_surprise
-from smscan.exports.surprise_calibration import SurpriseCalibration, selection_cutoffs
-from smscan.exports.value_points import calibrate_values
+from smscan.calibration.operating_points import calibrate_surprise
+from smscan.calibration.surprise_calibration import SurpriseCalibration, selection_cutoffs
+from smscan.calibration.value_points import calibrate_values
 from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 

@@ -12,9 +12,9 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.thresholds import write_entry
 from smscan.cli import main
 from smscan.errors import SmscanError
-from smscan.exports.operating_points import calibrate_surprise, cross_validate_surprise
+from smscan.calibration.operating_points import calibrate_surprise, cross_validate_surprise
 from smscan.exports.rule import MaskRule
-from smscan.exports.surprise_calibration import SurpriseCalibration
+from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.records import TokenScores
 from tests.scorers import RandomWordScorer
 

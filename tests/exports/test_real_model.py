@@ -36,12 +36,18 @@ def test_real_model_masks_a_random_secret_and_labels_it(tmp_path: Path, capsys) 
 def test_packaged_operating_point_needs_no_thresholds_file(tmp_path: Path, capsys) -> None:
     from smscan.calibration.thresholds import packaged_thresholds
 
-    sm90 = packaged_thresholds()["kinds"]["surprise"]["operating_points"]["SM90"]["threshold"]
+    paper = packaged_thresholds()["kinds"]["surprise"]
     text = f"import os\n\nAPI_TOKEN = '{SECRET}'\n"
     (tmp_path / "in.jsonl").write_text(json.dumps({"text": text}) + "\n")
-    code = main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--device", "cpu",
-                 "--operating-point", "SM90"])
-    assert code == 0, capsys.readouterr().err
-    (record,) = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    assert record["smscan"]["rule"]["surprise"]["threshold"] == sm90
-    assert record["smscan"]["masked_spans"]
+    # Each masking reads its own operating point (calibration/maskings.py): the default (values)
+    # its code and value thresholds, --masking paper the raw rule's threshold.
+    for masking, entry in (("values", paper["values"]), ("paper", paper)):
+        sm90 = entry["operating_points"]["SM90"]
+        code = main(["export", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--device", "cpu",
+                     "--operating-point", "SM90", "--masking", masking])
+        assert code == 0, capsys.readouterr().err
+        (record,) = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+        rule = record["smscan"]["rule"]["surprise"]
+        assert rule["threshold"] == sm90["threshold"]
+        assert rule.get("value_threshold") == sm90.get("value_threshold")
+        assert record["smscan"]["masked_spans"]

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from smscan.calibration.labels import LabelledText
+from smscan.calibration.value_points import ValueCalibration, calibrate_values
 from smscan.engine.spans import char_spans
 from smscan.exports.rule import MaskRule, mask_group
-from smscan.exports.value_points import ValueCalibration, calibrate_values
 from smscan.exports.value_units import is_letter_id, value_units
 from smscan.exports.values import (
     RepeatIndex,
@@ -194,7 +194,7 @@ def test_calibration_reports_curve_and_spread_and_lands_on_the_recall() -> None:
 
 
 def test_landing_lowers_the_value_threshold_by_the_worst_folds_overshoot() -> None:
-    from smscan.exports.value_points import _landing
+    from smscan.calibration.value_points import _landing
 
     # One repository's identities needed 2.7 where the threshold chosen without them was 3.35.
     cross_validation = {"tpr": 0.92, "spread": {"tpr_min": 0.75}, "overshoot": 0.65}
@@ -204,7 +204,7 @@ def test_landing_lowers_the_value_threshold_by_the_worst_folds_overshoot() -> No
 
 
 def test_cross_validation_records_each_folds_overshoot() -> None:
-    from smscan.exports.value_points import cross_validate_values
+    from smscan.calibration.value_points import cross_validate_values
 
     documents, scores = _documents(8)
     cv = cross_validate_values(documents, scores, rule=MaskRule(window=4), criterion="recall:0.95", folds=4)

@@ -30,7 +30,7 @@ from smscan.calibration.thresholds import OPERATING_POINTS
 from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
 from smscan.errors import SmscanError
-from smscan.exports.label_groups import group_key
+from smscan.calibration.label_groups import group_key
 from smscan.exports.labels import overlaps
 from smscan.masking import MaskRule, mask_group
 from smscan.records import TokenScores

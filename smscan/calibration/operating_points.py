@@ -1,10 +1,10 @@
 """Choosing a raw Surprise Masking threshold and its operating points, with a held-out estimate.
 
 Each candidate threshold is judged by the final token mask of the whole masking procedure
-(:class:`~smscan.exports.surprise_calibration.SurpriseCalibration`). The held-out estimate
+(:class:`~smscan.calibration.surprise_calibration.SurpriseCalibration`). The held-out estimate
 (``cross_validation``) chooses the threshold on k-1 folds and counts the last, as for the
 detectors; a group (a package, a user) stays in one fold, since propagation runs within it
-(:mod:`smscan.exports.label_groups`).
+(:mod:`smscan.calibration.label_groups`).
 
 The result is a thresholds-file entry for kind ``surprise`` (``docs/thresholds-format.md``) that
 ``smscan export --thresholds FILE [--operating-point SM90]`` reads.
@@ -20,8 +20,8 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
 from smscan.calibration.thresholds import operating_point_criterion
 from smscan.errors import SmscanError
-from smscan.exports.label_groups import group_folds, group_key
-from smscan.exports.surprise_calibration import SurpriseCalibration
+from smscan.calibration.label_groups import group_folds, group_key
+from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.masking import MaskRule
 from smscan.records import TokenScores
 

@@ -1,6 +1,6 @@
 """Calibrating value-aware masking: value threshold and code threshold, the whole rule in the loop.
 
-As for the raw rule (:mod:`smscan.exports.surprise_calibration`), each candidate is judged by the
+As for the raw rule (:mod:`smscan.calibration.surprise_calibration`), each candidate is judged by the
 final mask: values triggered and masked whole, their repeats in the group, code structure by the
 raw rule at the code threshold. A token counts as masked when it holds a masked character. For a
 fixed code threshold a lower value threshold masks a superset, so recall and collateral both
@@ -36,8 +36,8 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import Confusion
 from smscan.calibration.thresholds import operating_point_criterion
 from smscan.errors import SmscanError
-from smscan.exports.label_groups import group_folds, group_key
-from smscan.exports.surprise_calibration import SurpriseCalibration
+from smscan.calibration.label_groups import group_folds, group_key
+from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.exports.values import (
     RepeatIndex,
     TextValues,

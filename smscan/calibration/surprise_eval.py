@@ -1,6 +1,6 @@
 """Measuring raw Surprise Masking on labelled spans under its window selection (``smscan eval``).
 
-The same token units as calibration (:mod:`smscan.exports.operating_points`): a token is a
+The same token units as calibration (:mod:`smscan.calibration.operating_points`): a token is a
 target when it overlaps a labelled span. At the rule's cutoff the whole masking procedure runs
 (selection, consensus, propagation within each group; for an entry calibrated with value-aware
 masking, values masked whole with their repeats) and the tokens it masks are counted. The
@@ -21,9 +21,10 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.metrics import auroc
 from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
-from smscan.exports.surprise_calibration import SurpriseCalibration
-from smscan.exports.value_points import ValueCalibration
+from smscan.calibration.surprise_calibration import SurpriseCalibration
+from smscan.calibration.value_points import ValueCalibration
 from smscan.exports.values import ValueRule
+from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule
 from smscan.records import TokenScores
 
@@ -79,7 +80,7 @@ def evaluate_surprise(
     other_statistic = np.concatenate([np.zeros(0)] + [token_statistic(s, other) for s in scores])
     by_ranking = {rule.ranking: _rounded(area), other.ranking: _rounded(auroc(other_statistic, targets))}
     return {
-        "kind": "surprise",
+        "kind": SURPRISE,
         "rule": rule.as_dict() | ({} if value_threshold is None else {"masking": "values", "value_threshold": value_threshold}),
         "ranking": rule.ranking,
         "threshold": rule.cutoff,

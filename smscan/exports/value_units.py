@@ -2,8 +2,9 @@
 
 A *value* is data a program carries rather than code it is made of: a string literal's body, a
 number, the value bound to a name (``USER = jdoe42``, ``user: jdoe42``, ``--user jdoe42``), a
-value-shaped word anywhere (one holding a digit or an ``@``: ids, emails, recovery codes) and the
-words of a comment. A plain word or ordinary identifier (letters and underscores only) is never a
+value-shaped word anywhere (one holding a digit or an ``@``: ids, emails, recovery codes; or six
+or more capitals that read as no word: ``WEAKFYMSKB``, see :func:`is_letter_id`) and the words of
+a comment. Any other plain word or ordinary identifier (letters and underscores only) is never a
 value, wherever it stands: everything but values (keywords, punctuation, ordinary identifiers,
 prose words, indentation) is *code structure*.
 

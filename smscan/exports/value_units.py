@@ -2,8 +2,9 @@
 
 A *value* is data a program carries rather than code it is made of: a string literal's body, a
 number, the value bound to a name (``USER = jdoe42``, ``user: jdoe42``, ``--user jdoe42``), a
-value-shaped word anywhere (one holding a digit or an ``@``: ids, emails, recovery codes) and the
-words of a comment. A plain word or ordinary identifier (letters and underscores only) is never a
+value-shaped word anywhere (one holding a digit or an ``@``: ids, emails, recovery codes; or six
+or more capitals that read as no word: ``WEAKFYMSKB``, see :func:`is_letter_id`) and the words of
+a comment. Any other plain word or ordinary identifier (letters and underscores only) is never a
 value, wherever it stands: everything but values (keywords, punctuation, ordinary identifiers,
 prose words, indentation) is *code structure*.
 
@@ -39,8 +40,14 @@ _TRIM_LEFT = ".:-~/*#=!?"
 _TRIM_RIGHT = ".:-~/*!?"
 _MIN_WORD_CHARS = 2
 # A plain word or ordinary identifier (letters and underscores only: `account`, `WORKSPACE_ID`,
-# `humanReadableArgName`) is code structure or prose wherever it stands, not a value.
+# `humanReadableArgName`) is code structure or prose wherever it stands, not a value...
 _PLAIN_WORD = re.compile(r"[A-Za-z_]+")
+# ...unless it is a run of capitals that reads as no word (`WEAKFYMSKB`: an id drawn from letters
+# only). Shorter runs are acronyms and constants (`HTTP`, `DEBUG`).
+_CAPITALS = re.compile(r"(?<![\w$])[A-Z]{6,}(?![\w$])")
+_CONSONANT_RUN = re.compile(r"[^AEIOU]+")
+_MAX_WORD_CONSONANTS = 4  # `STRENGTH`, `WORKSPACE`; random letters soon hold a longer run
+_MIN_WORD_VOWELS = 0.15  # `STRICT` (1 in 6); random capitals hold one in five
 
 
 def value_units(text: str) -> list[tuple[int, int]]:
@@ -70,9 +77,31 @@ def _units_of(text: str) -> tuple[tuple[int, int], ...]:
     for line in text.split("\n"):
         ranked.extend((1, offset + a, offset + b) for a, b in _string_words(line))
         ranked.extend((2, offset + a, offset + b) for a, b in _value_words(line))
+        ranked.extend((2, offset + m.start(), offset + m.end()) for m in _CAPITALS.finditer(line) if is_letter_id(m.group()))
         ranked.extend((3, offset + a, offset + b) for a, b in _comment_words(line))
         offset += len(line) + 1
-    return tuple((a, b) for a, b in _resolve(ranked) if not _PLAIN_WORD.fullmatch(text, a, b))
+    return tuple(
+        (a, b) for a, b in _resolve(ranked) if not _PLAIN_WORD.fullmatch(text, a, b) or is_letter_id(text[a:b])
+    )
+
+
+def is_letter_id(word: str) -> bool:
+    """Whether ``word`` is an id made of capital letters rather than a word or constant: six or
+    more capitals that do not alternate vowels and consonants as words do (a run of more than
+    four consonants, or under 15% vowels; `Y` counts as a consonant).
+
+    Such a word is a value wherever it stands, judged by its randomness like any other, so a
+    word read wrongly as an id is still left alone when the model predicts it.
+
+    Example:
+        >>> is_letter_id("WEAKFYMSKB"), is_letter_id("README"), is_letter_id("WORKSPACE_ID")
+        (True, False, False)
+    """
+    if len(word) < 6 or not word.isascii() or not word.isalpha() or not word.isupper():
+        return False
+    longest = max((len(run) for run in _CONSONANT_RUN.findall(word)), default=0)
+    vowels = sum(c in "AEIOU" for c in word) / len(word)
+    return longest > _MAX_WORD_CONSONANTS or vowels < _MIN_WORD_VOWELS
 
 
 def _string_words(line: str) -> Iterator[tuple[int, int]]:

@@ -19,7 +19,9 @@ was wholly masked. Here the unit is the value (:mod:`smscan.exports.value_units`
    at its own threshold, which calibration may set higher than the paper's (stricter);
 3. every exact repeat of a masked value (``min_repeat_chars`` or longer) in the group's texts,
    standing alone (not inside a longer word), is masked too; so is every repeat of a masked
-   email's local part (``jdoe`` of ``jdoe@corp.io``: the same person's handle).
+   email's local part (``jdoe7`` of ``jdoe7@corp.io``: the same person's handle) and of a
+   numbered name's name part (``dmitri.novak`` of ``dmitri.novak53@corp.io``), unless that part
+   is an ordinary word (``support`` of ``support@corp.io``), see :func:`repeatable_parts`.
 
 Results are character spans of the scored text, restricted to the supervised intervals. Step 2
 is the paper's rule unchanged, so at the same raw threshold the result contains the paper's mask.
@@ -174,7 +176,7 @@ def value_spans(
             start, end = here.units[number]
             spans[index].append((start, end))
             masked_values.update(
-                part for part in _repeatable(here.text[start:end]) if len(part) >= rule.min_repeat_chars
+                part for part in repeatable_parts(here.text[start:end]) if len(part) >= rule.min_repeat_chars
             )
     for value in sorted(masked_values):
         for index, found in enumerate(repeats.occurrences(value)):
@@ -182,10 +184,33 @@ def value_spans(
     return [_clip(_merge(found), intervals) for found, intervals in zip(spans, supervised)]
 
 
-def _repeatable(value: str) -> tuple[str, ...]:
-    """A masked value and, for an email, its local part."""
+# A person-like handle with a number after it (`dmitri.novak53`, `tomas_kow`+`123`): its name part
+# (`dmitri.novak`) is the same person's handle where it stands alone.
+_NUMBERED_NAME = re.compile(r"([A-Za-z]+(?:[._][A-Za-z]+)+)\d+")
+# A part with neither a digit nor a separator between letters is an ordinary word (`support` of
+# `support@corp.io`): its repeats are other text, not the value.
+_ORDINARY_WORD = re.compile(r"[A-Za-z]+")
+
+
+def repeatable_parts(value: str) -> tuple[str, ...]:
+    """What a masked value masks where it reappears: the value itself and, for an email, its local
+    part; for either, a dotted or underscored name with a number after it also masks its name part.
+    A part that is an ordinary word (letters only) is left out: it repeats as other text.
+
+    Example:
+        >>> repeatable_parts("dmitri.novak53@corp.io")
+        ('dmitri.novak53@corp.io', 'dmitri.novak53', 'dmitri.novak')
+        >>> repeatable_parts("support@corp.io")
+        ('support@corp.io',)
+    """
     local, at, domain = value.partition("@")
-    return (value, local) if at and local and "." in domain else (value,)
+    found = [value]
+    if at and local and "." in domain:
+        found.append(local)
+    named = _NUMBERED_NAME.fullmatch(found[-1])
+    if named:
+        found.append(named.group(1))
+    return tuple(part for number, part in enumerate(found) if number == 0 or not _ORDINARY_WORD.fullmatch(part))
 
 
 def token_mask_of(spans: Sequence[CharSpan], scores: TokenScores) -> np.ndarray:

@@ -10,11 +10,17 @@ import numpy as np
 import pytest
 
 from smscan.calibration.labels import LabelledText
+from smscan.calibration.value_points import ValueCalibration, calibrate_values
 from smscan.engine.spans import char_spans
 from smscan.exports.rule import MaskRule, mask_group
-from smscan.calibration.value_points import ValueCalibration, calibrate_values
-from smscan.exports.value_units import value_units
-from smscan.exports.values import RepeatIndex, TextValues, ValueRule, value_spans
+from smscan.exports.value_units import is_letter_id, value_units
+from smscan.exports.values import (
+    RepeatIndex,
+    TextValues,
+    ValueRule,
+    repeatable_parts,
+    value_spans,
+)
 from smscan.records import TokenScores
 
 TOKEN = "q7Xk2mP9vR4tW8zL3nB6cJ1hF5dG0sYa"  # 32 characters
@@ -97,6 +103,49 @@ def test_code_structure_is_held_to_the_stricter_rule() -> None:
 def test_value_units_find_values_and_leave_code_structure(text: str, values: list[str]) -> None:
     # Plain words and ordinary identifiers (ask, logged, foo, API_TOKEN) are code structure.
     assert [text[a:b] for a, b in value_units(text)] == values
+
+
+def test_an_all_capitals_id_is_a_value_and_masked_whole_where_it_is_surprising() -> None:
+    text = 'WORKSPACE = "WEAKFYMSKB"\n# runs in workspace WEAKFYMSKB\nprint(README, STRICT)\n'
+    # A letters-only id is a value wherever it stands; constants and words in capitals are not.
+    assert [text[a:b] for a, b in value_units(text)] == ["WEAKFYMSKB", "WEAKFYMSKB"]
+    # Surprising in the assignment (randomness (9 + 9 + 1) / (sqrt(10) ln 26) = 1.84), predicted
+    # (1 nat a chunk) in the comment: the first is masked whole, the second as its repeat.
+    scores = chunked(text, {"WEAK": 9.0, "FYMS": 9.0})
+    (spans,) = spans_of([text], [scores], VALUES_ONLY)
+    first, second = text.index("WEAKFYMSKB"), text.rindex("WEAKFYMSKB")
+    assert spans == [(first, first + 10), (second, second + 10)]
+    # Predicted everywhere: an id is judged by its randomness like any other value.
+    assert spans_of([text], [chunked(text)], VALUES_ONLY) == [[]]
+
+
+def test_a_name_part_is_masked_by_its_masked_email_and_an_ordinary_word_is_not() -> None:
+    first = 'CONTACT = "dmitri.novak53@corp.io"\nHELP = "support@corp.io"\n'
+    # Predictable here (NLL 1 throughout): the handle as a person's name, and a plain word.
+    again = "# maintained by dmitri.novak, ask support\nsupport = 1\n"
+    surprising = {"dmit": 20.0, "nova": 20.0, "supp": 20.0}
+    found = spans_of([first, again], [chunked(first, surprising), chunked(again)], VALUES_ONLY)
+    handle = again.index("dmitri.novak")
+    assert [first[a:b] for a, b in found[0]] == ["dmitri.novak53@corp.io", "support@corp.io"]
+    # The email's name part is the same person; `support` repeats as an ordinary word.
+    assert found[1] == [(handle, handle + len("dmitri.novak"))]
+
+
+def test_repeatable_parts_keep_names_with_separators_and_drop_plain_words() -> None:
+    assert repeatable_parts("tomas_kow123") == ("tomas_kow123", "tomas_kow")
+    assert repeatable_parts("jdoe77@corp.io") == ("jdoe77@corp.io", "jdoe77")
+    assert repeatable_parts("anna.quinn@corp.io") == ("anna.quinn@corp.io", "anna.quinn")
+    assert repeatable_parts("admin@corp.io") == ("admin@corp.io",)
+    assert repeatable_parts("WEAKFYMSKB") == ("WEAKFYMSKB",)
+
+
+@pytest.mark.parametrize(
+    ("word", "is_id"),
+    [("WEAKFYMSKB", True), ("QXPTRWZ", True), ("README", False), ("WORKSPACE", False), ("PYTHONPATH", False),
+     ("DEBUG", False), ("WEAKFYmskb", False), ("WEAK_FYMSKB", False)],
+)
+def test_is_letter_id_tells_random_capitals_from_words(word: str, is_id: bool) -> None:
+    assert is_letter_id(word) is is_id
 
 
 def test_value_rule_refuses_bad_values() -> None:

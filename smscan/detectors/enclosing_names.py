@@ -44,6 +44,7 @@ class _Container:
     start: int
     end: int
     names: tuple[str, ...]  # the keys of this container and those around it, nearest first
+    parent: int  # the index of the container around this one, -1 at the top
 
 
 def share_enclosing_names(text: str, slots: list[Slot]) -> list[Slot]:
@@ -87,21 +88,23 @@ def _describes(key: str) -> bool:
 
 
 def _innermost(containers: list[_Container], starts: list[int], position: int) -> _Container | None:
-    # Containers are sorted by start; nested ones start later, so the last one opened before
-    # the position that still encloses it is the innermost.
+    # The last container opened before the position encloses it, or else has closed already;
+    # then the innermost enclosing one is among its ancestors (brackets nest), found by walking
+    # up the parent links: as deep as the document, never across its siblings.
     index = bisect_right(starts, position) - 1
     while index >= 0:
         container = containers[index]
-        if container.start < position < container.end:
+        if position < container.end:
             return container
-        index -= 1
+        index = container.parent
     return None
 
 
 def _containers(text: str) -> list[_Container]:
-    """Every object and array of a JSON document with the keys it is bound to, sorted by start."""
-    found: list[_Container] = []
-    stack: list[tuple[int, tuple[str, ...]]] = []
+    """Every object and array of a JSON document with the keys it is bound to, in text order."""
+    opened: list[tuple[int, tuple[str, ...], int]] = []  # start, names, parent index
+    ends: list[int] = []
+    stack: list[int] = []  # indices into `opened` of the containers still open
     last_string = ""
     key = ""  # the key just read (`"name":`), bound to the next value if it is a container
     for match in _TOKENS.finditer(text):
@@ -112,14 +115,17 @@ def _containers(text: str) -> list[_Container]:
         elif token == ":":
             key = last_string
         elif token in "{[":
-            outer = stack[-1][1] if stack else ()
-            stack.append((match.start(), ((key,) if key else ()) + outer))
+            parent = stack[-1] if stack else -1
+            outer = opened[parent][1] if stack else ()
+            stack.append(len(opened))
+            opened.append((match.start(), ((key,) if key else ()) + outer, parent))
+            ends.append(len(text))
             key = ""
         elif token in "}]":
             if not stack:
                 return []  # not JSON after all: say nothing rather than guess
-            start, names = stack.pop()
-            found.append(_Container(start, match.end(), names))
+            ends[stack.pop()] = match.end()
             key = ""
-    found.sort(key=lambda c: c.start)
-    return found
+    if stack:
+        return []
+    return [_Container(start, end, names, parent) for (start, names, parent), end in zip(opened, ends, strict=True)]

@@ -12,7 +12,9 @@ overlaps:
   parameters (:mod:`~smscan.detectors.query_strings`), prose labels and tables
   (:mod:`~smscan.detectors.prose_labels`), quoted strings and unquoted assignments (here, cut
   into values by :mod:`~smscan.detectors.literal_values`), XML elements, and long token runs
-  (:mod:`~smscan.detectors.token_runs`).
+  (:mod:`~smscan.detectors.token_runs`);
+- in a JSON document, the secret name of an enclosing object or array for a value whose own
+  name says nothing (:mod:`~smscan.detectors.enclosing_names`).
 
 The finder is lexical, not a parser: it reads lines the way a person skims a file for secrets,
 so it works on code, config, shell, Markdown and logs alike. Overlapping slots are resolved by the
@@ -34,6 +36,7 @@ from smscan.detectors.command_forms import (
     glued_passwords,
     option_values,
 )
+from smscan.detectors.enclosing_names import share_enclosing_names
 from smscan.detectors.literal_values import literal_values
 from smscan.detectors.prose_labels import label_values, table_values
 from smscan.detectors.query_strings import query_values
@@ -109,7 +112,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
-    return tuple(_resolve(_share_secret_names(found)))
+    return tuple(_resolve(share_enclosing_names(text, _share_secret_names(found))))
 
 
 def _share_secret_names(slots: list[Slot]) -> list[Slot]:

@@ -85,8 +85,20 @@ def is_made_up(value: str) -> bool:
         >>> is_made_up("q8Zt3kPx0wLm9Rv2aY7nBc4dE6fGh1Jk")
         False
     """
-    texts = [value, unquote(value) if "%" in value else value, _decoded_text(value) or value]
+    texts = [value, _percent_decoded(value) or value, _decoded_text(value) or value]
     return any(_is_typed(text) for text in dict.fromkeys(texts))
+
+
+def _percent_decoded(value: str) -> str | None:
+    """The text a percent-encoded value stands for, or None when it is not percent-encoding: a
+    random password's ``%Da7`` is no UTF-8 escape, and decoding it anyway would eat characters
+    and make the value look too short to be a key."""
+    if "%" not in value:
+        return None
+    try:
+        return unquote(value, errors="strict")
+    except UnicodeDecodeError:
+        return None
 
 
 def _is_typed(text: str) -> bool:

@@ -92,3 +92,13 @@ def test_explain_names_the_notebook_cell() -> None:
     (reason,) = detector.reasons(candidate.score, candidate.details)
 
     assert "notebook cell 1 at " in reason
+
+
+def test_a_random_password_in_a_test_folder_is_still_reported() -> None:
+    # In a test file made-up values are dropped; a random password whose `%Eb` is no escape
+    # must not be percent-decoded into a value too short to be a key.
+    text = (DATA / "connections.json").read_text(encoding="utf-8")
+    scores = FakeScorer(unit="char", default_nll=SURPRISE).score_texts([text])[0]
+    found = CredentialDetector().candidates(text, scores, path="tests/fixtures/connections.json")
+
+    assert [text[c.char_start : c.char_end] for c in found if c.score >= TAU] == EXPECTED["connections.json"]["secrets"]

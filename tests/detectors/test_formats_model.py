@@ -1,7 +1,8 @@
 """Credentials in several file types with the real default model and the packaged threshold
 (marked `model`; CI runs it). A few hundred tokens: notes, extensionless text, SQL, shell,
 Haskell, URLs, a notebook, a lock file, and passwords passed by position to connection calls
-(Java, PHP) or holding ``-X=`` (JSON) of ``tests/data/credentials/``."""
+(Java, PHP) or holding ``-X=`` (JSON), and JSON values named by their parent object or array,
+of ``tests/data/credentials/``."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.model
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "credentials"
 FILES = ["notes.md", "LICENSE-KEYS", "schema.sql", "deploy.sh", "Bot.hs", "links.md", "explore.ipynb", "package-lock.json",
-         "Database.java", "db.php", "appsettings.json"]
+         "Database.java", "db.php", "appsettings.json", "service-config.json"]
 
 
 def test_credentials_in_many_file_types_are_found_and_look_alikes_are_not(

@@ -55,6 +55,8 @@ def test_values_typed_by_hand_are_made_up(value: str) -> None:
         RANDOM_KEY, "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "ghp_R8nX2vQpL5tY7wK3mZ9aB4cD6eF1gH0jI2kL",
         "test_Vq3XmR8kPz2LwN7tYb5HcJ4s", "5ee8e3a1c8f14c0b9d2e7f60a1b3c4d5",
         "tvagLDLoaiJKxOKqpBXSEGy7SYSifZhjntgm9ctpyj8",
+        # `%Eb` / `%Da` are no UTF-8 escapes: read as percent-encoding they ate two characters
+        "Rk^%Eb4*uzx@#*--@7", "gt^%Da7*ovy@#*--@8",
     ],
 )
 def test_random_values_are_not_made_up_even_beside_a_word(value: str) -> None:

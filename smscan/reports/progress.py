@@ -124,6 +124,20 @@ class ScanProgress(StderrDisplay):
             self.done_bytes += _size(item)
             self.completed = max(self.completed, float(self.done_bytes))
         self._tick()
+        if self.files_done == self.total_files and isinstance(item, Document):
+            self._deciding()
+
+    def _deciding(self) -> None:
+        # Repeats and findings are decided over the whole group after the last file is scored:
+        # seconds on a big repository, so say what runs instead of falling silent at 100%.
+        text = f"{self.label} 100%: all {self.files_done} files scored; deciding findings (repeats, allow comments, baseline)"
+        if self.terminal and self._drawn:
+            width = shutil.get_terminal_size((100, 24)).columns - 1
+            self._write("\r" + text[:width] + "\x1b[K")
+        elif not self.terminal and self._lines:
+            self._write(text + "\n")
+            self._lines += 1
+            self._last_output = self.clock()
 
     def close(self) -> None:
         """Erase the terminal line, or end a logged run with a summary line."""

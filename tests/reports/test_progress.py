@@ -61,7 +61,9 @@ def test_completed_files_and_the_closing_summary() -> None:
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("scanning  75%, 3.0 kB of 4.0 kB, 1/2 files, 1.5 kB/s")
     assert lines[1].startswith("scanning 100%, 4.0 kB of 4.0 kB, 2/2 files, 1.0 kB/s")
-    assert lines[2] == "scanning done: 2 files, 4.0 kB in 4s"
+    # The group's repeats and findings are decided after the last file: said, not silent.
+    assert lines[2] == "scanning 100%: all 2 files scored; deciding findings (repeats, allow comments, baseline)"
+    assert lines[3] == "scanning done: 2 files, 4.0 kB in 4s"
 
 
 def test_a_short_scan_prints_nothing_and_a_terminal_line_is_erased() -> None:
@@ -131,11 +133,12 @@ def test_a_json_scan_outside_a_terminal_logs_progress_on_stderr_only(tmp_path: P
     assert len(lines) >= 3, result.stderr
     assert "\x1b" not in result.stderr
     pattern = re.compile(r"scanning +\d+%, [\d.]+ k?B of [\d.]+ kB, \d+/40 files(, .*/s, [\d,]+ tokens/s, ETA \w+)?: m\d\d\.py")
-    assert all(pattern.fullmatch(line) for line in lines[:-1]), lines
-    percents = [int(line.split()[1].rstrip("%,")) for line in lines[:-1]]
+    assert all(pattern.fullmatch(line) for line in lines[:-2]), lines
+    percents = [int(line.split()[1].rstrip("%,")) for line in lines[:-2]]
     assert percents == sorted(percents) and percents[0] < 100
     # Mid-batch lines: some line names a file while fewer files than that are done.
-    assert any(int(line.split(", ")[2].split("/")[0]) < int(line.rsplit("m", 1)[1][:2]) for line in lines[:-1])
+    assert any(int(line.split(", ")[2].split("/")[0]) < int(line.rsplit("m", 1)[1][:2]) for line in lines[:-2])
+    assert lines[-2].startswith("scanning 100%: all 40 files scored; deciding findings")
     assert lines[-1].startswith("scanning done: 40 files, ")
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from smscan.config import Ranking, Settings
 from smscan.detectors import DEFAULT_KINDS, Detector, make_detector
+from smscan.errors import SmscanError, ThresholdsError
 from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule
 
@@ -121,9 +122,23 @@ def resolve_surprise(
     Raises:
         ThresholdsError: ``flags.operating_point`` names no saved point, or there is no entry for
             it; a file the user named holds a ``surprise`` entry made for another model, or
-            calibrated under another window selection than the one the flags or config choose.
+            calibrated under another window selection than the one the flags or config choose;
+            the saved rule holds values no rule can have (or none combined with the settings).
+        SmscanError: a cutoff flag of the window selection not in use.
     """
     saved, tau, source = _surprise_entry(settings, root=root, fingerprint=fingerprint, flags=flags)
+    try:
+        resolved = _resolve_surprise(settings, flags, saved, tau, source)
+        resolved.mask_rule()  # a saved rule the settings cannot combine with fails here, named
+    except (TypeError, ValueError) as error:
+        raise ThresholdsError(f"surprise rule ({source}): {error}") from error
+    return resolved
+
+
+def _resolve_surprise(
+    settings: Settings, flags: RuleFlags, saved: dict[str, Any], tau: float | None, source: str
+) -> SurpriseParameters:
+    """Each value of the rule by precedence (module docstring); the cutoff of the ranking in use."""
 
     def pick(key: str, flag: Any, saved_value: Any) -> Any:
         if flag is not None:
@@ -133,6 +148,8 @@ def resolve_surprise(
         return saved_value
 
     ranking = str(pick("ranking", flags.ranking, saved.get("ranking")))
+    if ranking not in ("global", "local"):
+        raise ValueError(f"ranking must be global or local, got {ranking!r}")
     if saved and saved.get("ranking", "global") != ranking:
         raise _other_selection(source, saved=str(saved.get("ranking", "global")), used=ranking, settings=settings, flags=flags)
     _refuse_other_cutoff(ranking, settings=settings, flags=flags)
@@ -151,7 +168,7 @@ def resolve_surprise(
         threshold=float(cutoff) if ranking == "global" else settings.threshold,
         consensus=int(pick("consensus", flags.consensus, saved.get("consensus"))),
         propagate=bool(pick("propagate", flags.propagate, saved.get("propagate"))),
-        ranking="local" if ranking == "local" else "global",
+        ranking="local" if ranking == "local" else "global",  # checked above; narrows the type
         source=source,
         value_threshold=None if saved.get("value_threshold") is None else float(saved["value_threshold"]),
         rank_max=float(cutoff) if ranking == "local" else settings.rank_max,
@@ -162,8 +179,6 @@ def resolve_surprise(
 def _refuse_other_cutoff(ranking: str, *, settings: Settings, flags: RuleFlags) -> None:
     """A cutoff flag of the ranking not in use would be ignored: say so instead (exit 2). A config
     file may hold both cutoffs (one for each ranking a flag may choose), so only flags are checked."""
-    from smscan.errors import SmscanError
-
     other_key, other_flag = ("rank_max", flags.rank_max) if ranking == "global" else ("threshold", flags.threshold)
     named = "--rank-max" if other_key == "rank_max" else "--threshold"
     if other_flag is None and settings.origin(other_key) != named:  # scans pass their flags as settings
@@ -175,8 +190,6 @@ def _refuse_other_cutoff(ranking: str, *, settings: Settings, flags: RuleFlags) 
 
 def _other_selection(source: str, *, saved: str, used: str, settings: Settings, flags: RuleFlags) -> Exception:
     """The one message for a ``surprise`` entry calibrated under another window selection."""
-    from smscan.errors import ThresholdsError
-
     chosen_by = "--ranking" if flags.ranking is not None else settings.origin("ranking") or "the ranking given"
     return ThresholdsError(
         f"{source}: the surprise threshold was calibrated with {saved} window selection, but {chosen_by} "
@@ -191,8 +204,6 @@ def _surprise_entry(
 ) -> tuple[dict[str, Any], float | None, str]:
     """The saved ``surprise`` rule, its threshold (or the operating point's) and its file."""
     from smscan.calibration.thresholds import PACKAGED, find_entry, threshold_files
-    from smscan.errors import ThresholdsError
-
     files = threshold_files(root, flag=flags.thresholds, configured=settings.thresholds)
     for where, data in files:
         entry = data["kinds"].get(SURPRISE)
@@ -230,8 +241,6 @@ def _entry_for_masking(where: str, entry: dict[str, Any], masking: str, threshol
             ``--threshold`` was given.
     """
     from smscan.calibration.maskings import entry_for_masking, masking_of
-    from smscan.errors import ThresholdsError
-
     found = entry_for_masking(entry, masking)
     if found is not None:
         return found

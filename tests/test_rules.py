@@ -142,3 +142,32 @@ def test_scan_and_export_refuse_the_same_windows() -> None:
     with pytest.raises(ValueError, match=r"window must be 1\.\.256") as from_rule:
         MaskRule(window=300)
     assert str(from_settings.value) == str(from_rule.value)
+
+
+@pytest.mark.parametrize(
+    ("rule", "config", "message"),
+    [
+        ({"window": "abc"}, "", "invalid literal for int()"),
+        ({"ranking": "weird"}, "", "ranking must be global or local, got 'weird'"),
+        ({"window": 1}, "consensus = 2\n", "consensus must be 1..window"),
+    ],
+)
+@pytest.mark.parametrize("command", ["repo", "export"])
+def test_a_saved_surprise_rule_no_rule_can_have_is_one_line_and_exit_2(
+    tmp_path: Path, cli: Cli, capsys: pytest.CaptureFixture[str], rule: dict, config: str, message: str, command: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.py").write_text(f"token = '{KEY}'\n")
+    thresholds = write_thresholds(project / "t.json", RandomWordScorer.fingerprint)
+    data = json.loads(thresholds.read_text())
+    data["kinds"]["surprise"]["rule"].update(rule)
+    thresholds.write_text(json.dumps(data))
+    (project / ".smscan.toml").write_text(f'thresholds = "t.json"\n{config}')
+    source = project / "in.jsonl"
+    source.write_text(json.dumps({"text": f"token = '{KEY}'\n"}) + "\n")
+    argv = ["repo", str(project), "--kinds", "surprise"] if command == "repo" else [
+        "export", str(source), "-o", str(project / "out.jsonl"), "--config", str(project / ".smscan.toml")]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"surprise rule ({thresholds})" in err and message in err

@@ -259,7 +259,6 @@ def calibrate_values(
         write_entry(Path("thresholds.json"), "surprise", {"fingerprint": scorer.fingerprint, **entry})
     """
     criterion = operating_point_criterion(criterion)
-    asked = criterion
     code_thresholds = code_cutoffs(rule) if code_thresholds is None else code_thresholds
     # Bad labels and criteria fail here, before the cross-validation's longer part.
     calibration, chosen, counts, table = choose(documents, scores, rule=rule, criterion=criterion, code_thresholds=code_thresholds)
@@ -284,7 +283,7 @@ def calibrate_values(
         "rule": {**raw, "masking": "values", "value_threshold": calibration.saved_threshold(chosen)},
         "unit": "token",
         "threshold": code,
-        "criterion": asked,
+        "criterion": criterion,
         "operating_points": points,
         "validation": {"token": counts.as_dict()},
         "curve": calibration.curve(),

@@ -19,8 +19,9 @@ from smscan.detectors.secret_names import name_words
 _CONNECT_WORDS = frozenset({"connect", "connection", "pdo", "mysqli"})
 # Words of a call's name that say it logs in: (who, secret), or (handle, who, secret).
 _LOGIN_WORDS = frozenset({"login", "logon", "signin", "authenticate", "auth"})
-# Pieces of an argument list: a quoted string, a bracket, a comma, or a run of anything else.
-_PIECE = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[()\[\]{},]|[^'"()\[\]{},]+""")
+# Pieces of an argument list: a quoted string, a bracket, a comma, a run of anything else, or a
+# quote left open (the line cut at a string's middle): every character is in some piece.
+_PIECE = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[()\[\]{},]|[^'"()\[\]{},]+|['"]""")
 _CALL_BEFORE = re.compile(r"(?P<call>[A-Za-z_$][\w$]*)\s*$")
 # A first argument that is the user: a quoted name or e-mail address, or an expression whose
 # words say user (`user`, `$username`, `os.getenv("DB_USER")`); anything else is a handle.
@@ -66,8 +67,8 @@ def _innermost_call(left: str) -> tuple[str, list[str]] | None:
     # Each open bracket: the call's name ("" for a subscript or literal), where it opened, the
     # complete arguments, and the pieces of the argument being read.
     stack: list[tuple[str, int, list[str], list[str]]] = []
-    position = 0
-    for piece in _PIECE.findall(left):
+    for match in _PIECE.finditer(left):
+        piece, position = match.group(), match.start()
         if piece in "([{":
             before = _CALL_BEFORE.search(left, 0, position) if piece == "(" else None
             stack.append((before.group("call") if before else "", position, [], []))
@@ -81,7 +82,6 @@ def _innermost_call(left: str) -> tuple[str, list[str]] | None:
             stack[-1][3].clear()
         elif stack:
             stack[-1][3].append(piece)
-        position += len(piece)
     if not stack or not stack[-1][0] or "".join(stack[-1][3]).strip():
         return None
     return stack[-1][0], stack[-1][2]

@@ -1,9 +1,9 @@
-"""A prompt's key/value state computed once and reused by every batch (torch runtime only).
+"""A prompt's key/value state computed once per scoring call and reused by its batches (torch).
 
 ``PromptedScorer`` feeds ``prompt + document tokens`` for every piece. On torch the prompt's
-attention state can be computed once per instruction and copied into each batch, so a batch
-runs only its document tokens; the scores are the re-fed ones up to float rounding (a test
-compares both). CTranslate2's ``score_batch`` takes token lists only, so it re-feeds the prompt.
+attention state can be computed once per instruction and scoring call and copied into each of
+that call's batches, so a batch runs only its document tokens; the scores are the re-fed ones
+up to float rounding (a test compares both). CTranslate2's ``score_batch`` takes token lists only, so it re-feeds the prompt.
 """
 
 from __future__ import annotations

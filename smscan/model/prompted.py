@@ -38,7 +38,6 @@ from smscan.model.context import Chunk
 from smscan.model.tokenised import Tokenised
 from smscan.records import TokenScores
 
-PROMPTED_RULES = ("prompted", "contrast")
 # Stands for the document while a chat template is rendered; never tokenised.
 _DOCUMENT_MARK = "\x00smscan-document\x00"
 
@@ -155,8 +154,8 @@ class PromptedScorer:
             ``settings``, ``fingerprint``, ``loaded.source.folder``).
         rule: ``prompted`` (one instruction) or ``contrast`` (violating, then compliant).
         instructions: the instruction texts, in pass order.
-        reuse_prompt_state: on torch, compute the prompt once per instruction and reuse its
-            attention state in every batch (``prefix_state.py``); False re-feeds it with every piece.
+        reuse_prompt_state: on torch, compute the prompt once per instruction and scoring call
+            and reuse its attention state in every batch of that call (``prefix_state.py``); False re-feeds it with every piece.
 
     Raises:
         ValueError: an unknown rule or the wrong number of instructions.

@@ -54,7 +54,6 @@ def choose_threads(
     environ: Mapping[str, str] = os.environ,
     cores: int | None = None,
     idle: float | None = None,
-    measure_idle: bool = True,
 ) -> int:
     """The thread count for the forward pass (see the module docstring).
 
@@ -63,8 +62,7 @@ def choose_threads(
         runtime: ``torch`` or ``ctranslate2``.
         environ: where ``SMSCAN_THREADS`` and ``OMP_NUM_THREADS`` are read.
         cores: the allowed cores (None: ``allowed_cores()``).
-        idle: idle cores of the machine (None: measured by ``idle_cores()`` when ``measure_idle``).
-        measure_idle: whether to read the load average when ``idle`` is None.
+        idle: idle cores of the machine (None: measured by ``idle_cores()``).
 
     Returns:
         A count from 1 to the allowed cores.
@@ -88,7 +86,7 @@ def choose_threads(
         return min(from_env, allowed)
     count = min(allowed, MAX_AUTO_THREADS)
     if runtime == "torch":
-        spare = idle if idle is not None else (idle_cores() if measure_idle else None)
+        spare = idle if idle is not None else idle_cores()
         if spare is not None:
             count = min(count, max(1, round(spare)))
     return count
@@ -97,7 +95,7 @@ def choose_threads(
 def _env_threads(environ: Mapping[str, str]) -> int:
     raw = environ.get(ENV_THREADS, "").strip()
     if raw:
-        if not raw.isdigit() or int(raw) > MAX_THREADS:
+        if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_THREADS:
             raise ConfigError(
                 f"environment variable {ENV_THREADS} must be an integer 0..{MAX_THREADS} (0: automatic), got {raw!r}"
             )
@@ -105,4 +103,4 @@ def _env_threads(environ: Mapping[str, str]) -> int:
             return int(raw)
     # OpenMP allows a list for nested levels ("4,2"); the first is the forward pass's.
     omp = environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return int(omp) if omp.isdigit() and 0 < int(omp) <= MAX_THREADS else 0
+    return int(omp) if omp.isascii() and omp.isdigit() and 0 < int(omp) <= MAX_THREADS else 0

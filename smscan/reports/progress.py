@@ -142,8 +142,7 @@ class ScanProgress(StderrDisplay):
     def close(self) -> None:
         """Erase the terminal line, or end a logged run with a summary line."""
         if self.terminal and self._drawn:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+            self._write("\r\x1b[K")  # never raises: a closed stderr must not hide the real error
         elif not self.terminal and self._lines:
             seconds = self.clock() - self.started
             self._write(

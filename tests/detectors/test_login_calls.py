@@ -63,3 +63,10 @@ def test_the_other_arguments_of_a_connection_call_are_not_reported_as_secrets() 
     assert keys["qKWFV30gg1yh7HIUPFKLxl"] == "password"
     assert keys["reports_reader"] != "password"
     assert keys["reports_archive"] != "password"
+
+
+def test_a_quote_left_open_before_the_call_does_not_shift_its_name() -> None:
+    # The left context is cut to a window of the line, often inside a string: the open quote
+    # must not make the call's name come out as "logi".
+    assert is_positional_password("# don't c = login(user, ")
+    assert is_positional_password('x = "it\'s" + str(connect(host, "app", ')

@@ -87,3 +87,10 @@ def test_a_bad_smscan_threads_is_one_clear_error(
     code = main(["repo", ".", "--model", str(tiny_model_dir), "--kinds", "surprise", "--no-cache"])
     err = capsys.readouterr().err
     assert code == 2 and "SMSCAN_THREADS must be an integer" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("raw", ["²", "٣"])  # digits to str.isdigit, not to int() or OpenMP
+def test_non_ascii_digits_are_a_config_error_or_ignored_never_a_traceback(raw: str) -> None:
+    with pytest.raises(ConfigError, match="SMSCAN_THREADS must be an integer"):
+        choose_threads(0, runtime="torch", environ={"SMSCAN_THREADS": raw}, cores=2, idle=2.0)
+    assert choose_threads(0, runtime="torch", environ={"OMP_NUM_THREADS": raw}, cores=2, idle=2.0) == 2

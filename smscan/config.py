@@ -175,9 +175,12 @@ def find_config_file(root: Path, explicit: Path | None = None) -> tuple[Path, st
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    from smscan.regular_files import read_config_file  # regular files only: a FIFO would hang
+
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_config_file(path).decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 ({error.reason} at byte {error.start})") from error
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
     except OSError as error:

@@ -112,3 +112,16 @@ def test_read_regular_file_refuses_what_is_not_a_regular_file(tmp_path: Path) ->
     assert read_regular_file(tmp_path / "f", limit=10) is None
     assert read_regular_file(tmp_path / "f", limit=11) == b"x" * 11
     assert read_config_file(tmp_path / "f") == b"x" * 11
+
+
+def test_a_config_file_is_read_bounded_and_as_utf_8(cli: Cli, repo: Path, capsys, monkeypatch) -> None:
+    from smscan import regular_files
+
+    (repo / ".smscan.toml").write_text("# " + "x" * 100 + '\nkinds = ["credential"]\n')
+    with monkeypatch.context() as patched:
+        patched.setattr(regular_files, "CONFIG_FILE_LIMIT", 64)
+        code, _, err = run(cli, capsys, "repo", ".")
+    assert code == 2 and ".smscan.toml: cannot read: larger than" in err and err.count("\n") == 1
+    (repo / ".smscan.toml").write_bytes(b'kinds = ["credential"]\n# \xff\n')
+    code, _, err = run(cli, capsys, "repo", ".")
+    assert code == 2 and ".smscan.toml: not valid TOML: not UTF-8" in err and err.count("\n") == 1

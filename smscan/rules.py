@@ -25,6 +25,7 @@ from smscan.detectors import DEFAULT_KINDS, Detector, make_detector
 from smscan.errors import SmscanError, ThresholdsError
 from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule
+from smscan.surprise_entries import saved_surprise_entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +127,7 @@ def resolve_surprise(
             the saved rule holds values no rule can have (or none combined with the settings).
         SmscanError: a cutoff flag of the window selection not in use.
     """
-    saved, tau, source = _surprise_entry(settings, root=root, fingerprint=fingerprint, flags=flags)
+    saved, tau, source = saved_surprise_entry(settings, root=root, fingerprint=fingerprint, flags=flags)
     try:
         resolved = _resolve_surprise(settings, flags, saved, tau, source)
         resolved.mask_rule()  # a saved rule the settings cannot combine with fails here, named
@@ -196,60 +197,6 @@ def _other_selection(source: str, *, saved: str, used: str, settings: Settings, 
         f"selects {used}; a threshold never applies under another selection rule: calibrate one with "
         f"`smscan calibrate --kind surprise --ranking {used} --labels FILE -o .smscan/thresholds.json`, "
         f"or select with ranking = \"{saved}\""
-    )
-
-
-def _surprise_entry(
-    settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags
-) -> tuple[dict[str, Any], float | None, str]:
-    """The saved ``surprise`` rule, its threshold (or the operating point's) and its file."""
-    from smscan.calibration.thresholds import PACKAGED, find_entry, threshold_files
-    files = threshold_files(root, flag=flags.thresholds, configured=settings.thresholds)
-    for where, data in files:
-        entry = data["kinds"].get(SURPRISE)
-        if entry is None:
-            continue
-        if where == PACKAGED and flags.operating_point is None:
-            break  # the packaged entry is a table of operating points, used when one is named
-        if flags.masking is not None:
-            data = {"kinds": {SURPRISE: _entry_for_masking(where, entry, flags.masking, flags.threshold is not None)}}
-        found = find_entry([(where, data)], SURPRISE, fingerprint=fingerprint, model=settings.model)
-        tau = found.operating_point(flags.operating_point) if flags.operating_point else found.threshold
-        rule = dict(found.rule)
-        if flags.operating_point:  # a value-aware entry saves each point's value threshold too
-            point = found.data["operating_points"][flags.operating_point]
-            rule.pop("value_threshold", None)
-            if "value_threshold" in point:
-                rule["value_threshold"] = point["value_threshold"]
-        return rule, tau, found.source
-    if flags.operating_point is not None:
-        raise ThresholdsError(
-            f"--operating-point {flags.operating_point}: no calibrated surprise entry; calibrate one with "
-            "`smscan calibrate --kind surprise --labels FILE -o .smscan/thresholds.json`"
-        )
-    return {}, None, "settings"
-
-
-def _entry_for_masking(where: str, entry: dict[str, Any], masking: str, threshold_given: bool) -> Any:
-    """The entry calibrated for ``masking``. A paper entry alone serves value-aware masking too
-    (its threshold as the code threshold: a superset of the paper's mask); a value-aware entry
-    alone cannot serve the paper's rule (its threshold is the much stricter code threshold)
-    unless ``--threshold`` replaces it (the window, consensus and propagation still apply).
-
-    Raises:
-        ThresholdsError: ``masking`` is ``paper``, the file holds a value-aware entry only and no
-            ``--threshold`` was given.
-    """
-    from smscan.calibration.maskings import entry_for_masking, masking_of
-    found = entry_for_masking(entry, masking)
-    if found is not None:
-        return found
-    if masking == "values" or threshold_given:
-        return entry
-    raise ThresholdsError(
-        f"{where}: the surprise entry was calibrated for --masking {masking_of(entry)}, not --masking {masking}; "
-        f"calibrate one with `smscan calibrate --kind surprise --masking {masking} --labels FILE -o {where}` "
-        f"or export with --masking {masking_of(entry)}"
     )
 
 

@@ -3,8 +3,9 @@
 A *value* is data a program carries rather than code it is made of: a string literal's body, a
 number, the value bound to a name (``USER = jdoe42``, ``user: jdoe42``, ``--user jdoe42``), a
 value-shaped word anywhere (one holding a digit or an ``@``: ids, emails, recovery codes; or six
-or more capitals that read as no word: ``WEAKFYMSKB``, see :func:`is_letter_id`) and the words of
-a comment. Any other plain word or ordinary identifier (letters and underscores only) is never a
+or more capitals that read as no word: ``WEAKFYMSKB``, see :func:`is_letter_id`; or eight or more
+letters, perhaps after a short prefix, that pair as no word: ``ws-iqsqfapghp``, see
+:func:`is_random_letters`) and the words of a comment. Any other plain word or ordinary identifier (letters and underscores only) is never a
 value, wherever it stands: everything but values (keywords, punctuation, ordinary identifiers,
 prose words, indentation) is *code structure*.
 
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from smscan.detectors.slots import PUBLIC_BLOCK, find_slots
+from smscan.exports.letter_pairs import reads_as_word
 
 # A quoted string on one line, with backslash escapes (the slot finder skips strings holding
 # spaces and strings in name position; value-aware masking wants their words).
@@ -48,6 +50,10 @@ _CAPITALS = re.compile(r"(?<![\w$])[A-Z]{6,}(?![\w$])")
 _CONSONANT_RUN = re.compile(r"[^AEIOU]+")
 _MAX_WORD_CONSONANTS = 4  # `STRENGTH`, `WORKSPACE`; random letters soon hold a longer run
 _MIN_WORD_VOWELS = 0.15  # `STRICT` (1 in 6); random capitals hold one in five
+# ...or a run of 8+ letters, alone or after a short prefix and '-' or '_' (`ws-iqsqfapghp`,
+# `acct_qzvnkwpd`), whose letters pair as no word does (an id drawn from letters only).
+_MIN_ID_LETTERS = 5  # distinct letters; 8 random letters of 26 hold about 7
+_LETTER_RUN = re.compile(r"(?<![\w$])(?:[A-Za-z]{1,5}[-_])?(?P<run>[A-Za-z]{8,})(?![\w$])")
 
 
 def value_units(text: str) -> list[tuple[int, int]]:
@@ -78,10 +84,13 @@ def _units_of(text: str) -> tuple[tuple[int, int], ...]:
         ranked.extend((1, offset + a, offset + b) for a, b in _string_words(line))
         ranked.extend((2, offset + a, offset + b) for a, b in _value_words(line))
         ranked.extend((2, offset + m.start(), offset + m.end()) for m in _CAPITALS.finditer(line) if is_letter_id(m.group()))
+        ranked.extend((2, offset + m.start(), offset + m.end()) for m in _LETTER_RUN.finditer(line) if is_random_letters(m.group()))
         ranked.extend((3, offset + a, offset + b) for a, b in _comment_words(line))
         offset += len(line) + 1
     return tuple(
-        (a, b) for a, b in _resolve(ranked) if not _PLAIN_WORD.fullmatch(text, a, b) or is_letter_id(text[a:b])
+        (a, b)
+        for a, b in _resolve(ranked)
+        if not _PLAIN_WORD.fullmatch(text, a, b) or is_letter_id(text[a:b]) or is_random_letters(text[a:b])
     )
 
 
@@ -102,6 +111,25 @@ def is_letter_id(word: str) -> bool:
     longest = max((len(run) for run in _CONSONANT_RUN.findall(word)), default=0)
     vowels = sum(c in "AEIOU" for c in word) / len(word)
     return longest > _MAX_WORD_CONSONANTS or vowels < _MIN_WORD_VOWELS
+
+
+def is_random_letters(word: str) -> bool:
+    """Whether ``word`` is an id drawn from letters only: 8 or more letters, alone or after a
+    prefix of at most 5 letters and '-' or '_', whose letters pair as no word's do
+    (:func:`smscan.exports.letter_pairs.reads_as_word`).
+
+    Like :func:`is_letter_id`, such a word is a value judged by its randomness, not masked as such.
+
+    Example:
+        >>> is_random_letters("ws-iqsqfapghp"), is_random_letters("getattribute"), is_random_letters("non-interactive")
+        (True, False, False)
+    """
+    match = _LETTER_RUN.fullmatch(word)
+    if match is None:
+        return False
+    run = match.group("run")
+    # A run of few letters repeated (`XXXXXXXX`, `VMVMVMVM`) is filler or a pattern, not an id.
+    return len(set(run.lower())) >= _MIN_ID_LETTERS and not reads_as_word(run)
 
 
 def _string_words(line: str) -> Iterator[tuple[int, int]]:

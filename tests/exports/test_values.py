@@ -13,7 +13,7 @@ from smscan.calibration.labels import LabelledText
 from smscan.calibration.value_points import ValueCalibration, calibrate_values
 from smscan.engine.spans import char_spans
 from smscan.exports.rule import MaskRule, mask_group
-from smscan.exports.value_units import is_letter_id, value_units
+from smscan.exports.value_units import is_letter_id, is_random_letters, value_units
 from smscan.exports.values import (
     RepeatIndex,
     TextValues,
@@ -146,6 +146,28 @@ def test_repeatable_parts_keep_names_with_separators_and_drop_plain_words() -> N
 )
 def test_is_letter_id_tells_random_capitals_from_words(word: str, is_id: bool) -> None:
     assert is_letter_id(word) is is_id
+
+
+def test_a_prefixed_lowercase_letter_id_in_prose_is_masked_whole_and_long_words_are_not() -> None:
+    text = "## Setup\n\nNote: runs in workspace ws-iqsqfapghp.\nCall getattribute on iterrows output.\n"
+    # The id drew letters only; long ordinary words (code or prose) stay code structure.
+    assert [text[a:b] for a, b in value_units(text)] == ["ws-iqsqfapghp"]
+    # Surprising in its middle and as surprising as the rare words: only the id is a value, and
+    # it is masked whole, prefix and ends included ((1 + 9 + 9 + 1) / (sqrt(13) ln 34) = 1.57).
+    scores = chunked(text, {"iqsq": 9.0, "fapg": 9.0, "geta": 9.0, "ttri": 9.0, "iter": 9.0, "rows": 9.0})
+    (spans,) = spans_of([text], [scores], VALUES_ONLY)
+    start = text.index("ws-iqsqfapghp")
+    assert spans == [(start, start + len("ws-iqsqfapghp"))]
+
+
+@pytest.mark.parametrize(
+    ("word", "is_id"),
+    [("ws-iqsqfapghp", True), ("acct_qzvnkwpdx", True), ("iqsqfapghp", True), ("getattribute", False),
+     ("iterrows", False), ("non-interactive", False), ("werkzeug", False), ("kwargs", False),
+     ("XXXXXXXXXXXX", False), ("ws-iqsq", False), ("prefix-iqsqfapghp", False)],
+)
+def test_is_random_letters_tells_letter_ids_from_words(word: str, is_id: bool) -> None:
+    assert is_random_letters(word) is is_id
 
 
 def test_value_rule_refuses_bad_values() -> None:

@@ -5,7 +5,7 @@ bind by an operator; ``get("NAME", "...")`` and Go's ``SECRET := getenv("X", "..
 default (both names count); ``process.env.NAME || "..."`` by a fallback; ``CURLOPT_PASSWORD,
 "..."`` by the constant before it in a call; ``setPassword("...")`` by the call's name;
 ``#define API_KEY "..."`` by the macro; SQL's ``IDENTIFIED BY '...'`` and ``PASSWORD '...'`` by
-the keyword; ``<add key="k" value="..."/>`` by the key attribute; ``getConnection(url, "user",
+the keyword, ``UPDATE t SET value = '...' WHERE name = 'api_secret'`` by the row's name; ``<add key="k" value="..."/>`` by the key attribute; ``getConnection(url, "user",
 "...")`` and ``new PDO(dsn, 'user', '...')`` by position in a login or connection call
 (:mod:`smscan.detectors.login_calls`).
 """
@@ -37,6 +37,9 @@ _SQL_PASSWORD = re.compile(r"\b(?:IDENTIFIED(?:\s+WITH\s+\w+)?\s+BY|PASSWORD)\s*
 _SQL_INSERT = re.compile(r"(?i)\bINSERT\s+INTO\s+[\w.`\"\[\]]+\s*\((?P<columns>[^()]*)\)\s*VALUES\s*\((?P<before>[^()]*)$")
 # Commas between values, outside quoted strings: a quoted string is skipped whole.
 _QUOTED_OR_COMMA = re.compile(r"""'(?:[^'\\]|\\.|'')*'(?!')|"(?:[^"\\]|\\.)*"|(,)""")
+# SQL key-value tables: `UPDATE settings SET value = '...' WHERE name = 'api_secret'`.
+_SQL_SET = re.compile(r"(?i)\bSET\s+[\w.`\"\[\]]+\s*=\s*$")
+_SQL_WHERE_NAME = re.compile(r"""(?i)'(?:[^'\\]|'')*'\s+WHERE\s+[\w.`"\[\]]+\s*=\s*'(?P<key>[^']+)'""")
 _DEFINE = re.compile(r"^\s*#\s*define\s+(?P<key>\w+)\s+$")
 # An identifier argument just before the string in a call: `setopt(h, CURLOPT_PASSWORD, "...")`.
 _ARGUMENT_BEFORE = re.compile(r"[(,]\s*(?P<key>[A-Za-z_][\w.:>\-]*)\s*,\s*$")
@@ -82,6 +85,11 @@ def binding_before(line: str, quote_start: int) -> str:
         position = sum(1 for match in _QUOTED_OR_COMMA.finditer(insert.group("before")) if match.group(1))
         if position < len(columns):
             return columns[position]
+    if _SQL_SET.search(left):
+        # The row's name, when the statement picks the row by it.
+        where = _SQL_WHERE_NAME.match(line, quote_start)
+        if where and is_secret_name(where.group("key")):
+            return where.group("key")
     define = _DEFINE.match(left)
     if define:
         return define.group("key")

@@ -19,6 +19,7 @@ from typing import Any
 
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.notebooks import is_notebook, notebook_cells
+from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.slot_kinds import (
@@ -143,7 +144,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
             return None
         return -rule.token_penalty
     if place == "secret":
-        return rule.secret_bonus if len(value) >= rule.min_length_named else None
+        if len(value) < rule.min_length_named:
+            return None
+        # A word-joined passphrase is a password's published shape, as a vendor's format is a key's.
+        return rule.secret_bonus + (rule.vendor_bonus if is_passphrase(value) else 0.0)
     if slot.where in (STRING, ASSIGNMENT) and len(value) >= rule.min_length_unnamed:
         # Short hex without a name is an id (short commit hashes, revision ids), not a key: hex
         # carries 4 bits a character, so a key in hex is long.

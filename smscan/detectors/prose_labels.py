@@ -21,7 +21,9 @@ _LABEL = re.compile(
     r"[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
 )
 # One word and the value after a space: `login frank password <value>`.
-_SPACED = re.compile(r"(?:^|(?<=[\s,;(]))(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:]+)")
+_SPACED = re.compile(
+    r"(?:^|(?<=[\s,;(]))(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>(?![a-z_]+=)[^\s`'\",;|=:][^\s`'\",;|:]*)"
+)
 # A sentence: up to eight words, `is`/`was`, the value (`The api key for the staging box is <value>`).
 _SENTENCE = re.compile(
     r"(?:^|(?<=[\s,;(>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,7}?)"
@@ -33,7 +35,7 @@ _USE_AS = re.compile(
     r"(?P<label>(?:(?:the|your|a|an)[ \t]+)?[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*)?)"
 )
 # Words of a sentence that follow a label without being its value (`the password is ...`).
-_FUNCTION_WORDS = frozenset("is was are for to of the a an and or in on at by with from as".split())
+_FUNCTION_WORDS = frozenset(["is", "was", "are", "for", "to", "of", "the", "a", "an", "and", "or", "in", "on", "at", "by", "with", "from", "as"])
 # A value that calls or indexes something is code, not a written-down secret.
 _CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")

@@ -112,7 +112,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
-    return tuple(_resolve(share_enclosing_names(text, _share_secret_names(found))))
+    return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 
 
 def _share_secret_names(slots: list[Slot]) -> list[Slot]:
@@ -127,6 +127,22 @@ def _share_secret_names(slots: list[Slot]) -> list[Slot]:
         Slot(s.start, s.end, secret[(s.start, s.end)], s.where)
         if (s.start, s.end) in secret and not is_secret_name(s.key) else s
         for s in slots
+    ]
+
+
+def _drop_inside_secret_labels(slots: list[Slot]) -> list[Slot]:
+    """Drop an assignment that lies inside the value of a secret-named label.
+
+    In ``PW:Vw=^ub6M2EOi`` the label's value holds ``=``, which the assignment finder reads as
+    ``Vw = ^ub6M2EOi``; that slot outranks the label's and would cut the password in two.
+    Other places inside a label's value (a URL's password, a header) keep their rank.
+    """
+    labels = [s for s in slots if s.where == LABEL and s.key and is_secret_name(s.key)]
+    if not labels:
+        return slots
+    return [
+        s for s in slots
+        if s.where != ASSIGNMENT or not any(label.start < s.start and s.end <= label.end for label in labels)
     ]
 
 

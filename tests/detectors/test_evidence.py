@@ -7,6 +7,7 @@ import pytest
 from smscan.detectors.bindings import binding_before
 from smscan.detectors.command_forms import docker_env_value, glued_passwords
 from smscan.detectors.credential import CredentialRule, judge_slot
+from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.prose_labels import label_values, table_values
 from smscan.detectors.query_strings import query_values
 from smscan.detectors.secret_names import name_class
@@ -247,7 +248,10 @@ def test_a_block_of_base64_lines_of_one_width_is_data() -> None:
 def test_secret_values_in_more_places_and_shapes(text: str, value: str, key: str) -> None:
     (slot,) = [s for s in find_slots(text) if text[s.start : s.end] == value]
     assert key in slot.key
-    assert judge_slot(text, slot, CredentialRule()) == CredentialRule().secret_bonus
+    rule = CredentialRule()
+    # A word-joined passphrase (`violet.lotus.396`) also has the evidence of its shape.
+    shape = rule.vendor_bonus if is_passphrase(value) else 0.0
+    assert judge_slot(text, slot, rule) == rule.secret_bonus + shape
 
 
 @pytest.mark.parametrize("value", ["requests>=2.31", "lodash^4.17.21", "notes.v2.txt", "a.tar.gz"])

@@ -102,3 +102,14 @@ def test_a_random_password_in_a_test_folder_is_still_reported() -> None:
     found = CredentialDetector().candidates(text, scores, path="tests/fixtures/connections.json")
 
     assert [text[c.char_start : c.char_end] for c in found if c.score >= TAU] == EXPECTED["connections.json"]["secrets"]
+
+
+def test_a_word_joined_passphrase_under_a_secret_name_needs_less_surprise() -> None:
+    # The real model gives a passphrase 1.5-2.1 nats a character; its shape is evidence, as a
+    # vendor's format is, so at 1.6 nats the passphrases are reported and a plain word is not.
+    text = (DATA / "passwords.h").read_text(encoding="utf-8")
+    plain = text.replace("jasmine_raven_192", "jasminerave").replace("eagle#river#177", "eagleriverx")
+    for source, expected in ((text, ["jasmine_raven_192", "eagle#river#177"]), (plain, [])):
+        scores = FakeScorer(unit="char", default_nll=1.6).score_texts([source])[0]
+        found = CredentialDetector().candidates(source, scores)
+        assert [source[c.char_start : c.char_end] for c in found if c.score >= TAU] == expected

@@ -1,0 +1,10 @@
+/* Connection settings for the reporting daemon. */
+#ifndef REPORTING_PASSWORDS_H
+#define REPORTING_PASSWORDS_H
+
+static const char db_user[] = "reporting";
+static const char db_password[] = "jasmine_raven_192"; /* prod */
+static const char admin_password[] = "eagle#river#177";
+static const char *password_source = "environment";
+
+#endif

@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-SCORER = Path("/work/shared/bench/secrets_eval")
+SCORER = Path(__file__).resolve().parents[2] / "shared" / "bench" / "secrets_eval"  # ../shared beside the checkout
 
 
 def redact(value: str) -> str:

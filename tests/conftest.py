@@ -9,8 +9,9 @@ gives each test its own score cache.
 
 from __future__ import annotations
 
+import json
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,19 @@ def write_files(folder: Path, files: Mapping[str, bytes | str]) -> None:
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content.encode() if isinstance(content, str) else content)
+
+
+def write_key_labels(path: Path, keys: Sequence[str], *, category: str | None = None) -> Path:
+    """Span labels (JSONL) for calibrate and eval: one file per key assigned to ``api_key``, its
+    span labelled (with ``category`` when given), and one file with no secret."""
+    rows = []
+    for index, key in enumerate(keys):
+        text = f'import os\napi_key = "{key}"\nname = "plain words"\n'
+        span = {"start": text.index(key), "end": text.index(key) + len(key)} | ({"category": category} if category else {})
+        rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [span]})
+    rows.append({"text": "x = 1\ny = 'no secret here'\n", "path": "pkg9/b.py", "spans": []})
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
 
 
 def commit_files(repo: Path, files: Mapping[str, bytes | str], message: str = "add files") -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import Cli
+from tests.conftest import write_key_labels
 from tests.scorers import RandomWordScorer, make_repeats_predictable
 
 KEYS = ["q8Zt3kPx0wLm9Rv2Yc7Hn4Bd", "Lm9Rv2q8Zt3kPx0wHn4BdYc7", "Hn4Bd0wLm9Rv2q8Zt3kPxYc7"]
@@ -15,16 +16,7 @@ KEYS = ["q8Zt3kPx0wLm9Rv2Yc7Hn4Bd", "Lm9Rv2q8Zt3kPx0wHn4BdYc7", "Hn4Bd0wLm9Rv2q8
 
 @pytest.fixture
 def labels(tmp_path: Path) -> Path:
-    rows = []
-    for index, key in enumerate(KEYS):
-        text = f'import os\napi_key = "{key}"\nname = "plain words"\n'
-        start = text.index(key)
-        rows.append({"text": text, "path": f"pkg{index}/a.py",
-                     "spans": [{"start": start, "end": start + len(key), "category": "token"}]})
-    rows.append({"text": "x = 1\ny = 'no secret here'\n", "path": "pkg9/b.py", "spans": []})
-    path = tmp_path / "labels.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return write_key_labels(tmp_path / "labels.jsonl", KEYS, category="token")
 
 
 def test_calibrate_then_eval_then_scan(

@@ -9,19 +9,12 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_calibrate import KEYS
+from tests.conftest import write_key_labels
 
 
 @pytest.fixture
 def span_labels(tmp_path: Path) -> Path:
-    rows = []
-    for index, key in enumerate(KEYS):
-        text = f'import os\napi_key = "{key}"\nname = "plain words"\n'
-        start = text.index(key)
-        rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [{"start": start, "end": start + len(key)}]})
-    rows.append({"text": "x = 1\ny = 'no secret here'\n", "path": "pkg9/b.py", "spans": []})
-    path = tmp_path / "labels.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    return path
+    return write_key_labels(tmp_path / "labels.jsonl", KEYS)
 
 
 def test_the_config_rule_is_calibrated(cli, tmp_path: Path, span_labels: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ from smscan.model.load import load_scorer
 from smscan.model.prompted import PromptedScorer
 from smscan.worker.address import worker_key
 from tests.cli_runner import Cli
-from tests.conftest import commit_files
+from tests.conftest import commit_files, write_key_labels
 from tests.fakes import build_tiny_model
 
 SECRET_FILE = "import os\n\nAPI_KEY = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'\nprint(API_KEY)\n"
@@ -203,13 +203,7 @@ def test_calibrate_under_a_rule_then_eval_under_it_only(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     keys = ["sk_live_4eC39HqLyjWDarjtT1zdp7dc", "ghp_Zr8KqY2vLw0Xb5NcT7uHs3Jd9PfA1mGe", "AKIAQ7ZK4M2X8V3N6PLR"]
-    rows = []
-    for index, key in enumerate(keys):
-        text = f'import os\napi_key = "{key}"\nname = "plain words"\n'
-        rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [{"start": text.index(key), "end": text.index(key) + len(key)}]})
-    rows.append({"text": "x = 1\ny = 'no secret here'\n", "path": "pkg9/b.py", "spans": []})
-    labels = tmp_path / "labels.jsonl"
-    labels.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    labels = write_key_labels(tmp_path / "labels.jsonl", keys)
     thresholds = tmp_path / "thresholds.json"
     rule = ["--scoring-rule", "prompted", "--instructions", "personal-data"]
     assert cli.main(["calibrate", "--kind", "credential", "--labels", str(labels), "-o", str(thresholds), *rule]) == 0

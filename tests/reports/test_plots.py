@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 
 from smscan.calibration.plots import plot_scores, roc_points
 from tests.cli_runner import Cli
+from tests.conftest import write_key_labels
 
 pytest.importorskip("matplotlib", reason="the 'plot' extra is not installed")
 
@@ -19,15 +19,7 @@ KEYS = ["q8Zt3kPx0wLm9Rv2Yc7Hn4Bd", "Lm9Rv2q8Zt3kPx0wHn4BdYc7", "Hn4Bd0wLm9Rv2q8
 
 @pytest.fixture
 def labels(tmp_path: Path) -> Path:
-    rows = []
-    for index, key in enumerate(KEYS):
-        text = f'import os\napi_key = "{key}"\nname = "plain words"\n'
-        start = text.index(key)
-        rows.append({"text": text, "path": f"pkg{index}/a.py", "spans": [{"start": start, "end": start + len(key)}]})
-    rows.append({"text": "x = 1\ny = 'no secret here'\n", "path": "pkg9/b.py", "spans": []})
-    path = tmp_path / "labels.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
+    return write_key_labels(tmp_path / "labels.jsonl", KEYS)
 
 
 def test_roc_points_run_from_origin_to_one() -> None:

@@ -39,6 +39,16 @@ print(pull.pull_default_model(from_file=gguf, cache_dir=cache, progress=report),
 """
 
 
+def _pull_command(tmp_path: Path) -> tuple[list[str], Path, Path, Path]:
+    """A child pull of a fake GGUF (the command, its cache, its conversions log, its release file)."""
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(FAKE_GGUF)
+    cache, log, release = tmp_path / "cache", tmp_path / "conversions.log", tmp_path / "release"
+    script = tmp_path / "pull.py"
+    script.write_text(_PULL.format(root=str(ROOT)))
+    return [sys.executable, str(script), str(gguf), str(cache), str(log), str(release)], cache, log, release
+
+
 def _wait_for(predicate, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -47,12 +57,7 @@ def _wait_for(predicate, what: str, timeout: float = 60.0) -> None:
 
 
 def test_two_pulls_at_once_convert_once_and_share_the_folder(tmp_path: Path) -> None:
-    gguf = tmp_path / "model.gguf"
-    gguf.write_bytes(FAKE_GGUF)
-    cache, log, release = tmp_path / "cache", tmp_path / "conversions.log", tmp_path / "release"
-    script = tmp_path / "pull.py"
-    script.write_text(_PULL.format(root=str(ROOT)))
-    command = [sys.executable, str(script), str(gguf), str(cache), str(log), str(release)]
+    command, cache, log, release = _pull_command(tmp_path)
     first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _wait_for(lambda: log.exists() and log.read_text().strip(), "the first conversion to start")
     second = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -99,12 +104,7 @@ def test_the_lock_of_a_killed_builder_is_released(tmp_path: Path) -> None:
 
 
 def test_a_pull_killed_mid_conversion_leaves_nothing_the_next_pull_does_not_repair(tmp_path: Path) -> None:
-    gguf = tmp_path / "model.gguf"
-    gguf.write_bytes(FAKE_GGUF)
-    cache, log, release = tmp_path / "cache", tmp_path / "conversions.log", tmp_path / "release"
-    script = tmp_path / "pull.py"
-    script.write_text(_PULL.format(root=str(ROOT)))
-    command = [sys.executable, str(script), str(gguf), str(cache), str(log), str(release)]
+    command, cache, log, release = _pull_command(tmp_path)
     killed = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _wait_for(lambda: log.exists() and log.read_text().strip(), "the conversion to start")
     killed.kill()  # SIGKILL: no cleanup runs

@@ -127,6 +127,9 @@ def _json_line(indent: str, text: str, span: tuple[int, int]) -> tuple[str, tupl
     return head + value + json.dumps(text[span[1]:] + "\n")[1:-1] + '",', (len(head), len(head) + len(value))
 
 
+KEY_FIELDS = re.compile(r"\{(?:k|K|P|kd|kc|label|LABEL)\}")  # fields that name a value by a drawn key
+
+
 def plant(r: random.Random, fmt: str, ext: str, points: dict, secret: bool) -> Plant | None:
     ctxs = [c for c in CONTEXTS if fmt in c.formats and c.level in points and (not c.exts or ext in c.exts)
             and (secret or c.negatives != "none")]
@@ -136,10 +139,14 @@ def plant(r: random.Random, fmt: str, ext: str, points: dict, secret: bool) -> P
     if secret:
         # licence keys and passwords are what notes and configs leak most: drawn more often
         category = r.choices(ctx.categories, [CATEGORY_WEIGHTS.get(c, 1.0) for c in ctx.categories])[0]
+        template = r.choice(ctx.templates)
     else:
-        pool = V.SECRET_NAMED_LOOKALIKES if ctx.negatives == "named" else tuple(V.LOOKALIKES)
+        template = r.choice(ctx.templates)
+        # a template that names the value itself (a command's flag, `Bearer`, `password=`) makes any
+        # value there a credential: only placeholders, references and documented examples are look-alikes
+        named = ctx.negatives == "named" or not KEY_FIELDS.search(template)
+        pool = V.SECRET_NAMED_LOOKALIKES if named else tuple(V.LOOKALIKES)
         category = r.choice(sorted(pool))
-    template = r.choice(ctx.templates)
     charset = ctx.charset
     context_name = ctx.name
     if "{cmd}" in template:

@@ -174,3 +174,27 @@ def test_eval_refuses_bad_input_with_one_message_and_exit_2(tmp_path, capsys, ar
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+
+def test_a_neutral_look_alike_always_sits_under_a_neutral_name() -> None:
+    """`Bearer {v}`, `--super-secret_token {v}` in a comment, `password='{v}'` name the value a secret: a UUID or
+    hash there is a credential, so a hash, UUID, version or name of a thing goes only where a drawn key names it."""
+    import random
+
+    from bench.mf_contexts import NEUTRAL_KEYS
+    from bench.multiformat_gen import plant
+
+    neutral_words = {w for keys in NEUTRAL_KEYS.values() for key in keys for w in key}
+    points = {"stmt": [(0, "    ")], "top": [(0, "")], "nb_code": [(0, "  ")], "sql": [(0, "")], "para": [(0, "")]}
+    categories = set()
+    for fmt, ext in (("java", "java"), ("go", "go"), ("csharp", "cs"), ("sql", "sql"), ("ipynb", "ipynb"), ("md", "md")):
+        for seed in range(200):
+            got = plant(random.Random(seed), fmt, ext, points, secret=False)
+            if got is None:
+                continue
+            categories.add(got.record["category"])
+            if got.record["category"] not in mf_values.SECRET_NAMED_LOOKALIKES:
+                words = set(re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", got.text).lower()))
+                assert words & neutral_words, (got.record, got.text)
+    assert categories > set(mf_values.SECRET_NAMED_LOOKALIKES), categories  # both kinds were drawn

@@ -198,3 +198,24 @@ def test_a_neutral_look_alike_always_sits_under_a_neutral_name() -> None:
                 words = set(re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", got.text).lower()))
                 assert words & neutral_words, (got.record, got.text)
     assert categories > set(mf_values.SECRET_NAMED_LOOKALIKES), categories  # both kinds were drawn
+
+
+def test_merged_splits_keep_every_labelled_file_apart_and_filter_by_type(tmp_path, fixture_package) -> None:
+    from bench.merge_splits import merge
+
+    packages, pkg_dir = fixture_package
+    _build(packages, pkg_dir, tmp_path / "s1")
+    _build(packages, pkg_dir, tmp_path / "s2", seed=2)
+    rows = {name: [json.loads(x) for x in (tmp_path / name / "labels.jsonl").read_text().splitlines()] for name in ("s1", "s2")}
+
+    assert merge([tmp_path / "s1", tmp_path / "s2"], tmp_path / "all") == len(rows["s1"]) + len(rows["s2"])
+    merged = [json.loads(x) for x in (tmp_path / "all" / "labels.jsonl").read_text().splitlines()]
+    for row in merged:  # same host file from two seeds: two files, each with its own labels and bytes
+        seed, path = row["path"].split("/", 1)
+        original = next(r for r in rows[seed] if r["path"] == path)
+        assert row["spans"] == original["spans"]
+        assert (tmp_path / "all" / "corpus" / row["path"]).read_bytes() == (tmp_path / seed / "corpus" / path).read_bytes()
+
+    assert merge([tmp_path / "s1", tmp_path / "s2"], tmp_path / "md", {"md"}) == 2
+    with pytest.raises(SystemExit, match="exists"):
+        merge([tmp_path / "s1"], tmp_path / "md")

@@ -198,3 +198,29 @@ def test_a_neutral_look_alike_always_sits_under_a_neutral_name() -> None:
                 words = set(re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", got.text).lower()))
                 assert words & neutral_words, (got.record, got.text)
     assert categories > set(mf_values.SECRET_NAMED_LOOKALIKES), categories  # both kinds were drawn
+
+
+def test_pick_copies_one_type_of_several_splits_with_their_labels(tmp_path, fixture_package, capsys) -> None:
+    from bench.mf_pick import main as pick_main
+
+    packages, pkg_dir = fixture_package
+    _build(packages, pkg_dir, tmp_path / "a", seed=1)
+    _build(packages, pkg_dir, tmp_path / "b", seed=2)
+    out = tmp_path / "picked"
+
+    assert pick_main(["--formats", "json,ini", "--out", str(out), str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    rows = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
+    assert sorted(r["path"] for r in rows) == [f"s{s}/fixturepkg-1.0/config/{n}" for s in (1, 2) for n in ("app.ini", "settings.json")]
+    for row in rows:  # the spans still point at the same values in the copies
+        seed, _, path = row["path"].partition("/")
+        source = tmp_path / {"s1": "a", "s2": "b"}[seed]
+        original = next(json.loads(x) for x in (source / "labels.jsonl").read_text().splitlines() if json.loads(x)["path"] == path)
+        assert (out / "corpus" / row["path"]).read_bytes() == (source / "corpus" / path).read_bytes()
+        assert row["spans"] == original["spans"] and row["negatives"] == original["negatives"]
+    assert json.loads((out / "manifest.json").read_text())["secrets"] == sum(len(r["spans"]) for r in rows)
+
+    # the same seed twice would collide; a folder that is no split is refused: one message, exit 2
+    assert pick_main(["--formats", "json", "--out", str(tmp_path / "x"), str(tmp_path / "a"), str(tmp_path / "a")]) == 2
+    assert pick_main(["--formats", "json", "--out", str(tmp_path / "x"), str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "same seed" in err and "not a split folder" in err and "Traceback" not in err

@@ -224,3 +224,24 @@ def test_pick_copies_one_type_of_several_splits_with_their_labels(tmp_path, fixt
     assert pick_main(["--formats", "json", "--out", str(tmp_path / "x"), str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "same seed" in err and "not a split folder" in err and "Traceback" not in err
+
+
+def test_eval_counts_the_credentials_smscan_skips_by_path() -> None:
+    from bench.multiformat_eval import default_skips, markdown
+
+    def row(path: str, fmt: str, ids: list[int]) -> dict:
+        return {"path": path, "ext_class": fmt, "negatives": [],
+                "spans": [{"start": 0, "end": 8, "secret_id": i, "context": "json_key", "category": "password"} for i in ids]}
+
+    rows = [row("pkg-1.0/schemas/vendor/ci.json", "json", [0, 1, 1]),  # a credential written twice counts once
+            row("pkg-1.0/package-lock.json", "json", [0]), row("pkg-1.0/vendor/empty.json", "json", []),
+            row("pkg-1.0/config/app.json", "json", [0, 1]), row("pkg-1.0/third_party/lib.c", "c", [0])]
+
+    skips = default_skips(rows)
+
+    assert skips == {"json vendored": 2, "json lockfile": 1, "c vendored": 1}
+    overall = {"files": 5, "secrets": 6, "hard_negatives": 0, "char": {"precision": 1.0, "recall": 1.0, "f1": 1.0},
+               "secret_recall": 1.0, "hard_negative_fp_rate": 0.0, "clean_file_fp_rate": 0.0,
+               "per_negative_category": {}, "per_category": {}}
+    text = markdown({"smscan": {"overall": overall, "per_format": {}, "per_context": {}}}, skips)
+    assert "4 credentials lie in files smscan's default selection skips by path: c vendored 1, json lockfile 1, json vendored 2." in text

@@ -38,8 +38,9 @@ _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
 # An npm scope may lead: `@babel/preset-env@7.24.0`.
 _REFERENCE_AT_VERSION = re.compile(r"^@?[\w.\-]+(?:/[\w.\-]+)*@v?\d+(?:\.[\w\-]+)*$")
 # Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0 (PEP 440 and npm-like).
-# The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range.
-_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|\^|~|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
+# The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range;
+# npm's `^`/`~` ranges always hold a dot (`~1.2`), so a password ending in `~7` is none either.
+_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|[\^~](?=\s*v?\d+\.)|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
 # Product tokens (`User-Agent` style): `uploader/1.4.2`, `gateway-client/0.7.1`.
 _PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+(?:\.\d+)+[\w.\-]*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
@@ -53,7 +54,9 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
-_FILE_NAME = re.compile(r"^[\w\-]+(?:\.[A-Za-z0-9]{1,5})*\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}$")
+# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`): `SUU7ANse09.3tWx` is a password.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z0-9]{1,5}|[A-Z][a-z0-9]{1,4})"
+_FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
 
 

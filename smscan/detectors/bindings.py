@@ -22,7 +22,7 @@ LEFT_CHARS = 120
 
 # `name = `, `name: Type = `, `name := `, `"name": `, `name => `, with no other operator between.
 _OPERATOR = re.compile(
-    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)(?:\[\w*\]|[\"'\]])?[ \t]*(?:\?\??)?"
+    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)(?:\[\w*\]|[\"']?\]|[\"'])?[ \t]*(?:\?\??)?"
     r"(?:[ \t]*:[ \t]*[\w.\[\]<>|&'*]+(?:[ \t]+[\w.\[\]<>|&'*]+)?)?"
     r"[ \t]*(?:===?|!==?|:=|=>|=|:)(?:[^=:]|::)*$"
 )
@@ -30,6 +30,11 @@ _OPERATOR = re.compile(
 # (an `Option`/`Optional` wrapper around it is looked through).
 _LOOKUP_DEFAULT = re.compile(r"""(?P<call>[\w.]+)\(\s*["'](?P<key>[\w.\-]+)["']\s*,\s*(?:[A-Za-z_]\w*\(\s*)?$""")
 _FALLBACK = re.compile(r"(?P<key>[\w$]+)\s*(?:\|\||\?\?|\bor\b)\s*$")
+# `System.getenv("NAME") ?: "..."`, `os.getenv("NAME") or "..."`, `ENV["NAME"] || "..."`: the fallback
+# of a lookup is bound to the looked-up name, and to the name the result is stored under.
+_LOOKUP_FALLBACK = re.compile(
+    r"""(?P<call>[\w.]+)(?:\(\s*|\[)["'](?P<key>[\w.\-]+)["']\s*[)\]]\s*(?:\|\||\?\?|\?:|\bor\b)\s*$"""
+)
 _XML_KEY_ATTR = re.compile(r"""\b(?:key|name|id)\s*=\s*["'](?P<key>[^"']+)["']""")
 _VALUE_ATTR = re.compile(r"\bvalue\s*=\s*$")
 # SQL: CREATE USER ... IDENTIFIED BY '...', IDENTIFIED WITH plugin BY '...', [WITH] PASSWORD '...'.
@@ -69,6 +74,10 @@ def binding_before(line: str, quote_start: int) -> str:
         call = lookup.group("call").rsplit(".", 1)[-1]
         outer = _OPERATOR.search(left[: lookup.start()])
         return " ".join([key, call, *([outer.group("key").strip("$@")] if outer else [])])
+    lookup = _LOOKUP_FALLBACK.search(left)
+    if lookup:
+        outer = _OPERATOR.search(left[: lookup.start()])
+        return " ".join([lookup.group("key"), *([outer.group("key").strip("$@")] if outer else [])])
     fallback = _FALLBACK.search(left)
     if fallback:
         return fallback.group("key")

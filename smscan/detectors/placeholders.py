@@ -102,7 +102,9 @@ def is_placeholder(value: str) -> bool:
     # A value that says what it is: `xoxb-not-a-real-token`, `p@ssw0rd-placeholder`.
     if any(word in _SELF_DESCRIBED for word in words) or " not real " in f" {' '.join(w for w in words if w != 'a')} ":
         return True
-    return words[0] in ("your", "my", "insert", "enter", "replace", "put") or words[-1] == "here"
+    # `your_key`, `MyToken`: the first word opens the value (`3MY8N-...` is a licence key)
+    opens = stripped.lower().startswith(words[0])
+    return (opens and words[0] in ("your", "my", "insert", "enter", "replace", "put")) or words[-1] == "here"
 
 
 def is_counting_run(value: str) -> bool:

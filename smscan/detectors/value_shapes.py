@@ -38,10 +38,12 @@ _WORD_RUN = re.compile(r"^(?:[A-Z]?[a-z]+|[A-Z]{2,})(?:['\-](?:[A-Z]?[a-z]+|[A-Z
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
 # Package, image and action references: name@version, owner/repo@ref.
 # The version is numbers joined by dots (`@v4`, `@1.2.3-beta`), so `YJRA915@8m2g7a` stays a password.
-_REFERENCE_AT_VERSION = re.compile(r"^[\w.\-]+(?:/[\w.\-]+)*@v?\d+(?:\.[\w\-]+)*$")
+# An npm scope may lead: `@babel/preset-env@7.24.0`.
+_REFERENCE_AT_VERSION = re.compile(r"^@?[\w.\-]+(?:/[\w.\-]+)*@v?\d+(?:\.[\w\-]+)*$")
 # Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0, name>=19.3b0 (PEP 440 and npm-like).
-# The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range.
-_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|\^|~|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:\.?(?:a|b|rc|post|dev)\d+)*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
+# The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range;
+# npm's `^`/`~` ranges always hold a dot (`~1.2`), so a password ending in `~7` is none either.
+_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|[\^~](?=\s*v?\d+\.)|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:\.?(?:a|b|rc|post|dev)\d+)*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
 # Product tokens (`User-Agent` style): `uploader/1.4.2`, `gateway-client/0.7.1`.
 _PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+(?:\.\d+)+[\w.\-]*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
@@ -55,7 +57,9 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
-_FILE_NAME = re.compile(r"^[\w\-]+(?:\.[A-Za-z0-9]{1,5})*\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}$")
+# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`): `SUU7ANse09.3tWx` is a password.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z0-9]{1,5}|[A-Z][a-z0-9]{1,4})"
+_FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
 
 
@@ -172,10 +176,18 @@ def has_digest_name_before(before: str) -> bool:
 # `Qwen2.5-Coder-7B`): segments joined by `-`, `_` or `/`, each a capitalised or lower-case word
 # with an optional version number, an acronym, or a number with a unit letter (`135M`, `7B`).
 _THING_SEGMENT = (
-    r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})(?:[A-Z]{2,}|[A-Z][a-z]+)*\d*(?:\.\d+)?|v?\d+(?:\.\d+)?[A-Za-z]{0,2}"
+    r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})(?:[A-Z]{2,}|[A-Z][a-z]+)*\d*(?:\.\d+)?|v?\d+(?:\.\d+)*[A-Za-z]{0,2}"
     r"|[A-Z]\d{1,4}"  # a letter and a number: `L6`, `B16`, `H100`
 )
 _NAME_OF_THING = re.compile(rf"^(?:{_THING_SEGMENT})(?:[-_/](?:{_THING_SEGMENT}))+$")
+# Container images: `python:3.12-slim-bookworm`, `ghcr.io/astral-sh/uv:0.4.18-python3.12-slim`.
+# Repository names are lower case (a registry host and port may lead); the tag starts with a
+# version and goes on in lower-case words, so `admin:Zq8xP1sV` is no image.
+_IMAGE_REFERENCE = re.compile(
+    r"^(?:[a-z0-9][a-z0-9.\-]*(?::\d+)?/)*[a-z0-9][a-z0-9._\-]*:v?\d+(?:\.\d+)*(?:[-_.]?[a-z]+\d*(?:\.\d+)*)*$"
+)
+# CSS selectors of a class or id: `.btn-outline-primary`, `#main-nav`, `.col-md-6`.
+_CSS_SELECTOR = re.compile(r"^[.#][a-z]+(?:-[a-z]+\d*|-\d+)*$")
 _PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
 _NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")
 _WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*)*$")
@@ -191,6 +203,8 @@ def is_name_of_thing(value: str) -> bool:
         >>> is_name_of_thing("SmolLM2-135M-Instruct"), is_name_of_thing("Qwen2.5-Coder-7B"), is_name_of_thing("Zq8x-P1sV-9kL2")
         (True, True, False)
     """
+    if _IMAGE_REFERENCE.match(value) or _CSS_SELECTOR.match(value):
+        return True
     if _NAME_OF_THING.match(value):
         segments = re.split(r"[-_/]", value)
         # A name carries a mark of one: a size or version (`135M`, `7B`, `2.5`) or an acronym

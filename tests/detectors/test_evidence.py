@@ -254,9 +254,30 @@ def test_secret_values_in_more_places_and_shapes(text: str, value: str, key: str
     assert judge_slot(text, slot, rule) == rule.secret_bonus + shape
 
 
-@pytest.mark.parametrize("value", ["requests>=2.31", "lodash^4.17.21", "notes.v2.txt", "a.tar.gz"])
+@pytest.mark.parametrize(
+    "value",
+    ["requests>=2.31", "lodash^4.17.21", "typescript~5.4.2", "notes.v2.txt", "a.tar.gz", "IMG_0042.JPG", "report.Rmd",
+     "Makefile.PL"],
+)
 def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
     assert judged(f'dependency = "{value}"\n') == [(value, None)]
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        # a dot before a few mixed-case characters is no file extension
+        ("sqlalchemy.url = postgresql://frank:Rz7dK-wA2.9Hdc@localhost/app\n", "Rz7dK-wA2.9Hdc"),
+        ("REDIS_URL=redis://:SUU7ANse09.3tWx@cache.internal:6379/0\n", "SUU7ANse09.3tWx"),
+        ('db_password = "vY2OicQg.lmqZ"\n', "vY2OicQg.lmqZ"),
+        # `~7` is no npm range (those hold a dot)
+        ("    password: Km4xsZfY3kg~7\n", "Km4xsZfY3kg~7"),
+        # a licence key whose letters spell `MY` is no `my-...` placeholder
+        ("serial.key = 3MY8N-WGW78-8MUBP-Z9QHW-B172B\n", "3MY8N-WGW78-8MUBP-Z9QHW-B172B"),
+    ],
+)
+def test_random_values_shaped_like_file_names_ranges_or_placeholders_are_judged(text: str, value: str) -> None:
+    assert judged(text) == [(value, CredentialRule().secret_bonus)]
 
 
 def test_an_atlassian_token_keeps_its_checksum() -> None:

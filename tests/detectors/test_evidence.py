@@ -317,3 +317,9 @@ def test_file_names_and_references_under_secret_names_stay_dropped(text: str) ->
 @pytest.mark.parametrize("value", ["black>=19.3b0", "ipykernel>=6.0.0rc1", "twine>=1.11.0.post1", "sphinx>=7.3.dev2"])
 def test_a_requirement_on_a_pre_post_or_dev_release_stays_an_identifier(value: str) -> None:
     assert judged(f"Requires-Dist: {value}\n") == [(value, None)]
+
+
+def test_a_glued_mysql_password_holding_an_equals_sign_stays_whole() -> None:
+    # `-plyE=...` is no option `-plyE` with a value: the glued password keeps every character.
+    text = "mysql -h 10.20.0.15 -u grace -plyE=Dw7xQ2pZk app < schema.sql\n"
+    assert [(v, e) for v, e in judged(text) if e is not None] == [("lyE=Dw7xQ2pZk", CredentialRule().secret_bonus)]

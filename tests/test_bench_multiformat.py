@@ -295,3 +295,49 @@ def test_eval_counts_the_credentials_smscan_skips_by_path() -> None:
                "per_negative_category": {}, "per_category": {}}
     text = markdown({"smscan": {"overall": overall, "per_format": {}, "per_context": {}}}, skips)
     assert "4 credentials lie in files smscan's default selection skips by path: c vendored 1, json lockfile 1, json vendored 2." in text
+
+
+def _hand_split(root: Path) -> Path:
+    """A split folder written by hand: a .gitignore hiding an egg-info file, and a note."""
+    notes = "Staging notes\n\nThe service restarts at night.\n\npassword: Zq8xP1sV9kL2\nbuild id: 4f2a9c1e7b3d\n"
+    files = {"pkg-1.0/.gitignore": "*.egg-info/\n", "pkg-1.0/pkg.egg-info/SOURCES.txt": "token: Hq2mW8xZ4pL7vN1k\n",
+             "pkg-1.0/NOTES.txt": notes}
+    for rel, text in files.items():
+        (root / "corpus" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "corpus" / rel).write_text(text)
+    secret = notes.index("Zq8x")
+    rows = [{"path": "pkg-1.0/NOTES.txt", "ext_class": "txt", "negatives": [],
+             "spans": [{"start": secret, "end": secret + 12, "category": "password", "context": "doc_colon", "secret_id": 0}]},
+            {"path": "pkg-1.0/pkg.egg-info/SOURCES.txt", "ext_class": "txt", "negatives": [],
+             "spans": [{"start": 7, "end": 23, "category": "api_key", "context": "doc_colon", "secret_id": 0}]}]
+    (root / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_mf_slots_finds_unread_credentials_and_classes_slot_changes(tmp_path, capsys) -> None:
+    from bench.mf_slots import diff, dump, main, unread
+
+    split = _hand_split(tmp_path / "split")
+    assert unread(split) == {"txt: ignored by a .gitignore": 1}
+
+    after = dump([split])
+    assert len(after["split/pkg-1.0/NOTES.txt"]) == 1  # the build id is a digest: no slot
+    counts, lines = diff({}, after, [split])
+    assert counts["+ credential doc_colon"] == 2 and lines == []  # both files' credentials
+    counts, lines = diff(after, {}, [split])
+    assert counts["- credential doc_colon"] == 2
+
+    before = tmp_path / "before.json"
+    before.write_text(json.dumps({"split/pkg-1.0/NOTES.txt": [[0, 7, 0.0]]}))
+    (tmp_path / "after.json").write_text(json.dumps(after))
+    assert main(["diff", str(before), str(tmp_path / "after.json"), str(split)]) == 0
+    out = capsys.readouterr().out
+    assert "- UNLABELLED split/pkg-1.0/NOTES.txt Sta…(7)" in out and "Zq8xP1sV9kL2" not in out
+
+
+def test_mf_slots_refuses_a_folder_without_labels_with_exit_2(tmp_path, capsys) -> None:
+    from bench.mf_slots import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["unread", str(tmp_path)])
+    assert exit_info.value.code == 2 and "holds no labels.jsonl" in capsys.readouterr().err

@@ -280,6 +280,18 @@ def test_random_values_shaped_like_file_names_ranges_or_placeholders_are_judged(
     assert judged(text) == [(value, CredentialRule().secret_bonus)]
 
 
+@pytest.mark.parametrize(
+    "value", ["224_617.445_991_228", "1_000_000", "6.626e-34", "Default_0|JPype", "clean,compile-main,compile-8"]
+)
+def test_numbers_with_separators_and_lists_of_names_are_no_keys(value: str) -> None:
+    assert judged(f'setting = "{value}"\n') == [(value, None)]
+
+
+def test_a_password_with_a_bar_under_a_secret_name_is_still_judged() -> None:
+    assert judged('password = "fJ4q|Wz8RkT2mLx9"\n') == [("fJ4q|Wz8RkT2mLx9", CredentialRule().secret_bonus)]
+
+
+
 def test_an_atlassian_token_keeps_its_checksum() -> None:
     token = "ATATT3xFfGF0" + KEY * 3 + "=FF9A0982"
     assert vendor_of(token) == "ATATT"

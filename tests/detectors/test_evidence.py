@@ -30,7 +30,8 @@ def judged(text: str) -> list[tuple[str, float | None]]:
         ("--super-secret_token", "secret"), ("PW", "secret"), ("API Secret", "secret"),
         ("Activation key", "secret"), ("SECRET KEY", "secret"), ("license_key", "secret"),
         ("CURLOPT_PASSWORD", "secret"), ("X-Amz-Credential", "secret"), ("sort key", "neutral"),
-        ("channelId", "identifier"), ("Theme", "neutral"),
+        ("channelId", "identifier"), ("Theme", "neutral"), ("gitHead", "identifier"), ("head_oid", "identifier"),
+        ("headToken", "secret"),
     ],
 )
 def test_the_secret_name_vocabulary(name: str, expected: str) -> None:

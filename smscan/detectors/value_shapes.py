@@ -59,6 +59,10 @@ _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
 # Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):
 # `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
+# A path in code: `std::string`, `&pyo3::Bound<` (Rust, C++, Ruby, PHP types and constants). Each
+# part is a name with digits only at the end of its pieces (`pyo3`, `u8`), so `Zq8x::P1sV` is none.
+_CODE_NAME = r"_*[A-Za-z]+\d*(?:_+[A-Za-z]+\d*)*_*"
+_CODE_PATH = re.compile(rf"^[&*]?(?:{_CODE_NAME}::)+{_CODE_NAME}[<>&*]*$")
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 
 
@@ -121,6 +125,7 @@ def is_other_identifier(value: str) -> bool:
         or _FILE_NAME.match(value)
         or _IDENTIFIER.match(value)
         or _NUMBER.match(value)
+        or _CODE_PATH.match(value)
     )
 
 

@@ -12,7 +12,7 @@ from smscan.detectors.prose_labels import label_values, table_values
 from smscan.detectors.query_strings import query_values
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.slots import find_slots
-from smscan.detectors.value_shapes import is_name_of_thing
+from smscan.detectors.value_shapes import is_name_of_thing, is_other_identifier
 from smscan.detectors.vendor_prefixes import find_vendor_tokens, vendor_of
 
 KEY = "Zq8xP1sV9kL2mN4bT7wR"
@@ -290,6 +290,20 @@ def test_numbers_with_separators_and_lists_of_names_are_no_keys(value: str) -> N
 
 def test_a_password_with_a_bar_under_a_secret_name_is_still_judged() -> None:
     assert judged('password = "fJ4q|Wz8RkT2mLx9"\n') == [("fJ4q|Wz8RkT2mLx9", CredentialRule().secret_bonus)]
+
+
+@pytest.mark.parametrize("value", ["&pyo3::Bound<", "bcrypt::Version::TwoA", "std::string", "JPMatch::_none"])
+def test_paths_in_code_are_no_keys(value: str) -> None:
+    assert judged(f"    fn init(m: {value}) {{\n") in ([(value, None)], [])
+    assert not is_other_identifier("Zq8x::P1sV9kL2mN")  # one `::` inside random characters is no path
+
+
+def test_a_password_glued_to_p_keeps_an_equals_sign() -> None:
+    # `-pWc2=...` is no option `-pWc2` with a value: the whole glued value is the password
+    assert judged("mysql -u etl -pWc2=yUqT8kLm3xZ -h localhost\n") == [
+        ("etl", None), ("Wc2=yUqT8kLm3xZ", CredentialRule().secret_bonus), ("localhost", None)
+    ]
+
 
 
 

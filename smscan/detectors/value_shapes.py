@@ -53,8 +53,9 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
-# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`): `SUU7ANse09.3tWx` is a password.
-_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z0-9]{1,5}|[A-Z][a-z0-9]{1,4})"
+# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
+# (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z][a-z0-9]{1,4})"
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
 # Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):

@@ -258,7 +258,7 @@ def test_secret_values_in_more_places_and_shapes(text: str, value: str, key: str
 @pytest.mark.parametrize(
     "value",
     ["requests>=2.31", "lodash^4.17.21", "typescript~5.4.2", "notes.v2.txt", "a.tar.gz", "IMG_0042.JPG", "report.Rmd",
-     "Makefile.PL"],
+     "Makefile.PL", "clip.MP4", "archive.7z"],
 )
 def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
     assert judged(f'dependency = "{value}"\n') == [(value, None)]
@@ -271,6 +271,7 @@ def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
         ("sqlalchemy.url = postgresql://frank:Rz7dK-wA2.9Hdc@localhost/app\n", "Rz7dK-wA2.9Hdc"),
         ("REDIS_URL=redis://:SUU7ANse09.3tWx@cache.internal:6379/0\n", "SUU7ANse09.3tWx"),
         ('db_password = "vY2OicQg.lmqZ"\n', "vY2OicQg.lmqZ"),
+        ('"connectionString": "Server=db;User Id=ivan;Password=bGh2Yxct2bqpqff.4QR;",\n', "bGh2Yxct2bqpqff.4QR"),
         # `~7` is no npm range (those hold a dot)
         ("    password: Km4xsZfY3kg~7\n", "Km4xsZfY3kg~7"),
         # a licence key whose letters spell `MY` is no `my-...` placeholder
@@ -278,7 +279,7 @@ def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
     ],
 )
 def test_random_values_shaped_like_file_names_ranges_or_placeholders_are_judged(text: str, value: str) -> None:
-    assert judged(text) == [(value, CredentialRule().secret_bonus)]
+    assert [slot for slot in judged(text) if slot[1] is not None] == [(value, CredentialRule().secret_bonus)]
 
 
 @pytest.mark.parametrize(

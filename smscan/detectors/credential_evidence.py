@@ -40,6 +40,7 @@ from smscan.detectors.value_shapes import (
     has_digest_name_before,
     is_encoded_text,
     is_hex,
+    is_list_of_names,
     is_name_of_thing,
     is_other_identifier,
     is_prose,
@@ -125,7 +126,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key:
         return None
-    if place != "secret" and (is_prose(value) or is_name_of_thing(value)):
+    if place != "secret" and (is_prose(value) or is_name_of_thing(value) or is_list_of_names(value)):
         return None
     if slot.where != HEADER and is_encoded_text(value):
         return None

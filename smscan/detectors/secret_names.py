@@ -29,7 +29,7 @@ KEY_COMPANY = frozenset(
 IDENTIFIER_WORDS = frozenset(
     """
     id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
-    rev revision etag version ver release build tag ref nonce fingerprint trace correlation
+    rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri host endpoint homepage
     """.split()
 )

@@ -54,10 +54,18 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
-# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`): `SUU7ANse09.3tWx` is a password.
-_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z0-9]{1,5}|[A-Z][a-z0-9]{1,4})"
+# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
+# (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z][a-z0-9]{1,4})"
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
+# Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):
+# `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
+# A path in code: `std::string`, `&pyo3::Bound<` (Rust, C++, Ruby, PHP types and constants). Each
+# part is a name with digits only at the end of its pieces (`pyo3`, `u8`), so `Zq8x::P1sV` is none.
+_CODE_NAME = r"_*[A-Za-z]+\d*(?:_+[A-Za-z]+\d*)*_*"
+_CODE_PATH = re.compile(rf"^[&*]?(?:{_CODE_NAME}::)+{_CODE_NAME}[<>&*]*$")
+_NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 
 
 def is_prose(value: str) -> bool:
@@ -118,7 +126,8 @@ def is_other_identifier(value: str) -> bool:
         or _DATE.match(value)
         or _FILE_NAME.match(value)
         or _IDENTIFIER.match(value)
-        or value.isdigit()
+        or _NUMBER.match(value)
+        or _CODE_PATH.match(value)
     )
 
 
@@ -174,6 +183,22 @@ _CSS_SELECTOR = re.compile(r"^[.#][a-z]+(?:-[a-z]+\d*|-\d+)*$")
 _PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
 _NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")
 _WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*)*$")
+
+
+def is_list_of_names(value: str) -> bool:
+    """True for alternatives or items joined by ``|`` or ``,`` that are each a name or plain words
+    with numbers at their ends (``Default_0|JPype``, ``debug,info,warn``), one of them a word.
+
+    Example:
+        >>> is_list_of_names("Default_0|JPype"), is_list_of_names("Xk9|Qw7"), is_list_of_names("Zq8xP1|sV9kL2")
+        (True, False, False)
+    """
+    parts = re.split(r"[|,]", value)
+    return (
+        len(parts) >= 2
+        and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)
+        and any(_PLAIN_WORD.search(part) for part in parts)
+    )
 
 
 def is_name_of_thing(value: str) -> bool:

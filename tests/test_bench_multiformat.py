@@ -200,6 +200,53 @@ def test_a_neutral_look_alike_always_sits_under_a_neutral_name() -> None:
     assert categories > set(mf_values.SECRET_NAMED_LOOKALIKES), categories  # both kinds were drawn
 
 
+# a cacerts.txt: one item a line, no paragraphs, so every unindented line is a place for notes
+CERT_NOTES = ("# Trusted roots used by the test server\nIssuer: Example Root CA\n-----BEGIN CERTIFICATE-----\n"
+              + "".join(f"MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ{i}\n" for i in range(8))
+              + "-----END CERTIFICATE-----\nIssuer: Example Intermediate CA\nSerial: 0x1f\n")
+
+
+def test_a_plant_never_goes_inside_a_certificate_kept_in_a_text_file() -> None:
+    """A line inside an armoured block is base64, not a place anyone writes a password."""
+    from bench.mf_points import insertion_points
+
+    lines = CERT_NOTES.rstrip("\n").split("\n")
+    begin, end = lines.index("-----BEGIN CERTIFICATE-----"), lines.index("-----END CERTIFICATE-----")
+    for fmt in ("txt", "noext"):
+        rows = [j for j, _ in insertion_points(fmt, lines).get("para", [])]
+        assert rows and all(not begin < j <= end for j in rows), (fmt, rows)
+
+
+def test_every_labelled_file_is_walked_by_a_scanner_that_honours_gitignore(tmp_path) -> None:
+    """A package's .gitignore (`*.egg-info/`) is no host: in the corpus it would hide its package's
+    egg-info files from smscan, which honours .gitignore in a plain folder."""
+    from bench.mf_hosts import classify
+    from smscan.records import Document
+    from smscan.sources.worktree import iter_worktree
+
+    files = {".gitignore": "# Distribution / packaging\nbuild/\ndist/\n*.egg-info/\n# Byte-compiled files\n__pycache__/\n*.py[cod]\n", "fixturepkg.egg-info/SOURCES.txt": "\n".join(
+        f"fixturepkg/module_{i}.py" for i in range(12)) + "\n", "NOTES.txt": f"Notes\n\n{PARAGRAPHS}\n",
+        "README.md": f"# Fixture\n\n{PARAGRAPHS}\n"}
+    pkg_dir = tmp_path / "pkgs"
+    pkg_dir.mkdir()
+    with tarfile.open(pkg_dir / "fixturepkg-1.0.tar.gz", "w:gz") as tf:
+        for name, text in sorted(files.items()):
+            data = text.encode()
+            info = tarfile.TarInfo(f"fixturepkg-1.0/{name}")
+            info.size, info.mtime = len(data), 0
+            tf.addfile(info, io.BytesIO(data))
+    packages = tmp_path / "packages.txt"
+    packages.write_text("pypi fixturepkg 1.0\n")
+    out = tmp_path / "out"
+    build(packages, out, seed=1, files=9, pkg_dir=pkg_dir, split="dev")
+
+    labelled = {json.loads(x)["path"] for x in (out / "labels.jsonl").read_text().splitlines()}
+    walked = {d.path for d in iter_worktree(out / "corpus", max_file_bytes=1_000_000) if isinstance(d, Document)}
+    assert "fixturepkg-1.0/fixturepkg.egg-info/SOURCES.txt" in labelled
+    assert labelled <= walked
+    assert classify(".gitignore", "*.egg-info/\nbuild/\n") is None
+
+
 def test_pick_copies_one_type_of_several_splits_with_their_labels(tmp_path, fixture_package, capsys) -> None:
     from bench.mf_pick import main as pick_main
 

@@ -25,6 +25,9 @@ _PATTERN = re.compile(
     r"\*/|/\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
     r"|\[([A-Za-z])(?!\1)(?i:\1)\]"
 )
+# A `*.ext` ending after a letter or digit: the one glob a password of letters, digits and `*.`
+# forms by chance (`Vo8qrs*.tuvwA`); a glob that starts with `*` (`*.local`) stays a glob.
+_GLOB_EXTENSION = re.compile(r"(?<=[A-Za-z0-9])\*\.[A-Za-z0-9]{1,5}$")
 # Escaped regex metacharacters (`\[`, `\.`, `\(`): two of them make a pattern; one backslash
 # before punctuation can happen in a random password.
 _REGEX_ESCAPE = re.compile(r"\\[.\[\](){}*+?|^$]")
@@ -37,10 +40,10 @@ _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
 # The version is numbers joined by dots (`@v4`, `@1.2.3-beta`), so `YJRA915@8m2g7a` stays a password.
 # An npm scope may lead: `@babel/preset-env@7.24.0`.
 _REFERENCE_AT_VERSION = re.compile(r"^@?[\w.\-]+(?:/[\w.\-]+)*@v?\d+(?:\.[\w\-]+)*$")
-# Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0 (PEP 440 and npm-like).
+# Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0, name>=19.3b0 (PEP 440 and npm-like).
 # The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range;
 # npm's `^`/`~` ranges always hold a dot (`~1.2`), so a password ending in `~7` is none either.
-_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|[\^~](?=\s*v?\d+\.)|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
+_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|[\^~](?=\s*v?\d+\.)|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:\.?(?:a|b|rc|post|dev)\d+)*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
 # Product tokens (`User-Agent` style): `uploader/1.4.2`, `gateway-client/0.7.1`.
 _PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+(?:\.\d+)+[\w.\-]*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
@@ -106,14 +109,18 @@ def is_encoded_text(value: str) -> bool:
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
 
-def is_other_identifier(value: str) -> bool:
+def is_other_identifier(value: str, *, dotted_names: bool = True) -> bool:
     """Shapes of other things (UUIDs are judged apart: :func:`is_uuid`): versions, URLs, paths, hosts, dates, digests, data URIs,
-    globs and regexes, package references, plain names, numbers."""
+    globs and regexes, package references, plain names, numbers.
+
+    ``dotted_names=False`` leaves out the shapes a random password takes by chance when it holds
+    a dot or a star (:func:`is_dotted_name`), for places where no file or host name is written.
+    """
     return bool(
         _VERSION.match(value)
         or _DIGEST_PREFIXED.match(value)
         or _DATA_URI.match(value)
-        or _PATTERN.search(value)
+        or _PATTERN.search(value if dotted_names else _GLOB_EXTENSION.sub("", value))
         or len(_REGEX_ESCAPE.findall(value)) >= 2
         or _WINDOWS_PATH.search(value)
         or _REFERENCE_AT_VERSION.match(value)
@@ -121,14 +128,24 @@ def is_other_identifier(value: str) -> bool:
         or _PRODUCT_TOKEN.match(value)
         or _URLISH.match(value)
         or _EMAIL.match(value)
-        or _HOSTNAME.match(value)
+        or dotted_names and (_HOSTNAME.match(value) or _FILE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)
-        or _FILE_NAME.match(value)
         or _IDENTIFIER.match(value)
         or _NUMBER.match(value)
         or _CODE_PATH.match(value)
     )
+
+
+def is_dotted_name(value: str) -> bool:
+    """True for a file name, host name or ``*.ext`` glob: shapes that random passwords drawn
+    from letters, digits and ``.-_*`` take by chance (``jMH3WyojU.Kr``, ``Lu4-VCD.ofnXn``).
+
+    Example:
+        >>> is_dotted_name("jMH3WyojU.Kr"), is_dotted_name("report-2024.pdf"), is_dotted_name("env.API_SECRET")
+        (True, True, False)
+    """
+    return is_other_identifier(value) and not is_other_identifier(value, dotted_names=False)
 
 
 def character_classes(value: str) -> int:

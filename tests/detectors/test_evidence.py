@@ -311,3 +311,43 @@ def test_a_password_glued_to_p_keeps_an_equals_sign() -> None:
 def test_an_atlassian_token_keeps_its_checksum() -> None:
     token = "ATATT3xFfGF0" + KEY * 3 + "=FF9A0982"
     assert vendor_of(token) == "ATATT"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Admin console: https://judy:jMH3WyojU.Kr@registry.example.io/admin\n",  # a URL's password
+        "ID:deploy,PW:Lu4-VCD.ofnXn\n",
+        "curl_easy_setopt(curl, CURLOPT_PASSWORD, \"sI-ZqZ01rp2IN0.IC\");\n",
+        "REDIS_URL=redis://:Vo8qrs*.tuvwA@cache:6379/0\n",  # a glob's `*.ext` ending by chance
+    ],
+)
+def test_a_password_holding_a_dot_is_no_file_or_host_name_where_a_password_is_written(text: str) -> None:
+    rule = CredentialRule()
+    [(value, evidence)] = [(v, e) for v, e in judged(text) if e is not None]
+    assert "." in value and evidence == rule.secret_bonus
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password_file: db-pass.txt\n",  # where a password is kept, not the password
+        "ssl_key = server.key\n",  # a key's name: files are what such names usually hold
+        "database_url: postgres://app:${DB_PASSWORD}@db.internal/app\n",
+        "password: env.API_SECRET\n",  # a reference, not a file name
+        "PASSWORD=*.local\n",
+    ],
+)
+def test_file_names_and_references_under_secret_names_stay_dropped(text: str) -> None:
+    assert all(evidence is None for _, evidence in judged(text))
+
+
+@pytest.mark.parametrize("value", ["black>=19.3b0", "ipykernel>=6.0.0rc1", "twine>=1.11.0.post1", "sphinx>=7.3.dev2"])
+def test_a_requirement_on_a_pre_post_or_dev_release_stays_an_identifier(value: str) -> None:
+    assert judged(f"Requires-Dist: {value}\n") == [(value, None)]
+
+
+def test_a_glued_mysql_password_holding_an_equals_sign_stays_whole() -> None:
+    # `-plyE=...` is no option `-plyE` with a value: the glued password keeps every character.
+    text = "mysql -h 10.20.0.15 -u grace -plyE=Dw7xQ2pZk app < schema.sql\n"
+    assert [(v, e) for v, e in judged(text) if e is not None] == [("lyE=Dw7xQ2pZk", CredentialRule().secret_bonus)]

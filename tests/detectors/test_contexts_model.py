@@ -1,6 +1,7 @@
 """Names of things beside credentials, and context forms the fake-scorer tests cover, with the real
 default model and the packaged threshold (marked `model`): model ids, package pins, images, fonts
-and CSS classes under config keys and in prose are not reported, the keys beside them are
+and CSS classes under config keys and in prose, a Rust type after `m:` and a user name beside
+a `${env:...}` reference are not reported, the keys beside them are
 (``tests/data/credential_contexts/``)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from smscan.cli import main
 pytestmark = pytest.mark.model
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "credential_contexts"
-FILES = ["models.yaml", "names.md", "runbook.md", "Main.kt", "notebooks/export.ipynb"]
+FILES = ["models.yaml", "names.md", "runbook.md", "Main.kt", "notebooks/export.ipynb", "main.rs", "mirror.php"]
 
 
 def test_names_of_things_are_not_reported_and_the_keys_beside_them_are(

@@ -81,11 +81,12 @@ def test_a_secret_name_still_takes_a_value_shaped_like_a_name() -> None:
 # Found on smscan's own docs and bench scripts and on multi-format dev hosts (docs/BENCHMARKS.md,
 # "Keep what works"): each was judged a candidate and some were reported.
 OTHER_THINGS = ["--shared", "=1.5.0", "13,785,482", "1_000_000", "smscan/model/passes.py", "$DATA/secrets/labels.jsonl",
-                "pkg{d}/sub/m{i}.py", "OWNER/smscan@REF", "held-out", "&pyo3::Bound<", "std::sync::Arc<Mutex>"]
+                "pkg{d}/sub/m{i}.py", "OWNER/smscan@REF", "held-out", "&pyo3::Bound<", "std::sync::Arc<Mutex>",
+                "X-Amz-Credential="]
 NAMED_THINGS = ["ctx512-stride384-fp32", "fp32,bf16,autocast", "ECDHE+AESGCM", "secevent+jwt"]
 STAND_INS = ["bob:${env:API_KEY}", "${PYBIN}/pip", "{i}<{kc}>{v}</{kc}>", "123e4567-...", "q8Zt…[24 chars]"]
 # Keys holding the same characters.
-KEYS_ALIKE = ["-pZFFZ341x", "TQmo57+Lw3xE", "Zq8x::P1sV", "f2/wE4q74E6zIJEtWaHKaf5wv", "K4v~-L=?9mTq2Rx8wPz",
+KEYS_ALIKE = ["-pZFFZ341x", "QUJDRA1x=", "Zq8x-P1sV=", "TQmo57+Lw3xE", "Zq8x::P1sV", "f2/wE4q74E6zIJEtWaHKaf5wv", "K4v~-L=?9mTq2Rx8wPz",
               "Zq8xP1sV9kL2${SUFFIX}", "Zq8x{ab}P1sV9kL2mN", "garden-dragon-578", "hj@pmAszz.Jdsjp0WaoV"]
 
 

@@ -31,6 +31,15 @@ _REFERENCE_CALL = re.compile(
     r"(?:\benviron\b|\bgetenv\b|process\.env|\bENV\[|System\.getenv|os\.Getenv|Environment\.|"
     r"\bsecrets\.[A-Za-z_]|\bvars\.[A-Za-z_]|\bsettings\.[A-Za-z_]|\bconfig\.[A-Za-z_])"
 )
+# Braced expansions inside a value (`bob:${env:API_KEY}`, `${PYBIN}/pip`, `{{ .Values.x }}-ro`)
+# and format fields (`{i}<{kc}>{v}</{kc}>`). A bare `$NAME` is left out: random passwords hold
+# `$` before letters.
+_EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{.*?\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
+# A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`) is an excerpt in prose.
+_ELIDED = re.compile(r"\.\.\.|…")
+# Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
+# a tool (`pip`), a suffix. A key written around an expansion keeps more.
+_AROUND_REFERENCE_MAX = 7
 # Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}.
 _BRACKETED = re.compile(r"^(?:<[^<>]+>|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
 # Words that mark a value as a stand-in when the value is made of words.
@@ -70,9 +79,15 @@ def is_reference(value: str) -> bool:
     Example:
         >>> is_reference("${DB_PASSWORD}"), is_reference("os.environ['X']"), is_reference("a1b2")
         (True, True, False)
+        >>> is_reference("bob:${env:API_KEY}"), is_reference("Zq8xP1sV9kL2${SUFFIX}")
+        (True, False)
     """
     stripped = value.strip()
-    return bool(_REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped))
+    if _REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped):
+        return True
+    # `user:${PASSWORD}`, `${BIN}/pip`: an expansion with little of the value's own around it.
+    rest, expansions = _EMBEDDED_REFERENCE.subn("", stripped)
+    return expansions > 0 and sum(c.isalnum() for c in rest) <= _AROUND_REFERENCE_MAX
 
 
 def is_placeholder(value: str) -> bool:
@@ -138,5 +153,6 @@ def is_documented_example(value: str) -> bool:
 
 
 def is_stand_in(value: str) -> bool:
-    """A value never reported as a credential: a reference, placeholder or documented example."""
-    return is_reference(value) or is_placeholder(value) or is_documented_example(value)
+    """A value never reported as a credential: a reference, placeholder, documented example or
+    an excerpt cut short with an ellipsis."""
+    return is_reference(value) or is_placeholder(value) or is_documented_example(value) or bool(_ELIDED.search(value))

@@ -57,7 +57,9 @@ def name_class(name: str) -> str:
     """
     words = name_words(name)
     joined = "".join(words)
-    if any(word in SECRET_WORDS for word in words) or "apikey" in joined or "passw" in joined:
+    # Glued words end in their secret one: `CURLOPT_PROXYUSERPWD`, `clientsecret`, `adminpwd`.
+    glued = any(word.endswith(("pwd", "secret")) for word in words)
+    if any(word in SECRET_WORDS for word in words) or glued or "apikey" in joined or "passw" in joined:
         return "secret"
     if "key" in words and any(word in KEY_COMPANY for word in words):
         return "secret"

@@ -125,7 +125,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key:
         return None
-    if place != "secret" and (is_prose(value) or is_name_of_thing(value)):
+    # A secret name inherited from an enclosing object (`{"credential": {"model": ...}}` gives
+    # `credential.model`) does not say what its own leaf holds: a name of a thing stays a name.
+    inherited = place == "secret" and "." in slot.key and name_class(slot.key.rsplit(".", 1)[-1]) != "secret"
+    if (place != "secret" or inherited) and (is_prose(value) or is_name_of_thing(value)):
         return None
     if slot.where != HEADER and is_encoded_text(value):
         return None

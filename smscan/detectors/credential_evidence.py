@@ -147,7 +147,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
             return None
         return -rule.token_penalty
     if place == "secret":
-        if len(value) < rule.min_length_named:
+        # Under a name inherited from an enclosing object, a short value is a setting of the
+        # object (`"credential": {"criterion": "best-f1"}`), judged as if it had no name.
+        if len(value) < (rule.min_length_unnamed if inherited else rule.min_length_named):
             return None
         # A word-joined passphrase is a password's published shape, as a vendor's format is a key's.
         return rule.secret_bonus + (rule.vendor_bonus if is_passphrase(value) else 0.0)

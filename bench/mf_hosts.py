@@ -134,6 +134,10 @@ def classify(path: str, text: str) -> str | None:
         return "ci"
     if low == ".env" or low.startswith(".env.") or low.endswith(".env"):
         return "env"
+    if low == ".gitignore":
+        # it decides which files of the corpus a scanner walks (smscan honours it in a plain
+        # folder): as a host it would hide others of its package (`*.egg-info/`), not hold a plant
+        return None
     if "." not in low.lstrip("."):
         if text.startswith("#!"):
             return "sh" if re.match(r"#!.*\b(ba|z|da)?sh\b", text) else None

@@ -68,11 +68,31 @@ def _code_points(fmt: str, lines: list[str], points: Points) -> None:
             _add(points, "member", j, _indent(line))
 
 
+_ARMOUR = re.compile(r"^\s*-----(BEGIN|END) [A-Z0-9 ]+-----")
+
+
+def _armoured_lines(lines: list[str]) -> set[int]:
+    """Lines inside ``-----BEGIN ...-----`` / ``-----END ...-----`` blocks (certificates kept
+    in text files), the END line included: nothing is written into a key's base64."""
+    inside, out = False, set()
+    for j, line in enumerate(lines):
+        m = _ARMOUR.match(line)
+        if m and m.group(1) == "BEGIN":
+            inside = True
+        elif inside:
+            out.add(j)
+            inside = not m
+    return out
+
+
 def _doc_points(fmt: str, lines: list[str], points: Points) -> None:
     fence = False
+    armoured = _armoured_lines(lines)
     for j, line in enumerate(lines):
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
+            continue
+        if j in armoured:
             continue
         if fence or j == 0 or lines[j - 1].strip() or not line.strip() or line[0].isspace():
             continue
@@ -84,7 +104,7 @@ def _doc_points(fmt: str, lines: list[str], points: Points) -> None:
     if fmt in ("txt", "noext") and "para" not in points:
         # notes kept one item a line, without paragraphs: any unindented line
         for j, line in enumerate(lines):
-            if j and line.strip() and not line[0].isspace():
+            if j and j not in armoured and line.strip() and not line[0].isspace():
                 _add(points, "para", j)
 
 

@@ -14,7 +14,9 @@ and a look-alike is flagged when any of its characters is. Printed as Markdown:
 - per tool: character P/R/F1, credential recall, share of look-alikes flagged, share of files
   without credentials flagged, seconds per file;
 - per format: credential recall and share of look-alikes flagged of each tool;
-- per context (how the credential is written) and per look-alike category.
+- per context (how the credential is written) and per look-alike category;
+- how many credentials lie in files smscan's default selection skips by path (a vendored folder,
+  a lock file, a bundle): smscan never reads those, so they bound its recall on a split.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -109,14 +111,31 @@ def measure(score: ModuleType, split: Any, files: dict[str, list[list[int]]], wa
     return out
 
 
+def default_skips(rows: list[dict[str, Any]]) -> Counter[str]:
+    """Credentials per "format reason" in files smscan's default selection skips by path."""
+    from smscan.sources.selection import LOCKFILE, MINIFIED, VENDORED, is_lock_file, is_minified, is_vendored_path
+
+    out: Counter[str] = Counter()
+    for r in rows:
+        path = r["path"]
+        reason = VENDORED if is_vendored_path(path) else LOCKFILE if is_lock_file(path) else MINIFIED if is_minified(path) else None
+        if reason and r["spans"]:
+            out[f"{r['ext_class']} {reason}"] += len({s["secret_id"] for s in r["spans"]})
+    return out
+
+
 def _cell(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
-def markdown(results: dict[str, dict[str, Any]]) -> str:
+def markdown(results: dict[str, dict[str, Any]], skips: Counter[str] | None = None) -> str:
     tools = list(results)
     first = results[tools[0]]["overall"]
-    lines = [f"{first['files']} files, {first['secrets']} credentials, {first['hard_negatives']} look-alikes.", "",
+    lines = [f"{first['files']} files, {first['secrets']} credentials, {first['hard_negatives']} look-alikes."]
+    if skips:
+        lines.append(f"{sum(skips.values())} credentials lie in files smscan's default selection skips by path: "
+                     + ", ".join(f"{k} {n}" for k, n in sorted(skips.items())) + ".")
+    lines += ["",
              "| tool | char P | char R | char F1 | credential recall | look-alikes flagged | clean files flagged | s/file |",
              "|---|---|---|---|---|---|---|---|"]
     for t in tools:
@@ -190,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps(results, indent=1) + "\n")
-    print(markdown(results))
+    print(markdown(results, default_skips(split.rows)))
     return 0
 
 

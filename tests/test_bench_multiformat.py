@@ -198,3 +198,100 @@ def test_a_neutral_look_alike_always_sits_under_a_neutral_name() -> None:
                 words = set(re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", got.text).lower()))
                 assert words & neutral_words, (got.record, got.text)
     assert categories > set(mf_values.SECRET_NAMED_LOOKALIKES), categories  # both kinds were drawn
+
+
+# a cacerts.txt: one item a line, no paragraphs, so every unindented line is a place for notes
+CERT_NOTES = ("# Trusted roots used by the test server\nIssuer: Example Root CA\n-----BEGIN CERTIFICATE-----\n"
+              + "".join(f"MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ{i}\n" for i in range(8))
+              + "-----END CERTIFICATE-----\nIssuer: Example Intermediate CA\nSerial: 0x1f\n")
+
+
+def test_a_plant_never_goes_inside_a_certificate_kept_in_a_text_file() -> None:
+    """A line inside an armoured block is base64, not a place anyone writes a password."""
+    from bench.mf_points import insertion_points
+
+    lines = CERT_NOTES.rstrip("\n").split("\n")
+    begin, end = lines.index("-----BEGIN CERTIFICATE-----"), lines.index("-----END CERTIFICATE-----")
+    for fmt in ("txt", "noext"):
+        rows = [j for j, _ in insertion_points(fmt, lines).get("para", [])]
+        assert rows and all(not begin < j <= end for j in rows), (fmt, rows)
+
+
+def test_every_labelled_file_is_walked_by_a_scanner_that_honours_gitignore(tmp_path) -> None:
+    """A package's .gitignore (`*.egg-info/`) is no host: in the corpus it would hide its package's
+    egg-info files from smscan, which honours .gitignore in a plain folder."""
+    from bench.mf_hosts import classify
+    from smscan.records import Document
+    from smscan.sources.worktree import iter_worktree
+
+    files = {".gitignore": "# Distribution / packaging\nbuild/\ndist/\n*.egg-info/\n# Byte-compiled files\n__pycache__/\n*.py[cod]\n", "fixturepkg.egg-info/SOURCES.txt": "\n".join(
+        f"fixturepkg/module_{i}.py" for i in range(12)) + "\n", "NOTES.txt": f"Notes\n\n{PARAGRAPHS}\n",
+        "README.md": f"# Fixture\n\n{PARAGRAPHS}\n"}
+    pkg_dir = tmp_path / "pkgs"
+    pkg_dir.mkdir()
+    with tarfile.open(pkg_dir / "fixturepkg-1.0.tar.gz", "w:gz") as tf:
+        for name, text in sorted(files.items()):
+            data = text.encode()
+            info = tarfile.TarInfo(f"fixturepkg-1.0/{name}")
+            info.size, info.mtime = len(data), 0
+            tf.addfile(info, io.BytesIO(data))
+    packages = tmp_path / "packages.txt"
+    packages.write_text("pypi fixturepkg 1.0\n")
+    out = tmp_path / "out"
+    build(packages, out, seed=1, files=9, pkg_dir=pkg_dir, split="dev")
+
+    labelled = {json.loads(x)["path"] for x in (out / "labels.jsonl").read_text().splitlines()}
+    walked = {d.path for d in iter_worktree(out / "corpus", max_file_bytes=1_000_000) if isinstance(d, Document)}
+    assert "fixturepkg-1.0/fixturepkg.egg-info/SOURCES.txt" in labelled
+    assert labelled <= walked
+    assert classify(".gitignore", "*.egg-info/\nbuild/\n") is None
+
+
+def test_pick_copies_one_type_of_several_splits_with_their_labels(tmp_path, fixture_package, capsys) -> None:
+    from bench.mf_pick import main as pick_main
+
+    packages, pkg_dir = fixture_package
+    _build(packages, pkg_dir, tmp_path / "a", seed=1)
+    _build(packages, pkg_dir, tmp_path / "b", seed=2)
+    out = tmp_path / "picked"
+
+    assert pick_main(["--formats", "json,ini", "--out", str(out), str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    rows = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
+    assert sorted(r["path"] for r in rows) == [f"s{s}/fixturepkg-1.0/config/{n}" for s in (1, 2) for n in ("app.ini", "settings.json")]
+    for row in rows:  # the spans still point at the same values in the copies
+        seed, _, path = row["path"].partition("/")
+        source = tmp_path / {"s1": "a", "s2": "b"}[seed]
+        original = next(json.loads(x) for x in (source / "labels.jsonl").read_text().splitlines() if json.loads(x)["path"] == path)
+        assert (out / "corpus" / row["path"]).read_bytes() == (source / "corpus" / path).read_bytes()
+        assert row["spans"] == original["spans"] and row["negatives"] == original["negatives"]
+    assert json.loads((out / "manifest.json").read_text())["secrets"] == sum(len(r["spans"]) for r in rows)
+
+    # the same seed twice would collide; a folder that is no split is refused: one message, exit 2
+    assert pick_main(["--formats", "json", "--out", str(tmp_path / "x"), str(tmp_path / "a"), str(tmp_path / "a")]) == 2
+    assert pick_main(["--formats", "json", "--out", str(tmp_path / "x"), str(tmp_path)]) == 2
+    everything = pick_main(["--out", str(tmp_path / "all"), str(tmp_path / "a"), str(tmp_path / "b")])
+    assert everything == 0 and len((tmp_path / "all" / "labels.jsonl").read_text().splitlines()) == sum(
+        len((tmp_path / s / "labels.jsonl").read_text().splitlines()) for s in "ab")
+    err = capsys.readouterr().err
+    assert "same seed" in err and "not a split folder" in err and "Traceback" not in err
+
+
+def test_eval_counts_the_credentials_smscan_skips_by_path() -> None:
+    from bench.multiformat_eval import default_skips, markdown
+
+    def row(path: str, fmt: str, ids: list[int]) -> dict:
+        return {"path": path, "ext_class": fmt, "negatives": [],
+                "spans": [{"start": 0, "end": 8, "secret_id": i, "context": "json_key", "category": "password"} for i in ids]}
+
+    rows = [row("pkg-1.0/schemas/vendor/ci.json", "json", [0, 1, 1]),  # a credential written twice counts once
+            row("pkg-1.0/package-lock.json", "json", [0]), row("pkg-1.0/vendor/empty.json", "json", []),
+            row("pkg-1.0/config/app.json", "json", [0, 1]), row("pkg-1.0/third_party/lib.c", "c", [0])]
+
+    skips = default_skips(rows)
+
+    assert skips == {"json vendored": 2, "json lockfile": 1, "c vendored": 1}
+    overall = {"files": 5, "secrets": 6, "hard_negatives": 0, "char": {"precision": 1.0, "recall": 1.0, "f1": 1.0},
+               "secret_recall": 1.0, "hard_negative_fp_rate": 0.0, "clean_file_fp_rate": 0.0,
+               "per_negative_category": {}, "per_category": {}}
+    text = markdown({"smscan": {"overall": overall, "per_format": {}, "per_context": {}}}, skips)
+    assert "4 credentials lie in files smscan's default selection skips by path: c vendored 1, json lockfile 1, json vendored 2." in text

@@ -21,7 +21,7 @@ from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
-from smscan.detectors.secret_names import name_class
+from smscan.detectors.secret_names import is_password_name, name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
     ASSIGNMENT,
@@ -38,8 +38,10 @@ from smscan.detectors.test_context import is_made_up, is_test_path
 from smscan.detectors.value_shapes import (
     character_classes,
     has_digest_name_before,
+    is_dotted_name,
     is_encoded_text,
     is_hex,
+    is_list_of_names,
     is_name_of_thing,
     is_other_identifier,
     is_prose,
@@ -123,12 +125,16 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     secret_uuid = place == "secret" and is_uuid(value)
     if is_ssh_public_key(value):
         return None
-    if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key:
+    # Where a password itself is written (a URL's password, a name that says password), a file
+    # or host name shape is a password holding a dot by chance: `https://u:jMH3WyojU.Kr@host`.
+    password_place = slot.where == URL_USERINFO or place == "secret" and bool(slot.key) and is_password_name(slot.key)
+    dotted_password = password_place and is_dotted_name(value)
+    if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key and not dotted_password:
         return None
     # A secret name inherited from an enclosing object (`{"credential": {"model": ...}}` gives
     # `credential.model`) does not say what its own leaf holds: a name of a thing stays a name.
     inherited = place == "secret" and "." in slot.key and name_class(slot.key.rsplit(".", 1)[-1]) != "secret"
-    if (place != "secret" or inherited) and (is_prose(value) or is_name_of_thing(value)):
+    if (place != "secret" or inherited) and (is_prose(value) or is_name_of_thing(value) or is_list_of_names(value)):
         return None
     if slot.where != HEADER and is_encoded_text(value):
         return None

@@ -69,6 +69,7 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
     }
 )
+_PUNCTUATION = "-_${}()[]<>%@#:/.'\"` "
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
@@ -117,7 +118,10 @@ def is_placeholder(value: str) -> bool:
     # A value that says what it is: `xoxb-not-a-real-token`, `p@ssw0rd-placeholder`.
     if any(word in _SELF_DESCRIBED for word in words) or " not real " in f" {' '.join(w for w in words if w != 'a')} ":
         return True
-    return words[0] in ("your", "my", "insert", "enter", "replace", "put") or words[-1] == "here"
+    # `your_key`, `--my-flag`, `${MY_VAR}`: the first word opens the value after any punctuation
+    # (in `3MY8N-...`, a licence key, a digit comes first)
+    opens = stripped.lstrip(_PUNCTUATION).lower().startswith(words[0])
+    return (opens and words[0] in ("your", "my", "insert", "enter", "replace", "put")) or words[-1] == "here"
 
 
 def is_counting_run(value: str) -> bool:

@@ -29,10 +29,17 @@ KEY_COMPANY = frozenset(
 IDENTIFIER_WORDS = frozenset(
     """
     id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
-    rev revision etag version ver release build tag ref nonce fingerprint trace correlation
+    rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri host endpoint homepage
     """.split()
 )
+# Words that say a password itself (not a key or token, whose values are often files: `ssl_key:
+# server.key`), and words that say the value is where one is kept (`password_file`).
+PASSWORD_WORDS = frozenset(
+    ["password", "passwd", "passwords", "pwd", "passphrase", "pass", "pw", "psw", "pswd", "passcode", "passwort",
+     "userpwd", "userpass"]
+)
+_WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
@@ -66,3 +73,16 @@ def name_class(name: str) -> str:
 def is_secret_name(name: str) -> bool:
     """True when a name says its value is a secret (:func:`name_class` is ``"secret"``)."""
     return name_class(name) == "secret"
+
+
+def is_password_name(name: str) -> bool:
+    """True when a name says its value is a password itself, not where one is kept.
+
+    Example:
+        >>> is_password_name("DB_PASSWORD"), is_password_name("PW"), is_password_name("password_file")
+        (True, True, False)
+    """
+    words = name_words(name)
+    joined = "".join(words)
+    says = any(word in PASSWORD_WORDS for word in words) or "passw" in joined
+    return says and not any(word in _WHERE_WORDS for word in words)

@@ -25,6 +25,9 @@ _PATTERN = re.compile(
     r"\*/|/\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
     r"|\[([A-Za-z])(?!\1)(?i:\1)\]"
 )
+# A `*.ext` ending after a letter or digit: the one glob a password of letters, digits and `*.`
+# forms by chance (`Vo8qrs*.tuvwA`); a glob that starts with `*` (`*.local`) stays a glob.
+_GLOB_EXTENSION = re.compile(r"(?<=[A-Za-z0-9])\*\.[A-Za-z0-9]{1,5}$")
 # Escaped regex metacharacters (`\[`, `\.`, `\(`): two of them make a pattern; one backslash
 # before punctuation can happen in a random password.
 _REGEX_ESCAPE = re.compile(r"\\[.\[\](){}*+?|^$]")
@@ -37,9 +40,10 @@ _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]|\\\\")
 # The version is numbers joined by dots (`@v4`, `@1.2.3-beta`), so `YJRA915@8m2g7a` stays a password.
 # An npm scope may lead: `@babel/preset-env@7.24.0`.
 _REFERENCE_AT_VERSION = re.compile(r"^@?[\w.\-]+(?:/[\w.\-]+)*@v?\d+(?:\.[\w\-]+)*$")
-# Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0 (PEP 440 and npm-like).
-# The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range.
-_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|\^|~|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
+# Requirement specifiers: name>=1.2, name==1.2.3, name~=2.0, name>=19.3b0 (PEP 440 and npm-like).
+# The version is numbers with dots (`>=1.2`, `^4.17.21`, `~=2.0.*`), so `GNq^1Q7l6Y.D6e` is no range;
+# npm's `^`/`~` ranges always hold a dot (`~1.2`), so a password ending in `~7` is none either.
+_REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|[\^~](?=\s*v?\d+\.)|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:\.?(?:a|b|rc|post|dev)\d+)*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
 # Product tokens (`User-Agent` style): `uploader/1.4.2`, `gateway-client/0.7.1`.
 _PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+(?:\.\d+)+[\w.\-]*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
@@ -53,8 +57,14 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
-_FILE_NAME = re.compile(r"^[\w\-]+(?:\.[A-Za-z0-9]{1,5})*\.(?=[A-Za-z0-9]{0,4}[A-Za-z])[A-Za-z0-9]{1,5}$")
+# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
+# (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z][a-z0-9]{1,4})"
+_FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
+# Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):
+# `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
+_NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 # Long command-line options (`--shared`): a flag, never its value (`-p<password>` is a value).
 _OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 # The version of a pin cut at its first `=` (`detect-secrets==1.5.0` read as `name = "=1.5.0"`).
@@ -115,14 +125,18 @@ def is_encoded_text(value: str) -> bool:
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
 
-def is_other_identifier(value: str) -> bool:
+def is_other_identifier(value: str, *, dotted_names: bool = True) -> bool:
     """Shapes of other things (UUIDs are judged apart: :func:`is_uuid`): versions, URLs, paths, hosts, dates, digests, data URIs,
-    globs and regexes, package references, plain names, numbers."""
+    globs and regexes, package references, plain names, numbers.
+
+    ``dotted_names=False`` leaves out the shapes a random password takes by chance when it holds
+    a dot or a star (:func:`is_dotted_name`), for places where no file or host name is written.
+    """
     return bool(
         _VERSION.match(value)
         or _DIGEST_PREFIXED.match(value)
         or _DATA_URI.match(value)
-        or _PATTERN.search(value)
+        or _PATTERN.search(value if dotted_names else _GLOB_EXTENSION.sub("", value))
         or len(_REGEX_ESCAPE.findall(value)) >= 2
         or _WINDOWS_PATH.search(value)
         or _REFERENCE_AT_VERSION.match(value)
@@ -130,11 +144,11 @@ def is_other_identifier(value: str) -> bool:
         or _PRODUCT_TOKEN.match(value)
         or _URLISH.match(value)
         or _EMAIL.match(value)
-        or _HOSTNAME.match(value)
+        or dotted_names and (_HOSTNAME.match(value) or _FILE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)
-        or _FILE_NAME.match(value)
         or _IDENTIFIER.match(value)
+        or _NUMBER.match(value)
         or _TYPE_PATH.match(value)
         or _OPTION.match(value)
         or _PIN_REST.match(value)
@@ -145,6 +159,17 @@ def is_other_identifier(value: str) -> bool:
         or _PARAMETER_NAME.match(value)
         or value.isdigit()
     )
+
+
+def is_dotted_name(value: str) -> bool:
+    """True for a file name, host name or ``*.ext`` glob: shapes that random passwords drawn
+    from letters, digits and ``.-_*`` take by chance (``jMH3WyojU.Kr``, ``Lu4-VCD.ofnXn``).
+
+    Example:
+        >>> is_dotted_name("jMH3WyojU.Kr"), is_dotted_name("report-2024.pdf"), is_dotted_name("env.API_SECRET")
+        (True, True, False)
+    """
+    return is_other_identifier(value) and not is_other_identifier(value, dotted_names=False)
 
 
 def character_classes(value: str) -> int:
@@ -204,6 +229,22 @@ _CSS_SELECTOR = re.compile(r"^[.#][a-z]+(?:-[a-z]+\d*|-\d+)*$")
 _PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
 _NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")
 _WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*)*$")
+
+
+def is_list_of_names(value: str) -> bool:
+    """True for alternatives or items joined by ``|`` or ``,`` that are each a name or plain words
+    with numbers at their ends (``Default_0|JPype``, ``debug,info,warn``), one of them a word.
+
+    Example:
+        >>> is_list_of_names("Default_0|JPype"), is_list_of_names("Xk9|Qw7"), is_list_of_names("Zq8xP1|sV9kL2")
+        (True, False, False)
+    """
+    parts = re.split(r"[|,]", value)
+    return (
+        len(parts) >= 2
+        and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)
+        and any(_PLAIN_WORD.search(part) for part in parts)
+    )
 
 
 def is_name_of_thing(value: str) -> bool:

@@ -23,7 +23,8 @@ def test_references(value: str) -> None:
     "value",
     ["changeme", "CHANGE_ME", "<YOUR_API_KEY>", "your-token-here", "xxxxxxxxxxxx", "********",
      "REPLACE_ME", "dummy", "TODO", "test", "placeholder", "[api key]", "insert_key", "secret",
-     "my-secret-password", "0000-0000-0000"],
+     "my-secret-password", "0000-0000-0000", "MyToken", "your_license_key",
+     "--my-argument", "${MY_ENV_VAR}/test3.sh"],
 )
 def test_placeholders(value: str) -> None:
     assert is_placeholder(value)
@@ -32,7 +33,8 @@ def test_placeholders(value: str) -> None:
 @pytest.mark.parametrize(
     "value",
     ["Zq8xP1sV9kL2", "Kettle1999-", "lantern_anchor_765", "ghp_NA7zdlzGGfJtfAAjaJJXSghq",
-     "V!-RYPn98*CIW", "sk_live_fdn0YwNeW8XGqINg", "e3b0c44298fc1c149afbf4c8996fb924"],
+     "V!-RYPn98*CIW", "sk_live_fdn0YwNeW8XGqINg", "e3b0c44298fc1c149afbf4c8996fb924",
+     "3MY8N-WGW78-8MUBP-Z9QHW-B172B", "7YOUR2-QX9PL"],
 )
 def test_real_looking_values_are_not_stand_ins(value: str) -> None:
     assert not is_stand_in(value)

@@ -34,3 +34,14 @@ def test_names_of_things_are_not_reported_and_the_keys_beside_them_are(
     found = sorted((f["path"], f["preview"]) for f in report["findings"])
     assert code == 1
     assert found == sorted((name, value) for name in FILES for value in expected[name]["secrets"])
+
+
+def test_smscans_own_thresholds_file_reports_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The default model's name sits in the `credential` kind's object there (issue #12).
+    packaged = Path(__file__).resolve().parents[2] / "smscan" / "calibration" / "default_thresholds.json"
+    shutil.copy(packaged, tmp_path / "default_thresholds.json")
+
+    code = main(["repo", str(tmp_path), "--kinds", "credential", "--format", "json"])
+
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+    assert code == 0

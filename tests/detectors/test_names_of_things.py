@@ -108,3 +108,17 @@ def test_values_around_a_reference_or_cut_short_stand_in(value: str) -> None:
 @pytest.mark.parametrize("value", KEYS_ALIKE)
 def test_keys_holding_the_same_characters_are_none_of_these(value: str) -> None:
     assert not (is_other_identifier(value) or is_name_of_thing(value) or is_stand_in(value))
+
+
+def test_a_name_of_a_thing_under_an_object_named_credential_is_still_a_name() -> None:
+    # smscan's own thresholds file: the model's name sits in the `credential` kind's object; a
+    # short setting there is judged as if it had no name, a long random value still by the name.
+    text = (
+        '{\n  "kinds": {\n    "credential": {\n      "model": "SmolLM2-135M-Instruct",\n'
+        '      "scoring": "ctx512-stride384-fp32",\n      "criterion": "best-f1",\n'
+        '      "password": "Jx4~Qm8-Tz2Lw9Rv5Kp"\n    }\n  },\n'
+        '  "credentials": {"production": "Hb7Vq2Mx9LpR4tZw8Nk3"}\n}\n'
+    )
+    rule = CredentialRule()
+    judged = [text[s.start : s.end] for s in find_slots(text) if judge_slot(text, s, rule) is not None]
+    assert judged == ["Jx4~Qm8-Tz2Lw9Rv5Kp", "Hb7Vq2Mx9LpR4tZw8Nk3"]

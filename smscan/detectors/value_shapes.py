@@ -19,10 +19,13 @@ _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
 _DIGEST_NAME = r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]"
 _DIGEST_PREFIXED = re.compile("^" + _DIGEST_NAME, re.IGNORECASE)
 _DIGEST_BEFORE = re.compile(_DIGEST_NAME + "$", re.IGNORECASE)
+# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
+# (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z][a-z0-9]{1,4})"
 # Patterns, not values: globs (`*/build/*`, `*.py`) and regular expressions (ranges, groups,
 # class escapes, case classes such as `[Ll]`). A bare `**` is no glob: random passwords hold it.
 _PATTERN = re.compile(
-    r"\*/|/\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
+    rf"\*/|/\*|\*\.{_EXTENSION}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
     r"|\[([A-Za-z])(?!\1)(?i:\1)\]"
 )
 # A `*.ext` ending after a letter or digit: the one glob a password of letters, digits and `*.`
@@ -57,9 +60,6 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
-# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
-# (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
-_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z][a-z0-9]{1,4})"
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
 # Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):

@@ -258,7 +258,7 @@ def test_secret_values_in_more_places_and_shapes(text: str, value: str, key: str
 @pytest.mark.parametrize(
     "value",
     ["requests>=2.31", "lodash^4.17.21", "typescript~5.4.2", "notes.v2.txt", "a.tar.gz", "IMG_0042.JPG", "report.Rmd",
-     "Makefile.PL", "clip.MP4", "archive.7z"],
+     "Makefile.PL", "clip.MP4", "archive.7z", "src/*.py", "*.Rmd"],
 )
 def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
     assert judged(f'dependency = "{value}"\n') == [(value, None)]
@@ -272,6 +272,10 @@ def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
         ("REDIS_URL=redis://:SUU7ANse09.3tWx@cache.internal:6379/0\n", "SUU7ANse09.3tWx"),
         ('db_password = "vY2OicQg.lmqZ"\n', "vY2OicQg.lmqZ"),
         ('"connectionString": "Server=db;User Id=ivan;Password=bGh2Yxct2bqpqff.4QR;",\n', "bGh2Yxct2bqpqff.4QR"),
+        # a random password ending in `*.` and a mixed-case tail is no glob
+        ("DATABASE_URL=postgres://svc_app:Vo8abc*.abcdE@db.internal:5432/app\n", "Vo8abc*.abcdE"),
+        # `=` inside the value of a secret option is part of the password, not a `name=value` pair
+        ("# mysql --user=alice --password=Sn=9kLq2xPw\n", "Sn=9kLq2xPw"),
         # `~7` is no npm range (those hold a dot)
         ("    password: Km4xsZfY3kg~7\n", "Km4xsZfY3kg~7"),
         # a licence key whose letters spell `MY` is no `my-...` placeholder

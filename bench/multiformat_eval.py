@@ -113,7 +113,14 @@ def measure(score: ModuleType, split: Any, files: dict[str, list[list[int]]], wa
 
 def default_skips(rows: list[dict[str, Any]]) -> Counter[str]:
     """Credentials per "format reason" in files smscan's default selection skips by path."""
-    from smscan.sources.selection import LOCKFILE, MINIFIED, VENDORED, is_lock_file, is_minified, is_vendored_path
+    from smscan.sources.selection import (
+        LOCKFILE,
+        MINIFIED,
+        VENDORED,
+        is_lock_file,
+        is_minified,
+        is_vendored_path,
+    )
 
     out: Counter[str] = Counter()
     for r in rows:

@@ -76,6 +76,7 @@ class Settings:
     propagate: bool = True
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     skip_lock_files: bool = True
+    skip_vendored: bool = True
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()

@@ -41,6 +41,7 @@ from smscan.detectors.value_shapes import (
     is_dotted_name,
     is_encoded_text,
     is_hex,
+    is_list_of_names,
     is_name_of_thing,
     is_other_identifier,
     is_prose,
@@ -130,7 +131,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     dotted_password = password_place and is_dotted_name(value)
     if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key and not dotted_password:
         return None
-    if place != "secret" and (is_prose(value) or is_name_of_thing(value)):
+    # A secret name inherited from an enclosing object (`{"credential": {"model": ...}}` gives
+    # `credential.model`) does not say what its own leaf holds: a name of a thing stays a name.
+    inherited = place == "secret" and "." in slot.key and name_class(slot.key.rsplit(".", 1)[-1]) != "secret"
+    if (place != "secret" or inherited) and (is_prose(value) or is_name_of_thing(value) or is_list_of_names(value)):
         return None
     if slot.where != HEADER and is_encoded_text(value):
         return None
@@ -149,7 +153,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
             return None
         return -rule.token_penalty
     if place == "secret":
-        if len(value) < rule.min_length_named:
+        # Under a name inherited from an enclosing object, a short value is a setting of the
+        # object (`"credential": {"criterion": "best-f1"}`), judged as if it had no name.
+        if len(value) < (rule.min_length_unnamed if inherited else rule.min_length_named):
             return None
         # A word-joined passphrase is a password's published shape, as a vendor's format is a key's.
         return rule.secret_bonus + (rule.vendor_bonus if is_passphrase(value) else 0.0)

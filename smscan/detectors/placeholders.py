@@ -31,6 +31,15 @@ _REFERENCE_CALL = re.compile(
     r"(?:\benviron\b|\bgetenv\b|process\.env|\bENV\[|System\.getenv|os\.Getenv|Environment\.|"
     r"\bsecrets\.[A-Za-z_]|\bvars\.[A-Za-z_]|\bsettings\.[A-Za-z_]|\bconfig\.[A-Za-z_])"
 )
+# Braced expansions inside a value (`bob:${env:API_KEY}`, `${PYBIN}/pip`, `{{ .Values.x }}-ro`)
+# and format fields (`{i}<{kc}>{v}</{kc}>`). A bare `$NAME` is left out: random passwords hold
+# `$` before letters.
+_EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{.*?\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
+# A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`) is an excerpt in prose.
+_ELIDED = re.compile(r"\.\.\.|…")
+# Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
+# a tool (`pip`), a suffix. A key written around an expansion keeps more.
+_AROUND_REFERENCE_MAX = 7
 # Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}.
 _BRACKETED = re.compile(r"^(?:<[^<>]+>|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
 # Words that mark a value as a stand-in when the value is made of words.
@@ -60,6 +69,7 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
     }
 )
+_PUNCTUATION = "-_${}()[]<>%@#:/.'\"` "
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
@@ -69,9 +79,15 @@ def is_reference(value: str) -> bool:
     Example:
         >>> is_reference("${DB_PASSWORD}"), is_reference("os.environ['X']"), is_reference("a1b2")
         (True, True, False)
+        >>> is_reference("bob:${env:API_KEY}"), is_reference("Zq8xP1sV9kL2${SUFFIX}")
+        (True, False)
     """
     stripped = value.strip()
-    return bool(_REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped))
+    if _REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped):
+        return True
+    # `user:${PASSWORD}`, `${BIN}/pip`: an expansion with little of the value's own around it.
+    rest, expansions = _EMBEDDED_REFERENCE.subn("", stripped)
+    return expansions > 0 and sum(c.isalnum() for c in rest) <= _AROUND_REFERENCE_MAX
 
 
 def is_placeholder(value: str) -> bool:
@@ -102,8 +118,9 @@ def is_placeholder(value: str) -> bool:
     # A value that says what it is: `xoxb-not-a-real-token`, `p@ssw0rd-placeholder`.
     if any(word in _SELF_DESCRIBED for word in words) or " not real " in f" {' '.join(w for w in words if w != 'a')} ":
         return True
-    # `your_key`, `MyToken`: the first word opens the value (`3MY8N-...` is a licence key)
-    opens = stripped.lower().startswith(words[0])
+    # `your_key`, `--my-flag`, `${MY_VAR}`: the first word opens the value after any punctuation
+    # (in `3MY8N-...`, a licence key, a digit comes first)
+    opens = stripped.lstrip(_PUNCTUATION).lower().startswith(words[0])
     return (opens and words[0] in ("your", "my", "insert", "enter", "replace", "put")) or words[-1] == "here"
 
 
@@ -136,5 +153,6 @@ def is_documented_example(value: str) -> bool:
 
 
 def is_stand_in(value: str) -> bool:
-    """A value never reported as a credential: a reference, placeholder or documented example."""
-    return is_reference(value) or is_placeholder(value) or is_documented_example(value)
+    """A value never reported as a credential: a reference, placeholder, documented example or
+    an excerpt cut short with an ellipsis."""
+    return is_reference(value) or is_placeholder(value) or is_documented_example(value) or bool(_ELIDED.search(value))

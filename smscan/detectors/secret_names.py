@@ -29,7 +29,7 @@ KEY_COMPANY = frozenset(
 IDENTIFIER_WORDS = frozenset(
     """
     id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
-    rev revision etag version ver release build tag ref nonce fingerprint trace correlation
+    rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri host endpoint homepage
     """.split()
 )
@@ -57,7 +57,9 @@ def name_class(name: str) -> str:
     """
     words = name_words(name)
     joined = "".join(words)
-    if any(word in SECRET_WORDS for word in words) or "apikey" in joined or "passw" in joined:
+    # Glued words end in their secret one: `CURLOPT_PROXYUSERPWD`, `clientsecret`, `adminpwd`.
+    glued = any(word.endswith(("pwd", "secret")) for word in words)
+    if any(word in SECRET_WORDS for word in words) or glued or "apikey" in joined or "passw" in joined:
         return "secret"
     if "key" in words and any(word in KEY_COMPANY for word in words):
         return "secret"

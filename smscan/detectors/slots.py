@@ -134,17 +134,16 @@ def _drop_inside_secret_labels(slots: list[Slot]) -> list[Slot]:
     """Drop an assignment or option value that lies inside the value of a secret-named label.
 
     In ``PW:Vw=^ub6M2EOi`` the label's value holds ``=``, which the assignment finder reads as
-    ``Vw = ^ub6M2EOi``; that slot outranks the label's and would cut the password in two. So
-    does the option finder in ``mysql -u app -plyE=Dw7xQ2pZk``, reading ``-plyE=`` as an option.
-    Other places inside a label's value (a URL's password, a header) keep their rank.
+    ``Vw = ^ub6M2EOi``; in ``mysql -u etl -pWc2=yUq`` the glued password reads as the option
+    ``-pWc2`` with the value ``yUq``. Either slot outranks the label's and would cut the password
+    in two. Other places inside a label's value (a URL's password, a header) keep their rank.
     """
     labels = [s for s in slots if s.where == LABEL and s.key and is_secret_name(s.key)]
     if not labels:
         return slots
     return [
         s for s in slots
-        if s.where not in (ASSIGNMENT, ARGUMENT)
-        or not any(label.start < s.start and s.end <= label.end for label in labels)
+        if s.where not in (ASSIGNMENT, ARGUMENT) or not any(label.start < s.start and s.end <= label.end for label in labels)
     ]
 
 

@@ -19,10 +19,13 @@ _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
 _DIGEST_NAME = r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]"
 _DIGEST_PREFIXED = re.compile("^" + _DIGEST_NAME, re.IGNORECASE)
 _DIGEST_BEFORE = re.compile(_DIGEST_NAME + "$", re.IGNORECASE)
+# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
+# (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z][a-z0-9]{1,4})"
 # Patterns, not values: globs (`*/build/*`, `*.py`) and regular expressions (ranges, groups,
 # class escapes, case classes such as `[Ll]`). A bare `**` is no glob: random passwords hold it.
 _PATTERN = re.compile(
-    r"\*/|/\*|\*\.[A-Za-z0-9]{1,5}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
+    rf"\*/|/\*|\*\.{_EXTENSION}$|\[[a-zA-Z0-9]-[a-zA-Z0-9]\]|\(\?[:=!<P]|\\[dwsbDWSB]"
     r"|\[([A-Za-z])(?!\1)(?i:\1)\]"
 )
 # A `*.ext` ending after a letter or digit: the one glob a password of letters, digits and `*.`
@@ -57,10 +60,31 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
-# Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`): `SUU7ANse09.3tWx` is a password.
-_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z0-9]{1,5}|[A-Z][a-z0-9]{1,4})"
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
+# Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):
+# `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
+_NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
+# Long command-line options (`--shared`): a flag, never its value (`-p<password>` is a value).
+_OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+# The version of a pin cut at its first `=` (`detect-secrets==1.5.0` read as `name = "=1.5.0"`).
+_PIN_REST = re.compile(r"^=+\s*v?\d+(?:\.\d+)+[\w.\-+]*$")
+# Numbers with digit groups: `13,785,482`, `1_000_000`.
+_GROUPED_NUMBER = re.compile(r"^\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:\.\d+)?$")
+# Relative paths to a file: `smscan/model/passes.py`, `$DATA/secrets/labels.jsonl`,
+# `pkg{d}/sub/m{i}.py`. Base64 holds `/` but no `.`; passwords hold `.` but rarely `/`.
+_RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}$")
+# An action or package at a named ref: `OWNER/smscan@REF`, `actions/checkout@main`.
+_REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@[A-Za-z][A-Za-z0-9._\-]*$")
+# A parameter's name written with its `=` (`X-Amz-Credential=`): words, no value.
+_PARAMETER_NAME = re.compile(r"^[A-Za-z]+(?:[-_.][A-Za-z]+)+=$")
+# Two lower-case words joined by a hyphen (`held-out`, `re-fed`, `read-only`): a compound word;
+# a passphrase has more words or digits (:mod:`smscan.detectors.passphrases`).
+_COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
+# Paths of code and types, each part a lower-case or CamelCase name: `&pyo3::Bound<`,
+# `std::sync::Arc<Mutex>`; `Zq8x::P1sV` mixes cases and digits inside a part, as a key does.
+_CODE_NAME = r"(?:[a-z_][a-z0-9_]*|(?:[A-Z][a-z]+\d*)+|[A-Z]+\d*)"
+_TYPE_PATH = re.compile(rf"^[&*]?(?:{_CODE_NAME}::)+{_CODE_NAME}(?:<[\w:&<>, ]*>?|\(\)|\[\])?$")
 
 
 def is_prose(value: str) -> bool:
@@ -124,6 +148,15 @@ def is_other_identifier(value: str, *, dotted_names: bool = True) -> bool:
         or _IP.match(value)
         or _DATE.match(value)
         or _IDENTIFIER.match(value)
+        or _NUMBER.match(value)
+        or _TYPE_PATH.match(value)
+        or _OPTION.match(value)
+        or _PIN_REST.match(value)
+        or _GROUPED_NUMBER.match(value)
+        or _RELATIVE_PATH.match(value)
+        or _REPOSITORY_AT_REF.match(value)
+        or _COMPOUND_WORD.match(value)
+        or _PARAMETER_NAME.match(value)
         or value.isdigit()
     )
 
@@ -186,11 +219,32 @@ _NAME_OF_THING = re.compile(rf"^(?:{_THING_SEGMENT})(?:[-_/](?:{_THING_SEGMENT})
 _IMAGE_REFERENCE = re.compile(
     r"^(?:[a-z0-9][a-z0-9.\-]*(?::\d+)?/)*[a-z0-9][a-z0-9._\-]*:v?\d+(?:\.\d+)*(?:[-_.]?[a-z]+\d*(?:\.\d+)*)*$"
 )
+# Settings and build ids of words with numbers: `ctx512-stride384-fp32`, `py312-cp312`.
+_NUMBERED_WORDS = re.compile(r"^(?=.*[a-z]{4})[a-z]{2,}\d{1,4}(?:-[a-z]{2,}\d{1,4})+$")
+# Lists of names joined by commas or `+`.
+_NAME_LIST = re.compile(r"^[^,+\s]+(?:(?:,\s*|\+)[^,+\s]+)+$")
+_NAME_ITEM = re.compile(r"[a-z][a-z0-9_\-]*|[A-Z][A-Z0-9]*|[A-Z][a-z]+")
 # CSS selectors of a class or id: `.btn-outline-primary`, `#main-nav`, `.col-md-6`.
 _CSS_SELECTOR = re.compile(r"^[.#][a-z]+(?:-[a-z]+\d*|-\d+)*$")
 _PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
 _NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")
 _WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*)*$")
+
+
+def is_list_of_names(value: str) -> bool:
+    """True for alternatives or items joined by ``|`` or ``,`` that are each a name or plain words
+    with numbers at their ends (``Default_0|JPype``, ``debug,info,warn``), one of them a word.
+
+    Example:
+        >>> is_list_of_names("Default_0|JPype"), is_list_of_names("Xk9|Qw7"), is_list_of_names("Zq8xP1|sV9kL2")
+        (True, False, False)
+    """
+    parts = re.split(r"[|,]", value)
+    return (
+        len(parts) >= 2
+        and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)
+        and any(_PLAIN_WORD.search(part) for part in parts)
+    )
 
 
 def is_name_of_thing(value: str) -> bool:
@@ -203,8 +257,11 @@ def is_name_of_thing(value: str) -> bool:
         >>> is_name_of_thing("SmolLM2-135M-Instruct"), is_name_of_thing("Qwen2.5-Coder-7B"), is_name_of_thing("Zq8x-P1sV-9kL2")
         (True, True, False)
     """
-    if _IMAGE_REFERENCE.match(value) or _CSS_SELECTOR.match(value):
+    if _IMAGE_REFERENCE.match(value) or _CSS_SELECTOR.match(value) or _NUMBERED_WORDS.match(value):
         return True
+    if _NAME_LIST.match(value):
+        # `fp32,bf16,autocast`, `ECDHE+AESGCM`, `secevent+jwt`: each item a name or a word.
+        return all(_NAME_ITEM.fullmatch(item) for item in re.split(r"[,+]\s*", value))
     if _NAME_OF_THING.match(value):
         segments = re.split(r"[-_/]", value)
         # A name carries a mark of one: a size or version (`135M`, `7B`, `2.5`) or an acronym

@@ -14,6 +14,8 @@ On top of :mod:`smscan.sources.select` (include/exclude globs, and content skips
 - ``vendored`` (a Skip): a path with a folder named ``node_modules``, ``bower_components``,
   ``jspm_packages``, ``vendor``, ``vendored``, ``third_party``, ``third-party``, ``thirdparty``
   or ``site-packages``: code copied from elsewhere, to be scanned where it is written.
+  ``skip_vendored = false`` in the config scans it too (a repository that commits a copy holds
+  whatever the copy leaks).
 - ``minified`` (a Skip): a generated bundle: a name ending in ``.min.js``, ``.min.mjs``,
   ``.min.css``, ``-min.js``, ``.bundle.js``, ``.js.map`` or ``.css.map``; or a ``.js``,
   ``.mjs``, ``.cjs`` or ``.css`` file of at least 1,000 characters whose lines average more than
@@ -149,6 +151,7 @@ class Selection:
         max_file_bytes: the largest file scanned.
         own_outputs: root-relative POSIX paths of smscan's own files.
         skip_lock_files: skip package lock files (the config's ``skip_lock_files``).
+        skip_vendored: skip vendored folders (the config's ``skip_vendored``).
 
     Example:
         >>> s = Selection(PathFilter(), max_file_bytes=100)
@@ -160,6 +163,7 @@ class Selection:
     max_file_bytes: int = 1_000_000
     own_outputs: frozenset[str] = frozenset({DEFAULT_BASELINE})
     skip_lock_files: bool = True
+    skip_vendored: bool = True
 
     @classmethod
     def for_root(
@@ -189,7 +193,9 @@ class Selection:
         path_filter = PathFilter(
             include=settings.include, exclude=(*settings.exclude, *read_ignore_file(root))
         )
-        return cls(path_filter, settings.max_file_bytes, frozenset(own), settings.skip_lock_files)
+        return cls(
+            path_filter, settings.max_file_bytes, frozenset(own), settings.skip_lock_files, settings.skip_vendored
+        )
 
     def is_selected(self, path: str) -> bool:
         """Whether the path is scanned at all (not excluded, not in ``.smscanignore``)."""
@@ -199,7 +205,7 @@ class Selection:
         """A Skip decided by the path alone (own output, vendored, minified by name, lock file), else None."""
         if path in self.own_outputs:
             return Skip(path, SMSCAN_OUTPUT)
-        if is_vendored_path(path):
+        if self.skip_vendored and is_vendored_path(path):
             return Skip(path, VENDORED)
         if is_minified(path):
             return Skip(path, MINIFIED)

@@ -211,6 +211,10 @@ def test_default_skips_are_counted(cli: Cli, repo: Path, capsys) -> None:
     code, report, _ = scan(cli, capsys, "repo")
     assert "lockfile" not in report["stats"]["skipped_by_reason"]
     assert any(f["path"] == "web/package-lock.json" for f in report["findings"])
+    Path(CONFIG_ARGS[1]).write_text(TEST_CONFIG + "skip_vendored = false\n")
+    code, report, _ = scan(cli, capsys, "repo")
+    assert "vendored" not in report["stats"]["skipped_by_reason"]
+    assert any(f["path"] == "vendor/lib.py" for f in report["findings"])
 
 
 # --- suppressions, kinds, baseline ----------------------------------------------------------

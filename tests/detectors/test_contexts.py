@@ -135,3 +135,10 @@ def test_notebook_findings_point_into_markdown_shell_and_code_cells() -> None:
         located[value] = candidate.details["cell"]
     markdown, shell, code = EXPECTED["notebooks/export.ipynb"]["secrets"]
     assert located == {markdown: 0, shell: 1, code: 2}
+
+
+def test_the_docs_list_every_context_with_its_fixtures() -> None:
+    doc = (DATA.parents[1] / "docs" / "credential-contexts.md").read_text(encoding="utf-8").splitlines()
+    for context, fixtures in CONTEXT_FILES.items():
+        (row,) = [line for line in doc if line.startswith(f"| `{context}` |")]
+        assert all(f"`{fixture}`" in row for fixture in fixtures), context

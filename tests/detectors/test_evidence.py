@@ -12,7 +12,7 @@ from smscan.detectors.prose_labels import label_values, table_values
 from smscan.detectors.query_strings import query_values
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.slots import find_slots
-from smscan.detectors.value_shapes import is_name_of_thing
+from smscan.detectors.value_shapes import is_name_of_thing, is_other_identifier
 from smscan.detectors.vendor_prefixes import find_vendor_tokens, vendor_of
 
 KEY = "Zq8xP1sV9kL2mN4bT7wR"
@@ -30,7 +30,8 @@ def judged(text: str) -> list[tuple[str, float | None]]:
         ("--super-secret_token", "secret"), ("PW", "secret"), ("API Secret", "secret"),
         ("Activation key", "secret"), ("SECRET KEY", "secret"), ("license_key", "secret"),
         ("CURLOPT_PASSWORD", "secret"), ("X-Amz-Credential", "secret"), ("sort key", "neutral"),
-        ("channelId", "identifier"), ("Theme", "neutral"),
+        ("channelId", "identifier"), ("Theme", "neutral"), ("gitHead", "identifier"), ("head_oid", "identifier"),
+        ("headToken", "secret"),
     ],
 )
 def test_the_secret_name_vocabulary(name: str, expected: str) -> None:
@@ -257,7 +258,7 @@ def test_secret_values_in_more_places_and_shapes(text: str, value: str, key: str
 @pytest.mark.parametrize(
     "value",
     ["requests>=2.31", "lodash^4.17.21", "typescript~5.4.2", "notes.v2.txt", "a.tar.gz", "IMG_0042.JPG", "report.Rmd",
-     "Makefile.PL"],
+     "Makefile.PL", "clip.MP4", "archive.7z", "src/*.py", "*.Rmd"],
 )
 def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
     assert judged(f'dependency = "{value}"\n') == [(value, None)]
@@ -270,6 +271,11 @@ def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
         ("sqlalchemy.url = postgresql://frank:Rz7dK-wA2.9Hdc@localhost/app\n", "Rz7dK-wA2.9Hdc"),
         ("REDIS_URL=redis://:SUU7ANse09.3tWx@cache.internal:6379/0\n", "SUU7ANse09.3tWx"),
         ('db_password = "vY2OicQg.lmqZ"\n', "vY2OicQg.lmqZ"),
+        ('"connectionString": "Server=db;User Id=ivan;Password=bGh2Yxct2bqpqff.4QR;",\n', "bGh2Yxct2bqpqff.4QR"),
+        # a random password ending in `*.` and a mixed-case tail is no glob
+        ("DATABASE_URL=postgres://svc_app:Vo8abc*.abcdE@db.internal:5432/app\n", "Vo8abc*.abcdE"),
+        # `=` inside the value of a secret option is part of the password, not a `name=value` pair
+        ("# mysql --user=alice --password=Sn=9kLq2xPw\n", "Sn=9kLq2xPw"),
         # `~7` is no npm range (those hold a dot)
         ("    password: Km4xsZfY3kg~7\n", "Km4xsZfY3kg~7"),
         # a licence key whose letters spell `MY` is no `my-...` placeholder
@@ -277,7 +283,33 @@ def test_requirements_and_file_names_stay_identifiers(value: str) -> None:
     ],
 )
 def test_random_values_shaped_like_file_names_ranges_or_placeholders_are_judged(text: str, value: str) -> None:
-    assert judged(text) == [(value, CredentialRule().secret_bonus)]
+    assert [slot for slot in judged(text) if slot[1] is not None] == [(value, CredentialRule().secret_bonus)]
+
+
+@pytest.mark.parametrize(
+    "value", ["224_617.445_991_228", "1_000_000", "6.626e-34", "Default_0|JPype", "clean,compile-main,compile-8"]
+)
+def test_numbers_with_separators_and_lists_of_names_are_no_keys(value: str) -> None:
+    assert judged(f'setting = "{value}"\n') == [(value, None)]
+
+
+def test_a_password_with_a_bar_under_a_secret_name_is_still_judged() -> None:
+    assert judged('password = "fJ4q|Wz8RkT2mLx9"\n') == [("fJ4q|Wz8RkT2mLx9", CredentialRule().secret_bonus)]
+
+
+@pytest.mark.parametrize("value", ["&pyo3::Bound<", "bcrypt::Version::TwoA", "std::string", "JPMatch::_none"])
+def test_paths_in_code_are_no_keys(value: str) -> None:
+    assert judged(f"    fn init(m: {value}) {{\n") in ([(value, None)], [])
+    assert not is_other_identifier("Zq8x::P1sV9kL2mN")  # one `::` inside random characters is no path
+
+
+def test_a_password_glued_to_p_keeps_an_equals_sign() -> None:
+    # `-pWc2=...` is no option `-pWc2` with a value: the whole glued value is the password
+    assert judged("mysql -u etl -pWc2=yUqT8kLm3xZ -h localhost\n") == [
+        ("etl", None), ("Wc2=yUqT8kLm3xZ", CredentialRule().secret_bonus), ("localhost", None)
+    ]
+
+
 
 
 def test_an_atlassian_token_keeps_its_checksum() -> None:

@@ -2,7 +2,9 @@
 (marked `model`; CI runs it). A few hundred tokens: notes, extensionless text, SQL, shell,
 Haskell, URLs, a notebook, a lock file, and passwords passed by position to connection calls
 (Java, PHP) or holding ``-X=`` (JSON), and JSON values named by their parent object or array,
-of ``tests/data/credentials/``."""
+of ``tests/data/credentials/``; random passwords shaped like file names or ranges, a licence key
+holding `MY`, and lists of names, numbers with separators and a `gitHead` commit beside them (INI,
+properties, YAML, XML, TOML, JSON), a glued `-p` password holding `=` and type paths in Rust."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ pytestmark = pytest.mark.model
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "credentials"
 FILES = ["notes.md", "LICENSE-KEYS", "schema.sql", "deploy.sh", "Bot.hs", "links.md", "explore.ipynb", "package-lock.json",
-         "Database.java", "db.php", "appsettings.json", "service-config.json"]
+         "Database.java", "db.php", "appsettings.json", "service-config.json", "alembic.ini", "gradle.properties",
+         "azure-deps.yml", "build.xml", "limits.toml", "package.json", "bindings.rs"]
 
 
 def test_credentials_in_many_file_types_are_found_and_look_alikes_are_not(

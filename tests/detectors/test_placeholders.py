@@ -23,7 +23,8 @@ def test_references(value: str) -> None:
     "value",
     ["changeme", "CHANGE_ME", "<YOUR_API_KEY>", "your-token-here", "xxxxxxxxxxxx", "********",
      "REPLACE_ME", "dummy", "TODO", "test", "placeholder", "[api key]", "insert_key", "secret",
-     "my-secret-password", "0000-0000-0000", "MyToken", "your_license_key"],
+     "my-secret-password", "0000-0000-0000", "MyToken", "your_license_key",
+     "--my-argument", "${MY_ENV_VAR}/test3.sh"],
 )
 def test_placeholders(value: str) -> None:
     assert is_placeholder(value)

@@ -1,5 +1,10 @@
 use std::env;
 
+#[pymodule_init]
+fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+    m.add("__version__", "0.9.1")
+}
+
 fn client() -> reqwest::blocking::RequestBuilder {
     let token = env::var("METRICS_TOKEN").unwrap_or_else(|_| "1AKIKmVRo9cDnlXdreSeXLfu".to_string());
     let user_agent = "metrics-push/0.9.1";

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from smscan.detectors.secret_names import is_secret_name
+from smscan.detectors.secret_names import is_password_name, is_secret_name
 from smscan.detectors.secret_places import leading_header_value
 
 # Options with a value: --name value, --name=value, -x value. An option starts a word (after a
@@ -74,8 +74,9 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
         elif labelled and is_secret_name(labelled.group("k")):
             # -passin pass:..., -passout pass:...: the value after the label, named by it.
             yield start + labelled.start("v"), end, labelled.group("k")
-        elif pair:
+        elif pair and not is_password_name(name):
             # -var client_secret=..., -e API_TOKEN=..., --build-arg NPM_TOKEN=...: the pair's name.
+            # A password option takes no pairs: `--password F5=x+y` is one password holding `=`.
             yield start + pair.start("v"), end, pair.group("k")
         elif not value.startswith("-"):
             yield start, end, name

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from smscan.detectors.login_calls import is_positional_password
-from smscan.detectors.secret_names import is_secret_name
+from smscan.detectors.secret_names import is_secret_name, name_class
 
 # How far left of a string its name is looked for: bounds the work on minified one-line files.
 LEFT_CHARS = 120
@@ -43,7 +43,7 @@ _SQL_INSERT = re.compile(r"(?i)\bINSERT\s+INTO\s+[\w.`\"\[\]]+\s*\((?P<columns>[
 # Commas between values, outside quoted strings: a quoted string is skipped whole.
 _QUOTED_OR_COMMA = re.compile(r"""'(?:[^'\\]|\\.|'')*'(?!')|"(?:[^"\\]|\\.)*"|(,)""")
 # SQL key-value tables: `UPDATE settings SET value = '...' WHERE name = 'api_secret'`.
-_SQL_SET = re.compile(r"(?i)\bSET\s+[\w.`\"\[\]]+\s*=\s*$")
+_SQL_SET = re.compile(r"(?i)\bSET\s+(?P<column>[\w.`\"\[\]]+)\s*=\s*$")
 _SQL_WHERE_NAME = re.compile(r"""(?i)'(?:[^'\\]|'')*'\s+WHERE\s+[\w.`"\[\]]+\s*=\s*'(?P<key>[^']+)'""")
 _DEFINE = re.compile(r"^\s*#\s*define\s+(?P<key>\w+)\s+$")
 # An identifier argument just before the string in a call: `setopt(h, CURLOPT_PASSWORD, "...")`.
@@ -94,10 +94,14 @@ def binding_before(line: str, quote_start: int) -> str:
         position = sum(1 for match in _QUOTED_OR_COMMA.finditer(insert.group("before")) if match.group(1))
         if position < len(columns):
             return columns[position]
-    if _SQL_SET.search(left):
-        # The row's name, when the statement picks the row by it.
+    set_column = _SQL_SET.search(left)
+    if set_column:
+        # The row's name, when the statement picks the row by it and it says more than the
+        # column: `SET value = '...' WHERE name = 'commit'` holds a commit id, while
+        # `SET password = '...' WHERE name = 'alice'` stays a password.
         where = _SQL_WHERE_NAME.match(line, quote_start)
-        if where and is_secret_name(where.group("key")):
+        column = set_column.group("column").strip("`\"[]")
+        if where and (is_secret_name(where.group("key")) or name_class(column) == "neutral"):
             return where.group("key")
     define = _DEFINE.match(left)
     if define:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from smscan.detectors.secret_names import is_secret_name, name_class
+from smscan.detectors.secret_names import is_password_name, is_secret_name, name_class
 from smscan.detectors.secret_places import leading_header_value
 
 # Options with a value: --name value, --name=value, -x value. An option starts a word (after a
@@ -74,9 +74,10 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
         elif labelled and is_secret_name(labelled.group("k")):
             # -passin pass:..., -passout pass:...: the value after the label, named by it.
             yield start + labelled.start("v"), end, labelled.group("k")
-        elif pair and not (is_secret_name(name) and name_class(pair.group("k")) == "neutral"):
+        elif pair and not is_password_name(name) and not (is_secret_name(name) and name_class(pair.group("k")) == "neutral"):
             # -var client_secret=..., -e API_TOKEN=..., --build-arg NPM_TOKEN=...: the pair's name.
-            # Under a secret option a pair of no known name is the password itself: `--password=Sn=x`.
+            # A password option takes no pairs (`--password F5=x+y` is one password holding `=`), nor
+            # does another secret option a pair of no known name (`--token=Sn=x`).
             yield start + pair.start("v"), end, pair.group("k")
         elif not value.startswith("-"):
             yield start, end, name

@@ -38,7 +38,7 @@ from smscan.detectors.test_context import is_made_up, is_test_path
 from smscan.detectors.value_shapes import (
     character_classes,
     has_digest_name_before,
-    is_dotted_name,
+    is_chance_name,
     is_encoded_text,
     is_hex,
     is_list_of_names,
@@ -126,9 +126,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if is_ssh_public_key(value):
         return None
     # Where a password itself is written (a URL's password, a name that says password), a file
-    # or host name shape is a password holding a dot by chance: `https://u:jMH3WyojU.Kr@host`.
+    # or host name or an email shape is a password holding a dot or an `@` by chance:
+    # `https://u:jMH3WyojU.Kr@host`, `IDENTIFIED BY 'Kp4TxQ8m@7.VbnRw'`.
     password_place = slot.where == URL_USERINFO or place == "secret" and bool(slot.key) and is_password_name(slot.key)
-    dotted_password = password_place and is_dotted_name(value)
+    dotted_password = password_place and is_chance_name(value)
     if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key and not dotted_password:
         return None
     # A secret name inherited from an enclosing object (`{"credential": {"model": ...}}` gives

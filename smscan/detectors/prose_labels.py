@@ -38,6 +38,9 @@ _USE_AS = re.compile(
 _FUNCTION_WORDS = frozenset(["is", "was", "are", "for", "to", "of", "the", "a", "an", "and", "or", "in", "on", "at", "by", "with", "from", "as"])
 # A value that calls or indexes something is code, not a written-down secret.
 _CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
+# A C macro whose body is another symbol (`#define SNMP_DEFAULT_AUTH_PROTO usmHMACMD5AuthProtocol`):
+# code that names a constant, not a label with its value (a secret macro is a string literal).
+_MACRO_REFERENCE = re.compile(r"^\s*#\s*define\s+\w+\s+[A-Za-z_]\w*\s*(?:/[/*].*)?$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -49,6 +52,8 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         >>> [(line[a:b], label) for a, b, label in label_values(line)]
         [('Zq8xP1sV9', 'PW')]
     """
+    if _MACRO_REFERENCE.match(line):
+        return
     seen: set[int] = set()
     matches = [*_LABEL.finditer(line), *_SENTENCE.finditer(line), *_USE_AS.finditer(line), *_SPACED.finditer(line)]
     for match in matches:

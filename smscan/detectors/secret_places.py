@@ -15,8 +15,12 @@ _URL_USERINFO = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s@'\"`<>/]+)@"
     r"(?=[\w\[.\-])"
 )
+# The token: RFC 6750's characters, and inside them any sign a password holds (`j^TU2y6#3C`,
+# a password sent as a bearer token); it ends at a space, a quote, a bracket or a separator,
+# and on a token character (`Token authentication:` stops before its colon).
 _AUTH_SCHEME = re.compile(
-    r"\b(?P<scheme>Bearer|Basic|Token|token|bearer)[ \t]+(?P<value>[A-Za-z0-9][\w.~+/=\-]{7,})"
+    r"\b(?P<scheme>Bearer|Basic|Token|token|bearer)[ \t]+"
+    r"(?P<value>[A-Za-z0-9][^\s'\"`<>(){}\[\],;]{6,}[\w.~+/=\-])"
 )
 
 

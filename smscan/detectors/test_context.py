@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from itertools import pairwise
 from urllib.parse import unquote
 
 _TEST_DIRS = frozenset(
@@ -138,7 +139,7 @@ def _decoded_text(value: str) -> str | None:
 def _explained(run: str) -> tuple[int, bool]:
     """How many characters of one letter-and-digit run are explained, and whether a marker is."""
     letters = [char for char in run if char.isalpha()]
-    if len(letters) == len(run) >= 4 and len({_ROW_OF[char][0] for char in run}) == 1:
+    if len(letters) == len(run) >= 4 and _is_row_mash(run):
         return len(run), False  # a mash along one row: `asdfasf`, `qwerqwer`, `jkljkl`
     covered = 0
     marked = False
@@ -153,6 +154,16 @@ def _explained(run: str) -> tuple[int, bool]:
         else:
             i += 1
     return covered, marked
+
+
+def _is_row_mash(run: str) -> bool:
+    """True when a run of letters stays on one keyboard row, within a stretch of neighbouring
+    keys (`asdfasf`); a word whose letters lie far apart on one row (`pepper`, `power`) is typed
+    as a word, not mashed."""
+    if len({_ROW_OF[char][0] for char in run}) != 1:
+        return False
+    columns = sorted({_ROW_OF[char][1] for char in run})
+    return all(b - a <= 2 for a, b in pairwise(columns))
 
 
 def _longest_word(run: str, start: int) -> str:

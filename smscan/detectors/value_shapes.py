@@ -125,12 +125,13 @@ def is_encoded_text(value: str) -> bool:
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
 
-def is_other_identifier(value: str, *, dotted_names: bool = True) -> bool:
+def is_other_identifier(value: str, *, dotted_names: bool = True, addresses: bool = True) -> bool:
     """Shapes of other things (UUIDs are judged apart: :func:`is_uuid`): versions, URLs, paths, hosts, dates, digests, data URIs,
     globs and regexes, package references, plain names, numbers.
 
     ``dotted_names=False`` leaves out the shapes a random password takes by chance when it holds
-    a dot or a star (:func:`is_dotted_name`), for places where no file or host name is written.
+    a dot or a star (:func:`is_dotted_name`), for places where no file or host name is written;
+    ``addresses=False`` those it takes when it holds an ``@`` too (an email, ``name@1.2``).
     """
     return bool(
         _VERSION.match(value)
@@ -139,11 +140,10 @@ def is_other_identifier(value: str, *, dotted_names: bool = True) -> bool:
         or _PATTERN.search(value if dotted_names else _GLOB_EXTENSION.sub("", value))
         or len(_REGEX_ESCAPE.findall(value)) >= 2
         or _WINDOWS_PATH.search(value)
-        or _REFERENCE_AT_VERSION.match(value)
+        or addresses and (_REFERENCE_AT_VERSION.match(value) or _EMAIL.match(value))
         or _REQUIREMENT.match(value)
         or _PRODUCT_TOKEN.match(value)
         or _URLISH.match(value)
-        or _EMAIL.match(value)
         or dotted_names and (_HOSTNAME.match(value) or _FILE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)
@@ -170,6 +170,17 @@ def is_dotted_name(value: str) -> bool:
         (True, True, False)
     """
     return is_other_identifier(value) and not is_other_identifier(value, dotted_names=False)
+
+
+def is_chance_name(value: str) -> bool:
+    """True for a shape a random password drawn with ``.``, ``-``, ``*`` and ``@`` takes by chance:
+    a file, host or glob name (:func:`is_dotted_name`), an email address or ``name@version``.
+
+    Example:
+        >>> is_chance_name("Kp4TxQ8m@7.VbnRw"), is_chance_name("jMH3WyojU.Kr"), is_chance_name("v1.2.3")
+        (True, True, False)
+    """
+    return is_other_identifier(value) and not is_other_identifier(value, dotted_names=False, addresses=False)
 
 
 def character_classes(value: str) -> int:

@@ -16,6 +16,9 @@ from smscan.detectors.slots import find_slots
         ("openssl pkcs12 -export -in cert.pem -passout pass:R3oLslOyt+0F -out b.p12", [("cert.pem", "in"), ("R3oLslOyt+0F", "pass"), ("b.p12", "out")]),
         ("openssl rsa -in key.pem -passin env:KEY_PASSPHRASE", [("key.pem", "in"), ("env:KEY_PASSPHRASE", "passin")]),
         ('subprocess.run(["mysqldump", "--password=k7Qm2Rw9"])', [("k7Qm2Rw9", "password")]),
+        # a password option takes no `NAME=value` pair: the `=` is the password's own
+        ("docker login -u ivan --password K7q=Vx2m+Lr#p registry.example.io", [("ivan", "u"), ("K7q=Vx2m+Lr#p", "password")]),
+        ("docker build --secret id=npmrc,src=.npmrc .", [("npmrc,src=.npmrc", "id")]),
     ],
 )
 def test_option_values(line: str, expected: list[tuple[str, str]]) -> None:

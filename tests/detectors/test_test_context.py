@@ -57,6 +57,8 @@ def test_values_typed_by_hand_are_made_up(value: str) -> None:
         "tvagLDLoaiJKxOKqpBXSEGy7SYSifZhjntgm9ctpyj8",
         # `%Eb` / `%Da` are no UTF-8 escapes: read as percent-encoding they ate two characters
         "Rk^%Eb4*uzx@#*--@7", "gt^%Da7*ovy@#*--@8",
+        # words whose letters lie on one keyboard row far apart are words, not a mash
+        "valley-pepper-443", "tower-puppet-871",
     ],
 )
 def test_random_values_are_not_made_up_even_beside_a_word(value: str) -> None:
@@ -93,6 +95,14 @@ def test_the_same_mash_outside_tests_is_still_judged() -> None:
     expected = [("=@asdfasf", 10.0), ("@asdfasf", 10.0)]
     assert candidates(DOTENV_LINE, "src/dotenv/cli.py", ["=@asdfasf"]) == expected
     assert candidates(DOTENV_LINE, "", ["=@asdfasf"]) == expected
+
+
+def test_one_row_words_are_not_a_mash_but_one_row_stretches_are() -> None:
+    from smscan.detectors.test_context import _is_row_mash
+
+    assert [_is_row_mash(run) for run in ("asdfasf", "qwerqwer", "jkljkl", "pepper", "power")] == [
+        True, True, True, False, False,
+    ]
 
 
 def test_a_random_key_in_a_test_file_scores_as_anywhere_else() -> None:

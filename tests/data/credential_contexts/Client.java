@@ -12,4 +12,8 @@ public final class Client {
         conn.setRequestProperty("X-Key", apiKey);
         return conn;
     }
+
+    void signIn(HttpURLConnection conn) {
+        conn.setRequestProperty("Authorization", "Bearer Qm^7vT#x2LpW9sKd!e4R");
+    }
 }

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smscan.detectors.credential_rule import CredentialRule
+from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
@@ -132,9 +133,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     dotted_password = password_place and is_chance_name(value)
     if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key and not dotted_password:
         return None
-    # A secret name inherited from an enclosing object (`{"credential": {"model": ...}}` gives
-    # `credential.model`) does not say what its own leaf holds: a name of a thing stays a name.
-    inherited = place == "secret" and "." in slot.key and name_class(slot.key.rsplit(".", 1)[-1]) != "secret"
+    # A secret name inherited from an enclosing object by a setting that names a thing
+    # (`{"credential": {"model": ...}}` gives `credential.model`) does not say what that leaf
+    # holds: a name of a thing stays a name. A dotted key written in the file
+    # (`jwt.secret.key=...`) is the value's own name.
+    inherited = place == "secret" and names_a_thing(slot)
     if (place != "secret" or inherited) and (is_prose(value) or is_name_of_thing(value) or is_list_of_names(value)):
         return None
     if slot.where != HEADER and is_encoded_text(value):

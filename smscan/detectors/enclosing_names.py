@@ -35,6 +35,15 @@ _DESCRIBING_WORDS = frozenset(
     expires expiry expiration ttl policy strategy method source store storage env location
     """.split()
 )
+# Own names of a setting that describes a thing (`"credential": {"model": "SmolLM2-135M-Instruct"}`):
+# such a value is judged as a name of a thing may be, though it inherits a secret name.
+_THING_WORDS = frozenset(
+    """
+    model models criterion criteria scoring score scores metric metrics statistic name names version
+    unit units rule rules threshold language lang locale font theme style engine backend driver
+    dialect tokenizer encoding
+    """.split()
+)
 # Strings, comments and brackets: all the scanner needs to see of a JSON document.
 _TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|[{}\[\]:]', re.DOTALL)
 
@@ -75,7 +84,24 @@ def _renamed(text: str, slot: Slot, containers: list[_Container], starts: list[i
     name = container.names[0] if container.names else ""
     if name_class(name) != "secret":
         return slot
-    return Slot(slot.start, slot.end, f"{name}.{slot.key}" if slot.key else name, STRING)
+    return Slot(slot.start, slot.end, f"{name}.{slot.key}" if slot.key else name, STRING, inherited=True)
+
+
+def names_a_thing(slot: Slot) -> bool:
+    """True for a value whose secret name is inherited and whose own name says it names a thing.
+
+    A secret name written beside the value (``jwt.secret.key=...``, ``"password": ...``) is the
+    value's own; one inherited from an enclosing object does not say what every leaf holds:
+    ``"credential": {"model": "SmolLM2-135M-Instruct"}`` names a model.
+
+    Example:
+        >>> names_a_thing(Slot(0, 9, "credential.model", STRING, inherited=True))
+        True
+        >>> names_a_thing(Slot(0, 9, "token.value", STRING, inherited=True)), names_a_thing(Slot(0, 9, "jwt.secret.name", STRING))
+        (False, False)
+    """
+    words = name_words(slot.key)
+    return slot.inherited and bool(words) and words[-1] in _THING_WORDS
 
 
 def _is_whole_value(text: str, slot: Slot) -> bool:

@@ -45,9 +45,14 @@ PRIORITY = {kind: rank for rank, kind in enumerate(
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """One value: ``text[start:end]``, the name it is bound to (``""`` if none), its place."""
+    """One value: ``text[start:end]``, the name it is bound to (``""`` if none), its place.
+
+    ``inherited`` is set when the name is not written beside the value but taken from an
+    enclosing object (:mod:`smscan.detectors.enclosing_names`): ``credentials.prod``.
+    """
 
     start: int
     end: int
     key: str
     where: str
+    inherited: bool = False

@@ -1,0 +1,41 @@
+"""Real credentials under secret names stay found while names of things stay unreported (review of
+issue #12's detector changes: each case here was dropped by a rule meant for names of things)."""
+
+from __future__ import annotations
+
+import pytest
+
+from smscan.detectors.credential import CredentialRule
+from smscan.detectors.credential_evidence import judged_slots
+
+RULE = CredentialRule()
+
+
+def secret_values(text: str, path: str = "") -> list[str]:
+    """The values judged with a secret name's evidence."""
+    return [text[s.start : s.end] for s in judged_slots(text, RULE, path=path) if s.evidence >= RULE.secret_bonus]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("jwt.secret.key=Xk9pQ2mZ7w\n", "Xk9pQ2mZ7w"),
+        ("app.api.key=h7Gk2PzQ9x\n", "h7Gk2PzQ9x"),
+        ("stripe.secret.key: Zq8xP1sV9kL\n", "Zq8xP1sV9kL"),
+        ('jwt.secret.key = "Correct-Horse-Battery-Staple"\n', "Correct-Horse-Battery-Staple"),
+        ('{"password": {"value": "hunter2Xy9"}}\n', "hunter2Xy9"),
+        ('{"token": {"value": "Zq8xP1sV9kL"}}\n', "Zq8xP1sV9kL"),
+    ],
+)
+def test_a_dotted_or_enclosing_secret_name_is_the_values_own(text: str, value: str) -> None:
+    # A dotted key written in the file is the value's own name; an enclosing secret name passes
+    # on to a leaf whose own name (`value`) says nothing of a thing.
+    assert secret_values(text) == [value]
+
+
+def test_a_setting_that_names_a_thing_under_a_secret_object_stays_a_name() -> None:
+    text = (
+        '{"credential": {"model": "SmolLM2-135M-Instruct", "criterion": "best-f1",\n'
+        '  "scoring": "ctx512-stride384-fp32", "value": "Hb7Vq2Mx9LpR"}}\n'
+    )
+    assert secret_values(text) == ["Hb7Vq2Mx9LpR"]

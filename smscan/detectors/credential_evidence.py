@@ -127,11 +127,16 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if is_ssh_public_key(value):
         return None
     # Where a password itself is written (a URL's password, a name that says password), a file
-    # or host name or an email shape is a password holding a dot or an `@` by chance:
-    # `https://u:jMH3WyojU.Kr@host`, `IDENTIFIED BY 'Kp4TxQ8m@7.VbnRw'`.
+    # or host name, a path or an email shape is a password holding a dot, `/` or `@` by chance
+    # (`https://u:jMH3WyojU.Kr@host`, `IDENTIFIED BY 'Kp4TxQ8m@7.VbnRw'`, `"ab/cd9X.key"`), and
+    # two words are a password a person chose (`DB_PASSWORD=sunny-meadow`). Under a key or token
+    # name these shapes stay what they are: `ssl_key: certs/server.key`, `auth: client-credentials`.
     password_place = slot.where == URL_USERINFO or place == "secret" and bool(slot.key) and is_password_name(slot.key)
-    dotted_password = password_place and is_chance_name(value)
-    if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key and not dotted_password:
+    # A path whose every part is a word name stays a path under any name: prose binds
+    # `smscan/model/passes.py` to the "pass" of "forward pass"; a password's parts mix cases and
+    # digits (`ab/cd9X.key`).
+    chance_password = password_place and is_chance_name(value) and not ("/" in value and is_name_of_thing(value))
+    if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key and not chance_password:
         return None
     # A secret name inherited from an enclosing object by a setting that names a thing
     # (`{"credential": {"model": ...}}` gives `credential.model`) does not say what that leaf

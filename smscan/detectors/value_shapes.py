@@ -125,13 +125,21 @@ def is_encoded_text(value: str) -> bool:
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
 
-def is_other_identifier(value: str, *, dotted_names: bool = True, addresses: bool = True) -> bool:
+def is_other_identifier(
+    value: str, *, dotted_names: bool = True, addresses: bool = True, words: bool = True
+) -> bool:
     """Shapes of other things (UUIDs are judged apart: :func:`is_uuid`): versions, URLs, paths, hosts, dates, digests, data URIs,
     globs and regexes, package references, plain names, numbers.
 
     ``dotted_names=False`` leaves out the shapes a random password takes by chance when it holds
-    a dot or a star (:func:`is_dotted_name`), for places where no file or host name is written;
-    ``addresses=False`` those it takes when it holds an ``@`` too (an email, ``name@1.2``).
+    a dot, a star or a slash (:func:`is_dotted_name`: a file name, a relative path), for places
+    where no file or host name is written; ``addresses=False`` those it takes when it holds an
+    ``@`` too (an email, ``name@1.2``, ``owner/repo@ref``); ``words=False`` two words joined by
+    a hyphen, the shape of a password a person chose (``sunny-meadow``).
+
+    Numbers with separators, long options, pins, code types and parameter names are never a
+    value under any name: ``tokens: 13,785,482`` counts tokens, ``api_key: std::sync::Arc<str>``
+    is a field's type, ``--shared`` a flag.
     """
     return bool(
         _VERSION.match(value)
@@ -140,11 +148,12 @@ def is_other_identifier(value: str, *, dotted_names: bool = True, addresses: boo
         or _PATTERN.search(value if dotted_names else _GLOB_EXTENSION.sub("", value))
         or len(_REGEX_ESCAPE.findall(value)) >= 2
         or _WINDOWS_PATH.search(value)
-        or addresses and (_REFERENCE_AT_VERSION.match(value) or _EMAIL.match(value))
+        or addresses and (_REFERENCE_AT_VERSION.match(value) or _EMAIL.match(value) or _REPOSITORY_AT_REF.match(value))
         or _REQUIREMENT.match(value)
         or _PRODUCT_TOKEN.match(value)
         or _URLISH.match(value)
-        or dotted_names and (_HOSTNAME.match(value) or _FILE_NAME.match(value))
+        or dotted_names and (_HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value))
+        or words and _COMPOUND_WORD.match(value)
         or _IP.match(value)
         or _DATE.match(value)
         or _IDENTIFIER.match(value)
@@ -153,9 +162,6 @@ def is_other_identifier(value: str, *, dotted_names: bool = True, addresses: boo
         or _OPTION.match(value)
         or _PIN_REST.match(value)
         or _GROUPED_NUMBER.match(value)
-        or _RELATIVE_PATH.match(value)
-        or _REPOSITORY_AT_REF.match(value)
-        or _COMPOUND_WORD.match(value)
         or _PARAMETER_NAME.match(value)
         or value.isdigit()
     )
@@ -173,14 +179,19 @@ def is_dotted_name(value: str) -> bool:
 
 
 def is_chance_name(value: str) -> bool:
-    """True for a shape a random password drawn with ``.``, ``-``, ``*`` and ``@`` takes by chance:
-    a file, host or glob name (:func:`is_dotted_name`), an email address or ``name@version``.
+    """True for a shape a password takes: one drawn with ``.``, ``-``, ``*``, ``/`` and ``@`` by
+    chance (a file, host or glob name, a relative path: :func:`is_dotted_name`; an email address,
+    ``name@version``, ``owner/repo@ref``), or one a person chose of two words (``sunny-meadow``).
 
     Example:
         >>> is_chance_name("Kp4TxQ8m@7.VbnRw"), is_chance_name("jMH3WyojU.Kr"), is_chance_name("v1.2.3")
         (True, True, False)
+        >>> is_chance_name("ab/cd9X.key"), is_chance_name("sunny-meadow"), is_chance_name("--shared")
+        (True, True, False)
     """
-    return is_other_identifier(value) and not is_other_identifier(value, dotted_names=False, addresses=False)
+    return is_other_identifier(value) and not is_other_identifier(
+        value, dotted_names=False, addresses=False, words=False
+    )
 
 
 def character_classes(value: str) -> int:

@@ -39,3 +39,36 @@ def test_a_setting_that_names_a_thing_under_a_secret_object_stays_a_name() -> No
         '  "scoring": "ctx512-stride384-fp32", "value": "Hb7Vq2Mx9LpR"}}\n'
     )
     assert secret_values(text) == ["Hb7Vq2Mx9LpR"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("DB_PASSWORD=sunny-meadow\n", "sunny-meadow"),
+        ('password = "ab/cd9X.key"\n', "ab/cd9X.key"),
+        ('admin_pw = "Kp4/Tx8@mVb"\n', "Kp4/Tx8@mVb"),
+    ],
+)
+def test_two_words_a_path_or_a_ref_under_a_password_name_are_a_password(text: str, value: str) -> None:
+    assert secret_values(text) == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "auth: client-credentials\n",  # a setting under a secret name: never a key of two words
+        "ssl_key: certs/server.key\n",  # where the key is kept
+        "deploy_token: actions/checkout@main\n",
+        "max_tokens = 1_000_000\n",  # a number, under any name
+        "tokens: 13,785,482\n",
+        'password = "--shared"\n',  # a flag is never its value
+        "api_key: std::sync::Arc<Mutex>\n",  # a field's type
+    ],
+)
+def test_names_of_things_under_key_and_token_names_stay_unreported(text: str) -> None:
+    assert secret_values(text) == []
+
+
+def test_a_path_of_word_names_bound_to_a_password_word_in_prose_stays_a_path() -> None:
+    text = "after each forward pass (`smscan/model/passes.py`, a\n| `ID:{u},PW:{v}` | `credentials/ops-notes.txt` |\n"
+    assert secret_values(text, "docs/architecture.md") == []

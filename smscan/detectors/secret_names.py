@@ -9,15 +9,23 @@ from __future__ import annotations
 
 import re
 
+# Words that say a password itself (not a key or token, whose values are often files: `ssl_key:
+# server.key`).
+PASSWORD_WORDS = frozenset(
+    "password passwd passwords pwd passphrase pass pw psw pswd passcode passwort userpwd userpass".split()
+)
 # Words of a name that say its value is a secret. "key" needs company (api_key, secret_key,
 # private_key, licence key), because alone it names dict keys, sort keys and primary keys.
-SECRET_WORDS = frozenset(
+SECRET_WORDS = PASSWORD_WORDS | frozenset(
     """
-    password passwd passwords pwd passphrase pass pw psw pswd passcode passkey passwort secret
-    secrets token tokens apikey credential credentials creds cred auth authorization bearer privkey
-    userpwd userpass
+    passkey secret secrets token tokens apikey credential credentials creds cred auth authorization
+    bearer privkey
     """.split()
 )
+# Endings of run-together words that still say password or secret (`adminpwd`,
+# `CURLOPT_PROXYUSERPWD`, `clientsecret`); `passw` says password anywhere (`adminpassword`).
+_GLUED_PASSWORD = ("pwd",)
+_GLUED_SECRET = (*_GLUED_PASSWORD, "secret")
 KEY_COMPANY = frozenset(
     """
     api access secret private auth client signing encryption master license licence app service
@@ -33,12 +41,7 @@ IDENTIFIER_WORDS = frozenset(
     request session_id cache color colour name path file dir url uri host endpoint homepage
     """.split()
 )
-# Words that say a password itself (not a key or token, whose values are often files: `ssl_key:
-# server.key`), and words that say the value is where one is kept (`password_file`).
-PASSWORD_WORDS = frozenset(
-    ["password", "passwd", "passwords", "pwd", "passphrase", "pass", "pw", "psw", "pswd", "passcode", "passwort",
-     "userpwd", "userpass"]
-)
+# Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
@@ -56,10 +59,7 @@ def name_class(name: str) -> str:
         ('secret', 'identifier', 'neutral')
     """
     words = name_words(name)
-    joined = "".join(words)
-    # Glued words end in their secret one: `CURLOPT_PROXYUSERPWD`, `clientsecret`, `adminpwd`.
-    glued = any(word.endswith(("pwd", "secret")) for word in words)
-    if any(word in SECRET_WORDS for word in words) or glued or "apikey" in joined or "passw" in joined:
+    if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):
         return "secret"
     if "key" in words and any(word in KEY_COMPANY for word in words):
         return "secret"
@@ -81,8 +81,14 @@ def is_password_name(name: str) -> bool:
     Example:
         >>> is_password_name("DB_PASSWORD"), is_password_name("PW"), is_password_name("password_file")
         (True, True, False)
+        >>> is_password_name("adminpwd"), is_password_name("CURLOPT_PROXYUSERPWD"), is_password_name("clientsecret")
+        (True, True, False)
     """
     words = name_words(name)
-    joined = "".join(words)
-    says = any(word in PASSWORD_WORDS for word in words) or "passw" in joined
-    return says and not any(word in _WHERE_WORDS for word in words)
+    return _says(words, PASSWORD_WORDS, _GLUED_PASSWORD) and not any(word in _WHERE_WORDS for word in words)
+
+
+def _says(words: list[str], vocabulary: frozenset[str], glued: tuple[str, ...]) -> bool:
+    """True when a word of a name is in ``vocabulary``, or run-together words end in one of
+    ``glued`` (``adminpwd``), or ``passw`` appears anywhere (``adminpassword``)."""
+    return any(word in vocabulary or word.endswith(glued) for word in words) or "passw" in "".join(words)

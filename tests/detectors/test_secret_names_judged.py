@@ -7,6 +7,7 @@ import pytest
 
 from smscan.detectors.credential import CredentialRule
 from smscan.detectors.credential_evidence import judged_slots
+from smscan.detectors.secret_names import is_password_name, name_class
 
 RULE = CredentialRule()
 
@@ -72,3 +73,22 @@ def test_names_of_things_under_key_and_token_names_stay_unreported(text: str) ->
 def test_a_path_of_word_names_bound_to_a_password_word_in_prose_stays_a_path() -> None:
     text = "after each forward pass (`smscan/model/passes.py`, a\n| `ID:{u},PW:{v}` | `credentials/ops-notes.txt` |\n"
     assert secret_values(text, "docs/architecture.md") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'adminpwd = "jMH3WyojU.Kr"\n',
+        'curl_easy_setopt(c, CURLOPT_PROXYUSERPWD, "jMH3WyojU.Kr");\n',
+        'admin_pwd = "jMH3WyojU.Kr"\n',
+    ],
+)
+def test_a_run_together_password_name_holds_a_password_with_a_dot(text: str) -> None:
+    # `name_class` reads `adminpwd` as secret; the password judgement must read it alike, or
+    # the password is taken for a file name.
+    assert secret_values(text, "src/connect.c") == ["jMH3WyojU.Kr"]
+
+
+@pytest.mark.parametrize("name", ["adminpwd", "CURLOPT_PROXYUSERPWD", "dbPassword", "ROOTPWD", "user_passwd", "PW"])
+def test_every_password_name_is_a_secret_name(name: str) -> None:
+    assert is_password_name(name) and name_class(name) == "secret"

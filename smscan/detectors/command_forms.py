@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from smscan.detectors.secret_names import is_password_name, is_secret_name, name_class
+from smscan.detectors.secret_names import is_password_name, is_secret_name
 from smscan.detectors.secret_places import leading_header_value
 
 # Options with a value: --name value, --name=value, -x value. An option starts a word (after a
@@ -19,7 +19,8 @@ from smscan.detectors.secret_places import leading_header_value
 _OPTION = re.compile(
     r"(?:^|(?<=[\s\"'`(\[,]))(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
-_OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
+# A pair's value starts with no `=`: `--token=YWJjZGVm==` is a token padded with `=`, no pair.
+_OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=].*)$")
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # A value that says what it is before a colon: openssl's `-passout pass:<password>`.
 _LABELLED_VALUE = re.compile(r"^(?P<k>[A-Za-z]+):(?P<v>[^\s:/].*)$")
@@ -74,10 +75,11 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
         elif labelled and is_secret_name(labelled.group("k")):
             # -passin pass:..., -passout pass:...: the value after the label, named by it.
             yield start + labelled.start("v"), end, labelled.group("k")
-        elif pair and not is_password_name(name) and not (is_secret_name(name) and name_class(pair.group("k")) == "neutral"):
+        elif pair and not is_password_name(name):
             # -var client_secret=..., -e API_TOKEN=..., --build-arg NPM_TOKEN=...: the pair's name.
-            # A password option takes no pairs (`--password F5=x+y` is one password holding `=`), nor
-            # does another secret option a pair of no known name (`--token=Sn=x`).
+            # A password option takes no pairs (`--password F5=x+y`, `--password=Sn=x` are one
+            # password holding `=`); another secret option may take a spec of pairs (docker's
+            # `--secret type=env,id=NPM_TOKEN`, `--secret id=npmrc,src=.npmrc`).
             yield start + pair.start("v"), end, pair.group("k")
         elif not value.startswith("-"):
             yield start, end, name

@@ -19,6 +19,11 @@ from smscan.detectors.slots import find_slots
         # a password option takes no `NAME=value` pair: the `=` is the password's own
         ("docker login -u ivan --password K7q=Vx2m+Lr#p registry.example.io", [("ivan", "u"), ("K7q=Vx2m+Lr#p", "password")]),
         ("docker build --secret id=npmrc,src=.npmrc .", [("npmrc,src=.npmrc", "id")]),
+        # a secret option may take a spec of pairs; only a password option's `=` is the password's
+        ("docker build --secret type=env,id=NPM_TOKEN .", [("env,id=NPM_TOKEN", "type")]),
+        ("mysql --user=alice --password=Sn=9kLq2xPw", [("alice", "user"), ("Sn=9kLq2xPw", "password")]),
+        # `=` padding is part of a token, no pair
+        ("app --token=YWJjZGVmZ2hpamtsbW5vcA== --verbose", [("YWJjZGVmZ2hpamtsbW5vcA==", "token")]),
     ],
 )
 def test_option_values(line: str, expected: list[tuple[str, str]]) -> None:

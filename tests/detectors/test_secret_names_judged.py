@@ -92,3 +92,8 @@ def test_a_run_together_password_name_holds_a_password_with_a_dot(text: str) -> 
 @pytest.mark.parametrize("name", ["adminpwd", "CURLOPT_PROXYUSERPWD", "dbPassword", "ROOTPWD", "user_passwd", "PW"])
 def test_every_password_name_is_a_secret_name(name: str) -> None:
     assert is_password_name(name) and name_class(name) == "secret"
+
+
+def test_a_docker_secret_spec_is_no_secret_value() -> None:
+    # `--secret` takes a spec (`type=env,id=NPM_TOKEN`): the id names a variable, it holds no secret.
+    assert secret_values("RUN --mount=type=secret,id=npm npm ci\ndocker build --secret type=env,id=NPM_TOKEN .\n") == []

@@ -35,8 +35,20 @@ _REFERENCE_CALL = re.compile(
 # and format fields (`{i}<{kc}>{v}</{kc}>`). A bare `$NAME` is left out: random passwords hold
 # `$` before letters.
 _EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{.*?\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
-# A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`) is an excerpt in prose.
-_ELIDED = re.compile(r"\.\.\.|…")
+# A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
+# `suppress(...)`) is an excerpt in prose: cut at either end, maybe with a note of what was cut
+# or the brackets and quotes that close it. Dots inside a value (`XyZ...q8Zt3kPx0wLm`) are its own.
+_ELIDED = re.compile(
+    r"^[(\['\"`]*(?:\.\.\.|…)|(?:\.\.\.|…)(?:\s*[\[(][^\[\]()]*[\])]?)?[)\]}'\"`]*$"
+)
+# What an expansion holds when it points elsewhere (the inside of `${...}`, `#{...}`, `$(...)`,
+# `{...}`): a variable with its shell modifiers (`${DB_HOST}`, `${TOKEN:-x}`, `${env:API_KEY}`),
+# a command (`$(cat key)`), a lower-case format field (`{user}`, `{db_host}`). Any other inside
+# is part of the value: random passwords hold braces around random characters (`a{bcdefg}Q7!`
+# is judged by its letters around them, `L])11O${}Sa0)` and `${xrU^z}` by all of them).
+_VARIABLE = re.compile(r"[A-Za-z_][\w.]*(?:(?::?[-=?+]|:)[^{}]*)?")
+_COMMAND = re.compile(r"[a-z][\w.\-]*(?: [^()]*)?")
+_FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*")
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
 # a tool (`pip`), a suffix. A key written around an expansion keeps more.
 _AROUND_REFERENCE_MAX = 7
@@ -85,9 +97,39 @@ def is_reference(value: str) -> bool:
     stripped = value.strip()
     if _REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped):
         return True
-    # `user:${PASSWORD}`, `${BIN}/pip`: an expansion with little of the value's own around it.
-    rest, expansions = _EMBEDDED_REFERENCE.subn("", stripped)
-    return expansions > 0 and sum(c.isalnum() for c in rest) <= _AROUND_REFERENCE_MAX
+    # `user:${PASSWORD}`, `${BIN}/pip`: an expansion with little of the value's own around it,
+    # and that little not a random mix of cases and digits (`a{bcdefg}Q7!` is a password).
+    rest, expansions = _outside_expansions(stripped)
+    return (
+        expansions > 0
+        and sum(c.isalnum() for c in rest) <= _AROUND_REFERENCE_MAX
+        and not (any(c.islower() for c in rest) and any(c.isupper() for c in rest) and any(c.isdigit() for c in rest))
+    )
+
+
+def _outside_expansions(value: str) -> tuple[str, int]:
+    """The value without its expansions that point elsewhere, and how many there were."""
+    kept = []
+    expansions = 0
+    last = 0
+    for match in _EMBEDDED_REFERENCE.finditer(value):
+        if not _points_elsewhere(match.group()):
+            continue
+        kept.append(value[last : match.start()])
+        last = match.end()
+        expansions += 1
+    kept.append(value[last:])
+    return "".join(kept), expansions
+
+
+def _points_elsewhere(expansion: str) -> bool:
+    if expansion.startswith("{{"):
+        return True  # a template expression (`{{ .Values.x }}`): random passwords hold no `{{ }}`
+    if expansion.startswith("$("):
+        return bool(_COMMAND.fullmatch(expansion[2:-1]))
+    if expansion.startswith(("${", "#{")):
+        return bool(_VARIABLE.fullmatch(expansion[2:-1]))
+    return bool(_FORMAT_FIELD.fullmatch(expansion[1:-1]))
 
 
 def is_placeholder(value: str) -> bool:

@@ -19,7 +19,7 @@ from smscan.detectors.secret_places import leading_header_value
 _OPTION = re.compile(
     r"(?:^|(?<=[\s\"'`(\[,]))(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
-_OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>.+)$")
+_OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?!=)(?P<v>.+)$")  # `==` pins a version
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # A value that says what it is before a colon: openssl's `-passout pass:<password>`.
 _LABELLED_VALUE = re.compile(r"^(?P<k>[A-Za-z]+):(?P<v>[^\s:/].*)$")

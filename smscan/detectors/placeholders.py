@@ -34,7 +34,7 @@ _REFERENCE_CALL = re.compile(
 # Braced expansions inside a value (`bob:${env:API_KEY}`, `${PYBIN}/pip`, `{{ .Values.x }}-ro`)
 # and format fields (`{i}<{kc}>{v}</{kc}>`). A bare `$NAME` is left out: random passwords hold
 # `$` before letters.
-_EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{.*?\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
+_EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`) is an excerpt in prose.
 _ELIDED = re.compile(r"\.\.\.|…")
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,

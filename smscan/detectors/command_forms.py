@@ -19,7 +19,8 @@ from smscan.detectors.secret_places import leading_header_value
 _OPTION = re.compile(
     r"(?:^|(?<=[\s\"'`(\[,]))(?P<name>--?[A-Za-z][\w\-]*)(?:=|[ \t]+)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s'\"`|;&<>\-][^\s'\"`|;&<>]*)"
 )
-# A pair's value starts with no `=`: `--token=YWJjZGVm==` is a token padded with `=`, no pair.
+# A pair's value starts with no `=`: `--token=YWJjZGVm==` is a token padded with `=`, no pair;
+# `name==1.0` pins a version.
 _OPTION_PAIR = re.compile(r"^(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=].*)$")
 _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # A value that says what it is before a colon: openssl's `-passout pass:<password>`.

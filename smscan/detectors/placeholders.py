@@ -34,7 +34,7 @@ _REFERENCE_CALL = re.compile(
 # Braced expansions inside a value (`bob:${env:API_KEY}`, `${PYBIN}/pip`, `{{ .Values.x }}-ro`)
 # and format fields (`{i}<{kc}>{v}</{kc}>`). A bare `$NAME` is left out: random passwords hold
 # `$` before letters.
-_EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{.*?\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
+_EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
 # `suppress(...)`) is an excerpt in prose: cut at either end, maybe with a note of what was cut
 # or the brackets and quotes that close it. Dots inside a value (`XyZ...q8Zt3kPx0wLm`) are its own.

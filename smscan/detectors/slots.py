@@ -25,9 +25,10 @@ string). Judging whether a slot's value is a credential is :mod:`smscan.detector
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import accumulate
 
 from smscan.detectors.bindings import LEFT_CHARS, binding_before
 from smscan.detectors.blocks import data_blocks, pem_blocks
@@ -62,8 +63,11 @@ __all__ = ["PUBLIC_BLOCK", "Slot", "find_slots"]
 # A quoted string on one line: "...", '...' or `...`, with backslash escapes.
 _QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
 # An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
+# `==` compares or pins (`detect-secrets==1.5.0`): no assignment. A key is read from the start of
+# its run of name characters (digits, dots or dashes may lead), so a long run without `=` is
+# scanned once, not once from each of its characters.
 _ASSIGNED = re.compile(
-    r"(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=|:(?=[ \t]))[ \t]*(?P<value>[^\s'\"`,;]+)"
+    r"(?<![\w.\-$@])(?:(?![A-Za-z_$@])[\w.\-])*(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]*(?P<value>[^\s'\"`,;]+)"
 )
 _XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>(?P<value>[^<>\s]+)</(?P=tag)>")
 # Strings that are names, not values: the first argument of a lookup, or a subscript.
@@ -138,13 +142,19 @@ def _drop_inside_secret_labels(slots: list[Slot]) -> list[Slot]:
     ``-pWc2`` with the value ``yUq``. Either slot outranks the label's and would cut the password
     in two. Other places inside a label's value (a URL's password, a header) keep their rank.
     """
-    labels = [s for s in slots if s.where == LABEL and s.key and is_secret_name(s.key)]
+    labels = sorted((s.start, s.end) for s in slots if s.where == LABEL and s.key and is_secret_name(s.key))
     if not labels:
         return slots
-    return [
-        s for s in slots
-        if s.where not in (ASSIGNMENT, ARGUMENT) or not any(label.start < s.start and s.end <= label.end for label in labels)
-    ]
+    # Labels sorted by start, with the furthest end reached so far: the labels that start before
+    # a slot are a prefix, and one of them holds the slot when that prefix reaches its end.
+    starts = [start for start, _ in labels]
+    furthest = list(accumulate((end for _, end in labels), max))
+
+    def inside_label(slot: Slot) -> bool:
+        before = bisect_left(starts, slot.start)
+        return before > 0 and slot.end <= furthest[before - 1]
+
+    return [s for s in slots if s.where not in (ASSIGNMENT, ARGUMENT) or not inside_label(s)]
 
 
 def _resolve(slots: list[Slot]) -> list[Slot]:

@@ -14,14 +14,18 @@ import re
 from smscan.detectors.placeholders import is_placeholder
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_VERSION = re.compile(r"^[vV]?\d+(?:\.\d+)+(?:[-.+]?[A-Za-z0-9.]+)?$")
+# Written so that the numbers and what follows split one way only (else `1.1.1...!` is quadratic):
+# `\d+(?:\.\d+)+` and a letter-digit-dot tail make any run of `[A-Za-z0-9.]`.
+_VERSION = re.compile(r"^[vV]?\d+\.\d+(?!\d)(?:[A-Za-z0-9.]*|(?:\.\d+)*[-+][A-Za-z0-9.]+)$")
 # Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
 _DIGEST_NAME = r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]"
 _DIGEST_PREFIXED = re.compile("^" + _DIGEST_NAME, re.IGNORECASE)
 _DIGEST_BEFORE = re.compile(_DIGEST_NAME + "$", re.IGNORECASE)
 # Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
 # (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
-_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z][a-z0-9]{1,4})"
+# Each extension reads one way only (a capital and digits, `A1`, is upper case, never mixed):
+# two readings of a segment make `x.A1.A1...!` try every combination.
+_EXTENSION = r"(?:[a-z0-9]{1,5}|[A-Z][A-Z0-9]{0,4}|[A-Z](?=[a-z0-9]{1,4}(?![A-Za-z0-9]))[0-9]*[a-z][a-z0-9]*)"
 # Patterns, not values: globs (`*/build/*`, `*.py`) and regular expressions (ranges, groups,
 # class escapes, case classes such as `[Ll]`). A bare `**` is no glob: random passwords hold it.
 _PATTERN = re.compile(
@@ -48,7 +52,7 @@ _REFERENCE_AT_VERSION = re.compile(r"^@?[\w.\-]+(?:/[\w.\-]+)*@v?\d+(?:\.[\w\-]+
 # npm's `^`/`~` ranges always hold a dot (`~1.2`), so a password ending in `~7` is none either.
 _REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<=|~=|!=|[\^~](?=\s*v?\d+\.)|>|<)\s*v?\d+(?:\.(?:\d+|[x*]))*(?:\.?(?:a|b|rc|post|dev)\d+)*(?:[-+][\w.]+)?(?:,\s*(?:[<>=!~]=?)\s*\d[\w.\-*]*)*$")
 # Product tokens (`User-Agent` style): `uploader/1.4.2`, `gateway-client/0.7.1`.
-_PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+(?:\.\d+)+[\w.\-]*$")
+_PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+\.\d[\w.\-]*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
@@ -58,6 +62,9 @@ _URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.|mailto:|/|\./|\.\./
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,24}$")
 _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
+# The version of a pin cut at its first `=` by a finder of values inside strings
+# (`deps = "detect-secrets==1.5.0"` read as `detect-secrets = "=1.5.0"`, pyproject's `x = "==1.5"`).
+_PIN_REST = re.compile(r"^=+\s*v?\d+\.\d[\w.\-+]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
@@ -67,8 +74,6 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 # Long command-line options (`--shared`): a flag, never its value (`-p<password>` is a value).
 _OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
-# The version of a pin cut at its first `=` (`detect-secrets==1.5.0` read as `name = "=1.5.0"`).
-_PIN_REST = re.compile(r"^=+\s*v?\d+(?:\.\d+)+[\w.\-+]*$")
 # Numbers with digit groups: `13,785,482`, `1_000_000`.
 _GROUPED_NUMBER = re.compile(r"^\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:\.\d+)?$")
 # Relative paths to a file: `smscan/model/passes.py`, `$DATA/secrets/labels.jsonl`,
@@ -230,16 +235,21 @@ def has_digest_name_before(before: str) -> bool:
 # Names of things: models, products, packages, fonts (`SmolLM2-135M-Instruct`, `Noto-Sans-CJK`,
 # `Qwen2.5-Coder-7B`): segments joined by `-`, `_` or `/`, each a capitalised or lower-case word
 # with an optional version number, an acronym, or a number with a unit letter (`135M`, `7B`).
+# Each run of capitals is read one way (an acronym, or an acronym and a capitalised word: `LMHead`);
+# splitting a run of capitals two ways made `AAAA...A1!` try every split.
 _THING_SEGMENT = (
-    r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,})(?:[A-Z]{2,}|[A-Z][a-z]+)*\d*(?:\.\d+)?|v?\d+(?:\.\d+)*[A-Za-z]{0,2}"
+    r"(?:(?:[a-z]{2,}|[A-Z][a-z]{2,}|[A-Z]{3,}[a-z]+)(?:[A-Z]{3,}[a-z]+|[A-Z][a-z]+)*(?:[A-Z]{2,})?|[A-Z]{2,})"
+    r"\d*(?:\.\d+)?|v?\d+(?:\.\d+)*[A-Za-z]{0,2}"
     r"|[A-Z]\d{1,4}"  # a letter and a number: `L6`, `B16`, `H100`
 )
 _NAME_OF_THING = re.compile(rf"^(?:{_THING_SEGMENT})(?:[-_/](?:{_THING_SEGMENT}))+$")
 # Container images: `python:3.12-slim-bookworm`, `ghcr.io/astral-sh/uv:0.4.18-python3.12-slim`.
 # Repository names are lower case (a registry host and port may lead); the tag starts with a
-# version and goes on in lower-case words, so `admin:Zq8xP1sV` is no image.
+# version and goes on in lower-case words, so `admin:Zq8xP1sV` is no image. Words are read one way:
+# a separator is written, or letters and digits run on (`3.12a1`, `rc1beta2`).
 _IMAGE_REFERENCE = re.compile(
-    r"^(?:[a-z0-9][a-z0-9.\-]*(?::\d+)?/)*[a-z0-9][a-z0-9._\-]*:v?\d+(?:\.\d+)*(?:[-_.]?[a-z]+\d*(?:\.\d+)*)*$"
+    r"^(?:[a-z0-9][a-z0-9.\-]*(?::\d+)?/)*[a-z0-9][a-z0-9._\-]*:v?\d+(?:\.\d+)*"
+    r"(?:[a-z][a-z0-9]*(?:\.\d[a-z0-9]*)*)?(?:[-_.][a-z][a-z0-9]*(?:\.\d[a-z0-9]*)*)*$"
 )
 # Settings and build ids of words with numbers: `ctx512-stride384-fp32`, `py312-cp312`.
 _NUMBERED_WORDS = re.compile(r"^(?=.*[a-z]{4})[a-z]{2,}\d{1,4}(?:-[a-z]{2,}\d{1,4})+$")

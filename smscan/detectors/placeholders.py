@@ -36,10 +36,11 @@ _REFERENCE_CALL = re.compile(
 # `$` before letters.
 _EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
-# `suppress(...)`) is an excerpt in prose: cut at either end, maybe with a note of what was cut
-# or the brackets and quotes that close it. Dots inside a value (`XyZ...q8Zt3kPx0wLm`) are its own.
+# `suppress(...)`, `Stopping ${NAME}... `) is an excerpt in prose: cut at either end, maybe with
+# a note of what was cut or the brackets, quotes and spaces that close it. Dots inside a value
+# (`XyZ...q8Zt3kPx0wLm`) are its own.
 _ELIDED = re.compile(
-    r"^[(\['\"`]*(?:\.\.\.|…)|(?:\.\.\.|…)(?:\s*[\[(][^\[\]()]*[\])]?)?[)\]}'\"`]*$"
+    r"^[\s(\['\"`]*(?:\.\.\.|…)|(?:\.\.\.|…)(?:\s*[\[(][^\[\]()]*[\])]?)?[\s)\]}'\"`]*$"
 )
 # What an expansion holds when it points elsewhere (the inside of `${...}`, `#{...}`, `$(...)`,
 # `{...}`): a variable with its shell modifiers (`${DB_HOST}`, `${TOKEN:-x}`, `${env:API_KEY}`),

@@ -75,7 +75,8 @@ _LOOKUP_CALL = re.compile(
     r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
     r"GetEnvironmentVariable|Getenv|LookupEnv|require|import|include|ENV)\s*[\(\[]|\[)\s*$"
 )
-_KEY_AFTER = re.compile(r"^\s*[\"'`]?\s*(?::(?!:)|=>)")
+# Matched at the end of a string (no `^`: a slice per string would make a minified line quadratic).
+_KEY_AFTER = re.compile(r"\s*(?:[\"'`]\s*)?(?::(?!:)|=>)")
 # Lines that are code statements rather than `key = value` settings: a value that calls,
 # indexes or combines things is an expression, not a literal.
 _EXPRESSION_CHARS = re.compile(r"[()\[\]{}]")
@@ -212,7 +213,8 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
 
 def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:
     """A string used as a name: a mapping key (``"k": v``) or the first argument of a lookup."""
-    if _KEY_AFTER.match(line[quote_end:]) and not line[quote_end:].lstrip().startswith("::"):
+    # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
+    if _KEY_AFTER.match(line, quote_end):
         return True
     return bool(_LOOKUP_CALL.search(line[max(quote_start - LEFT_CHARS, 0) : quote_start]))
 

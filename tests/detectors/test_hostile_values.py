@@ -105,6 +105,8 @@ def test_an_assignment_inside_a_secret_label_is_still_dropped() -> None:
         "RUN pip install --no-cache-dir detect-secrets==1.5.0 requests==2.31.0\n",
         "dependencies = \"detect-secrets==1.5.0\"\n",
         "[tool.poetry.dependencies]\ndetect-secrets = \"==1.5.0\"\n",
+        # An environment marker compares a name with `==`: the name is no token.
+        "brotli>=1.0.0;platform_python_implementation==\"CPython\"\n",
     ],
 )
 def test_pins_are_not_reported(text: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import sys
 import time
+from pathlib import Path
 
 from smscan.detectors.credential_evidence import judged_slots
 from smscan.detectors.credential_rule import CredentialRule
@@ -35,7 +36,7 @@ SHAPES = {"version50k": "1" + ".1" * 50000 + "!", "product50k": "a/1" + ".1" * 5
 if case == "plan+judge":
     from smscan.detectors.credential import CredentialDetector
     from tests.detectors.scores import char_scores
-    texts = [open(f).read() for f in sorted(glob.glob("smscan/**/*.py", recursive=True)) + sorted(glob.glob("docs/*.md"))]
+    texts = [Path(f).read_text(encoding="utf-8") for f in sorted(glob.glob("smscan/**/*.py", recursive=True)) + sorted(glob.glob("docs/*.md"))]
     scores = [char_scores(t) for t in texts]
     d = CredentialDetector()
     t = time.perf_counter()

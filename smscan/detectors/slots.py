@@ -60,8 +60,9 @@ from smscan.detectors.vendor_prefixes import find_vendor_tokens
 
 __all__ = ["PUBLIC_BLOCK", "Slot", "find_slots"]
 
-# A quoted string on one line: "...", '...' or `...`, with backslash escapes.
-_QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
+# A quoted string on one line: "...", '...' or `...`, with backslash escapes. An escaped quote
+# opens none: in an unclosed `"a\"a\"a...` each would read the rest of the line again.
+_QUOTED = re.compile(r"""(?<!\\)(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
 # An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
 # `==` compares or pins (`detect-secrets==1.5.0`): no assignment. A key is read from the start of
 # its run of name characters (digits, dots or dashes may lead), so a long run without `=` is

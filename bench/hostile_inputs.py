@@ -31,6 +31,7 @@ JUDGED = {
  "json20k": "{" + ",".join(f'"k{i}":"v{i}"' for i in range(20000)) + "}",
  "spaces40k": 'x = "a"' + " " * 40000 + "!",
  "scheme40k": "see " + "a." * 40000 + "!",
+ "numbers10k": "{" + ", ".join(f'"k{i}": {i}' for i in range(10000)) + "}",
  "escaped40k": "x = " + 'a\\"' * 40000 + "!",
 }
 SHAPES = {"version50k": "1" + ".1" * 50000 + "!", "product50k": "a/1" + ".1" * 50000 + " !"}

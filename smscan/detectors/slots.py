@@ -25,6 +25,7 @@ string). Judging whether a slot's value is a credential is :mod:`smscan.detector
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
@@ -221,4 +222,7 @@ def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+    """True when ``position`` lies in one of ``spans`` (sorted and disjoint: the quoted strings of a line)."""
+    # One binary search, not a look at every string: a minified line holds thousands.
+    index = bisect_right(spans, (position, sys.maxsize)) - 1
+    return index >= 0 and position < spans[index][1]

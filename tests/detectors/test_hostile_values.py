@@ -65,6 +65,8 @@ def finishes(setup: str, code: str = JUDGE) -> bool:
         "'{' + ','.join(f'\"k{i}\":\"v{i}\"' for i in range(30000)) + '}'",
         "'x = \"a\"' + ' ' * 200000 + '!'",
         "'see ' + 'a.' * 300000 + '!'",
+        # A minified line of numbers under string keys: each assignment was checked against every string.
+        "'{' + ', '.join(f'\"k{i}\": {i}' for i in range(60000)) + '}'",
         # An unclosed string of escaped quotes: each quote opened a string to the line's end.
         r"""'x = ' + 'a\\"' * 100000 + '!'""",
     ],

@@ -29,6 +29,7 @@ must still surprise the model.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -36,7 +37,12 @@ from typing import Any
 import numpy as np
 
 from smscan.detectors.candidate import Candidate
-from smscan.detectors.credential_evidence import is_letter_key, judge_slot, judged_slots
+from smscan.detectors.credential_evidence import (
+    JudgedSlot,
+    is_letter_key,
+    judge_slot,
+    judged_slots,
+)
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.value_shapes import is_encoded_text, is_prose
@@ -46,6 +52,10 @@ from smscan.kinds import CREDENTIAL
 from smscan.records import TokenScores
 
 KIND = CREDENTIAL
+# A scan plans every document (which values need the model) before it judges their candidates,
+# so the slot finder's cache of the last few texts is gone by then: the model-free judgement of
+# this many documents is kept, by their text's digest, to serve both.
+_JUDGED_DOCUMENTS = 4096
 __all__ = [
     "CredentialDetector", "CredentialRule", "is_encoded_text", "is_letter_key", "is_prose", "judge_slot",
     "name_class",
@@ -64,6 +74,7 @@ class CredentialDetector:
 
     def __init__(self, rule: CredentialRule | None = None) -> None:
         self._rule = rule or CredentialRule()
+        self._judged: dict[tuple[bytes, str], tuple[JudgedSlot, ...]] = {}
 
     @classmethod
     def from_rule(cls, rule: Mapping[str, Any]) -> CredentialDetector:
@@ -92,7 +103,7 @@ class CredentialDetector:
 
     def regions(self, text: str, path: str) -> list[tuple[int, int]]:
         """The values that survive the model-free judgement: only they need the model."""
-        return [(judged.start, judged.end) for judged in judged_slots(text, self._rule, path=path)]
+        return [(judged.start, judged.end) for judged in self._judged_slots(text, path)]
 
     def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
         rule = self._rule
@@ -100,7 +111,7 @@ class CredentialDetector:
         token_starts = np.asarray(scores.char_starts, np.int64)
         token_ends = np.asarray(scores.char_ends, np.int64)
         found = []
-        for judged in judged_slots(text, rule, path=path):
+        for judged in self._judged_slots(text, path):
             if rule.statistic == "rate":
                 surprise = nll_per_char(scores.nll, token_starts, token_ends, judged.start, judged.end)
             else:
@@ -109,4 +120,15 @@ class CredentialDetector:
                 continue
             details = {"place": judged.where, "surprise": round(surprise, 4), "length": judged.length}
             found.append(Candidate(judged.start, judged.end, surprise + judged.evidence, {**details, **judged.extra}))
+        return found
+
+    def _judged_slots(self, text: str, path: str) -> tuple[JudgedSlot, ...]:
+        """:func:`judged_slots` of ``text``, judged once for both :meth:`regions` and :meth:`candidates`."""
+        key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), path)
+        found = self._judged.get(key)
+        if found is None:
+            found = tuple(judged_slots(text, self._rule, path=path))
+            if len(self._judged) >= _JUDGED_DOCUMENTS:
+                del self._judged[next(iter(self._judged))]
+            self._judged[key] = found
         return found

@@ -58,6 +58,10 @@ _IDENTIFIER_CONTEXT = re.compile(
     re.IGNORECASE,
 )
 
+# How far before a value its context words are looked for: a word of `_IDENTIFIER_CONTEXT` and
+# the 24 characters after it, or a digest's name, with room for the character before them.
+_BEFORE_CHARS = 64
+
 # `sha256sum` output: a hex digest, two spaces (or ` *`), a file name.
 _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 
@@ -147,8 +151,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if slot.where != HEADER and is_encoded_text(value):
         return None
-    line_start = text.rfind("\n", 0, slot.start) + 1
-    before = text[line_start : slot.start]
+    # The words just before the value on its line (never the whole of a long minified line).
+    window = max(slot.start - _BEFORE_CHARS, 0)
+    before = text[max(text.rfind("\n", window, slot.start) + 1, window) : slot.start]
     if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before)):
         return None
     if has_digest_name_before(before):

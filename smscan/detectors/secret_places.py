@@ -11,8 +11,10 @@ from collections.abc import Iterator
 
 from smscan.detectors.slot_kinds import HEADER, URL_USERINFO, Slot
 
+# A scheme is a short word (`https`, `mongodb+srv`): read unbounded, a long run of its characters
+# without `://` (`a.a.a.a...`) was read again from each of its words.
 _URL_USERINFO = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s@'\"`<>/]+)@"
+    r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s@'\"`<>/]+)@"
     r"(?=[\w\[.\-])"
 )
 # The token: RFC 6750's characters, and inside them any sign a password holds (`j^TU2y6#3C`,

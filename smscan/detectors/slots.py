@@ -25,6 +25,7 @@ string). Judging whether a slot's value is a credential is :mod:`smscan.detector
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
@@ -60,8 +61,9 @@ from smscan.detectors.vendor_prefixes import find_vendor_tokens
 
 __all__ = ["PUBLIC_BLOCK", "Slot", "find_slots"]
 
-# A quoted string on one line: "...", '...' or `...`, with backslash escapes.
-_QUOTED = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
+# A quoted string on one line: "...", '...' or `...`, with backslash escapes. An escaped quote
+# opens none: in an unclosed `"a\"a\"a...` each would read the rest of the line again.
+_QUOTED = re.compile(r"""(?<!\\)(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
 # An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
 # `==` compares or pins (`detect-secrets==1.5.0`): no assignment. A key is read from the start of
 # its run of name characters (digits, dots or dashes may lead), so a long run without `=` is
@@ -75,7 +77,8 @@ _LOOKUP_CALL = re.compile(
     r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
     r"GetEnvironmentVariable|Getenv|LookupEnv|require|import|include|ENV)\s*[\(\[]|\[)\s*$"
 )
-_KEY_AFTER = re.compile(r"^\s*[\"'`]?\s*(?::(?!:)|=>)")
+# Matched at the end of a string (no `^`: a slice per string would make a minified line quadratic).
+_KEY_AFTER = re.compile(r"\s*(?:[\"'`]\s*)?(?::(?!:)|=>)")
 # Lines that are code statements rather than `key = value` settings: a value that calls,
 # indexes or combines things is an expression, not a literal.
 _EXPRESSION_CHARS = re.compile(r"[()\[\]{}]")
@@ -212,10 +215,14 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
 
 def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:
     """A string used as a name: a mapping key (``"k": v``) or the first argument of a lookup."""
-    if _KEY_AFTER.match(line[quote_end:]) and not line[quote_end:].lstrip().startswith("::"):
+    # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
+    if _KEY_AFTER.match(line, quote_end):
         return True
     return bool(_LOOKUP_CALL.search(line[max(quote_start - LEFT_CHARS, 0) : quote_start]))
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in spans)
+    """True when ``position`` lies in one of ``spans`` (sorted and disjoint: the quoted strings of a line)."""
+    # One binary search, not a look at every string: a minified line holds thousands.
+    index = bisect_right(spans, (position, sys.maxsize)) - 1
+    return index >= 0 and position < spans[index][1]

@@ -18,7 +18,8 @@ from smscan.detectors.slot_kinds import TOKEN, Slot
 MIN_LENGTH = 20
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{20,}")
 _TOKEN_PAIR = re.compile(r"(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=][^=]*=*)")
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"`<>]+")
+# A scheme is a short word: unbounded, a long run of `a.a.a...` is read again from each word.
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]+")
 _URL_SEGMENT = re.compile(r"[^/=&]+")
 
 

@@ -81,8 +81,9 @@ _GROUPED_NUMBER = re.compile(r"^\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:\.\d+)?$")
 _RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}$")
 # An action or package at a named ref: `OWNER/smscan@REF`, `actions/checkout@main`.
 _REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@[A-Za-z][A-Za-z0-9._\-]*$")
-# A parameter's name written with its `=` (`X-Amz-Credential=`): words, no value.
-_PARAMETER_NAME = re.compile(r"^[A-Za-z]+(?:[-_.][A-Za-z]+)+=$")
+# A parameter's name written with its `=` (`X-Amz-Credential=`), or the name compared by `==`
+# (`platform_python_implementation=="PyPy"`, a pin's environment marker): words, no value.
+_PARAMETER_NAME = re.compile(r"^[A-Za-z]+(?:[-_.][A-Za-z]+)+==?$")
 # Two lower-case words joined by a hyphen (`held-out`, `re-fed`, `read-only`): a compound word;
 # a passphrase has more words or digits (:mod:`smscan.detectors.passphrases`).
 _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")

@@ -22,6 +22,7 @@ from smscan.detectors.value_shapes import (
     is_name_of_thing,
     is_other_identifier,
 )
+from tests.detectors.scores import surprising_values
 
 LIMIT_S = 20
 
@@ -55,10 +56,19 @@ def finishes(setup: str, code: str = JUDGE) -> bool:
         # Quadratic in the value's length: a pin's version, versions, product tokens, templates.
         "'pin = \"=1' + '.1' * 100000 + '!\"'",
         "'v = \"1' + '.1' * 100000 + '!\"'",
-        "'agent = \"a/1' + '.1' * 100000 + ' !\"'",
         "'v = \"' + '{{' * 100000 + '\"'",
         # Quadratic in the line's length: an assignment's name read from every character of a run.
         "'mode = \"x' + '.A1' * 40000 + '.!\"'",
+        # Quadratic in the line's length: a minified JSON line (each value's context read from the
+        # line's start, each key's colon looked for in the rest of the line), spaces after a string,
+        # a run of URL-scheme characters without `://`.
+        "'{' + ','.join(f'\"k{i}\":\"v{i}\"' for i in range(30000)) + '}'",
+        "'x = \"a\"' + ' ' * 200000 + '!'",
+        "'see ' + 'a.' * 300000 + '!'",
+        # A minified line of numbers under string keys: each assignment was checked against every string.
+        "'{' + ', '.join(f'\"k{i}\": {i}' for i in range(60000)) + '}'",
+        # An unclosed string of escaped quotes: each quote opened a string to the line's end.
+        r"""'x = ' + 'a\\"' * 100000 + '!'""",
     ],
 )
 def test_hostile_values_are_judged_in_seconds(text: str) -> None:
@@ -99,6 +109,8 @@ def test_an_assignment_inside_a_secret_label_is_still_dropped() -> None:
         "RUN pip install --no-cache-dir detect-secrets==1.5.0 requests==2.31.0\n",
         "dependencies = \"detect-secrets==1.5.0\"\n",
         "[tool.poetry.dependencies]\ndetect-secrets = \"==1.5.0\"\n",
+        # An environment marker compares a name with `==`: the name is no token.
+        "brotli>=1.0.0;platform_python_implementation==\"CPython\"\n",
     ],
 )
 def test_pins_are_not_reported(text: str) -> None:
@@ -138,3 +150,25 @@ def test_capitals_that_split_no_way_make_no_name(value: str) -> None:
 @pytest.mark.parametrize("value", ["1.2.3-beta", "v2.0.1+build.5", "1.2.3.rc1", "uploader/1.4.2", "=1.5.0", "== 2.0"])
 def test_versions_product_tokens_and_pin_rests_are_identifiers(value: str) -> None:
     assert is_other_identifier(value)
+
+
+def test_a_document_is_judged_once_for_its_plan_and_its_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smscan.detectors import credential
+
+    calls: list[str] = []
+
+    def counted(text: str, rule: CredentialRule, *, path: str = "") -> list[object]:
+        calls.append(path)
+        return judged_slots(text, rule, path=path)
+
+    monkeypatch.setattr(credential, "judged_slots", counted)
+    detector = credential.CredentialDetector()
+    first, second = 'password = "Zq8xP1sV9kL2"\n', 'token = "Wm3nQ7rT5yU8"\n'
+    planned = [detector.regions(text, "a.py") for text in (first, second)]
+    found = [detector.candidates(text, surprising_values(text, ["Zq8xP1sV9kL2", "Wm3nQ7rT5yU8"]), path="a.py")
+             for text in (first, second)]
+    assert calls == ["a.py", "a.py"]
+    assert [[(c.char_start, c.char_end) for c in cands] for cands in found] == planned == [[(12, 24)], [(9, 21)]]
+    # Another path is judged apart: a test file's values are judged otherwise.
+    detector.regions(first, "tests/test_a.py")
+    assert calls == ["a.py", "a.py", "tests/test_a.py"]

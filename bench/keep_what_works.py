@@ -25,15 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bench.multiformat_eval import find_shared, load_scorer, run_tool
-
-SMSCAN_CMD = "{python} -m smscan repo {{path}} --format json -o {{out}} --kinds credential"
+from bench.multiformat_eval import (
+    SMSCAN_CMD,
+    find_shared,
+    load_scorer,
+    run_tool,
+    write_rows,
+)
 
 
 def copy_subset(data: Path, dst: Path, max_chars: int | None, min_per_type: int = 0) -> int:
@@ -46,14 +49,7 @@ def copy_subset(data: Path, dst: Path, max_chars: int | None, min_per_type: int 
         of_type = sorted((size[r["path"]], r["path"]) for r in rows if r["ext_class"] == fmt)
         shortest |= {path for _, path in of_type[:min_per_type]}
     kept = [r for r in rows if max_chars is None or size[r["path"]] <= max_chars or r["path"] in shortest]
-    if dst.exists():
-        shutil.rmtree(dst)
-    (dst / "corpus").mkdir(parents=True)
-    for row in kept:
-        target = dst / "corpus" / row["path"]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(data / "corpus" / row["path"], target)
-    (dst / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+    write_rows(data, kept, dst)
     manifest = json.loads((data / "manifest.json").read_text()) if (data / "manifest.json").exists() else {}
     name = manifest.get("generator", "data").split()[0]
     (dst / "manifest.json").write_text(json.dumps({**manifest, "generator": f"{name}-keep", "subset_files": len(kept)}) + "\n")

@@ -52,11 +52,8 @@ def load_scorer(shared: Path) -> ModuleType:
     return score
 
 
-def copy_split(data: Path, work: Path, limit: int | None) -> Path:
-    rows = [json.loads(x) for x in (data / "labels.jsonl").read_text(encoding="utf-8").splitlines() if x]
-    if limit:
-        rows = rows[:limit]
-    dst = work / "data"
+def write_rows(data: Path, rows: list[dict[str, Any]], dst: Path) -> None:
+    """A fresh split folder ``dst`` holding copies of the files of ``rows`` (from ``data``) and their labels."""
     if dst.exists():
         shutil.rmtree(dst)
     (dst / "corpus").mkdir(parents=True)
@@ -65,6 +62,14 @@ def copy_split(data: Path, work: Path, limit: int | None) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(data / "corpus" / row["path"], target)
     (dst / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def copy_split(data: Path, work: Path, limit: int | None) -> Path:
+    rows = [json.loads(x) for x in (data / "labels.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    if limit:
+        rows = rows[:limit]
+    dst = work / "data"
+    write_rows(data, rows, dst)
     if (data / "manifest.json").exists():
         shutil.copyfile(data / "manifest.json", dst / "manifest.json")
     return dst

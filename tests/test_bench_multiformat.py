@@ -46,10 +46,15 @@ FILES = {
 @pytest.fixture
 def fixture_package(tmp_path: Path) -> tuple[Path, Path]:
     """A local sdist-like archive and a package list naming it: fetch() finds it, downloads nothing."""
+    return write_package(tmp_path, FILES)
+
+
+def write_package(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    """An sdist-like archive of ``files`` in tmp_path/pkgs and the package list naming it."""
     pkg_dir = tmp_path / "pkgs"
     pkg_dir.mkdir()
     with tarfile.open(pkg_dir / "fixturepkg-1.0.tar.gz", "w:gz") as tf:
-        for name, text in sorted(FILES.items()):
+        for name, text in sorted(files.items()):
             data = text.encode()
             info = tarfile.TarInfo(f"fixturepkg-1.0/{name}")
             info.size, info.mtime = len(data), 0
@@ -227,16 +232,7 @@ def test_every_labelled_file_is_walked_by_a_scanner_that_honours_gitignore(tmp_p
     files = {".gitignore": "# Distribution / packaging\nbuild/\ndist/\n*.egg-info/\n# Byte-compiled files\n__pycache__/\n*.py[cod]\n", "fixturepkg.egg-info/SOURCES.txt": "\n".join(
         f"fixturepkg/module_{i}.py" for i in range(12)) + "\n", "NOTES.txt": f"Notes\n\n{PARAGRAPHS}\n",
         "README.md": f"# Fixture\n\n{PARAGRAPHS}\n"}
-    pkg_dir = tmp_path / "pkgs"
-    pkg_dir.mkdir()
-    with tarfile.open(pkg_dir / "fixturepkg-1.0.tar.gz", "w:gz") as tf:
-        for name, text in sorted(files.items()):
-            data = text.encode()
-            info = tarfile.TarInfo(f"fixturepkg-1.0/{name}")
-            info.size, info.mtime = len(data), 0
-            tf.addfile(info, io.BytesIO(data))
-    packages = tmp_path / "packages.txt"
-    packages.write_text("pypi fixturepkg 1.0\n")
+    packages, pkg_dir = write_package(tmp_path, files)
     out = tmp_path / "out"
     build(packages, out, seed=1, files=9, pkg_dir=pkg_dir, split="dev")
 

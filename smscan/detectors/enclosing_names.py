@@ -52,7 +52,9 @@ _TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/|[{}\[\]:]', re.DOT
 class _Container:
     start: int
     end: int
-    names: tuple[str, ...]  # the keys of this container and those around it, nearest first
+    # The key this container is bound to, else the nearest one around it ("" at the top). One
+    # name, not the chain: copying the chain into every container is quadratic in the depth.
+    name: str
     parent: int  # the index of the container around this one, -1 at the top
 
 
@@ -81,7 +83,7 @@ def _renamed(text: str, slot: Slot, containers: list[_Container], starts: list[i
     container = _innermost(containers, starts, slot.start)
     if container is None:
         return slot
-    name = container.names[0] if container.names else ""
+    name = container.name
     if name_class(name) != "secret":
         return slot
     return Slot(slot.start, slot.end, f"{name}.{slot.key}" if slot.key else name, STRING, inherited=True)
@@ -128,7 +130,7 @@ def _innermost(containers: list[_Container], starts: list[int], position: int) -
 
 def _containers(text: str) -> list[_Container]:
     """Every object and array of a JSON document with the keys it is bound to, in text order."""
-    opened: list[tuple[int, tuple[str, ...], int]] = []  # start, names, parent index
+    opened: list[tuple[int, str, int]] = []  # start, name, parent index
     ends: list[int] = []
     stack: list[int] = []  # indices into `opened` of the containers still open
     last_string = ""
@@ -142,9 +144,9 @@ def _containers(text: str) -> list[_Container]:
             key = last_string
         elif token in "{[":
             parent = stack[-1] if stack else -1
-            outer = opened[parent][1] if stack else ()
+            outer = opened[parent][1] if stack else ""
             stack.append(len(opened))
-            opened.append((match.start(), ((key,) if key else ()) + outer, parent))
+            opened.append((match.start(), key or outer, parent))
             ends.append(len(text))
             key = ""
         elif token in "}]":
@@ -154,4 +156,4 @@ def _containers(text: str) -> list[_Container]:
             key = ""
     if stack:
         return []
-    return [_Container(start, end, names, parent) for (start, names, parent), end in zip(opened, ends, strict=True)]
+    return [_Container(start, end, name, parent) for (start, name, parent), end in zip(opened, ends, strict=True)]

@@ -69,6 +69,8 @@ def finishes(setup: str, code: str = JUDGE) -> bool:
         "'{' + ', '.join(f'\"k{i}\": {i}' for i in range(60000)) + '}'",
         # An unclosed string of escaped quotes: each quote opened a string to the line's end.
         r"""'x = ' + 'a\\"' * 100000 + '!'""",
+        # JSON nested 60,000 deep: each object copied the chain of keys around it.
+        "'{\"password\": ' * 60000 + '\"Zq8xP1sV9kL2\"' + '}' * 60000",
     ],
 )
 def test_hostile_values_are_judged_in_seconds(text: str) -> None:

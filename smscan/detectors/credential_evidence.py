@@ -135,7 +135,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # (`https://u:jMH3WyojU.Kr@host`, `IDENTIFIED BY 'Kp4TxQ8m@7.VbnRw'`, `"ab/cd9X.key"`), and
     # two words are a password a person chose (`DB_PASSWORD=sunny-meadow`). Under a key or token
     # name these shapes stay what they are: `ssl_key: certs/server.key`, `auth: client-credentials`.
-    password_place = slot.where == URL_USERINFO or place == "secret" and bool(slot.key) and is_password_name(slot.key)
+    password_place = slot.where == URL_USERINFO or (place == "secret" and bool(slot.key) and is_password_name(slot.key))
     # A path whose every part is a word name stays a path under any name: prose binds
     # `smscan/model/passes.py` to the "pass" of "forward pass"; a password's parts mix cases and
     # digits (`ab/cd9X.key`).

@@ -16,11 +16,9 @@ import json
 import sys
 from pathlib import Path
 
+from smscan.reports.redact import redact
+
 SCORER = Path(__file__).resolve().parents[2] / "shared" / "bench" / "secrets_eval"  # ../shared beside the checkout
-
-
-def redact(value: str) -> str:
-    return value if len(value) <= 12 else f"{value[:6]}…{value[-4:]}({len(value)})"
 
 
 def in_line(text: str, start: int, end: int) -> str:

@@ -27,6 +27,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from smscan.reports.redact import redact
+
 
 def rows_of(split: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (split / "labels.jsonl").read_text(encoding="utf-8").splitlines() if x]
@@ -78,10 +80,6 @@ def _covers(row: dict[str, Any], start: int, end: int) -> str:
     return "UNLABELLED"
 
 
-def _masked(value: str) -> str:
-    return f"{value[:3]}…({len(value)})"
-
-
 def diff(before: dict, after: dict, splits: list[Path]) -> tuple[Counter[str], list[str]]:
     """Counts of slots gained or changed (``+``) and lost or changed (``-``) per class, and one
     line for each that is not on a credential."""
@@ -101,7 +99,7 @@ def diff(before: dict, after: dict, splits: list[Path]) -> tuple[Counter[str], l
                     counts[f"{sign} {kind}"] += 1
                     if not kind.startswith("credential"):
                         value = text[int(start):int(end)]
-                        lines.append(f"{sign} {kind} {key} {_masked(value)} evidence {evidence}")
+                        lines.append(f"{sign} {kind} {key} {redact(value)} evidence {evidence}")
     return counts, lines
 
 

@@ -328,7 +328,7 @@ def test_mf_slots_finds_unread_credentials_and_classes_slot_changes(tmp_path, ca
     (tmp_path / "after.json").write_text(json.dumps(after))
     assert main(["diff", str(before), str(tmp_path / "after.json"), str(split)]) == 0
     out = capsys.readouterr().out
-    assert "- UNLABELLED split/pkg-1.0/NOTES.txt Sta…(7)" in out and "Zq8xP1sV9kL2" not in out
+    assert "- UNLABELLED split/pkg-1.0/NOTES.txt [7 chars]" in out and "Zq8xP1sV9kL2" not in out
 
 
 def test_mf_slots_refuses_a_folder_without_labels_with_exit_2(tmp_path, capsys) -> None:

@@ -73,7 +73,7 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$
 # `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 # Long command-line options (`--shared`): a flag, never its value (`-p<password>` is a value).
-_OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+_LONG_OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 # Numbers with digit groups: `13,785,482`, `1_000_000`.
 _GROUPED_NUMBER = re.compile(r"^\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:\.\d+)?$")
 # Relative paths to a file: `smscan/model/passes.py`, `$DATA/secrets/labels.jsonl`,
@@ -165,7 +165,7 @@ def is_other_identifier(
         or _IDENTIFIER.match(value)
         or _NUMBER.match(value)
         or _TYPE_PATH.match(value)
-        or _OPTION.match(value)
+        or _LONG_OPTION.match(value)
         or _PIN_REST.match(value)
         or _GROUPED_NUMBER.match(value)
         or _PARAMETER_NAME.match(value)

@@ -17,17 +17,15 @@ from pathlib import Path
 import pytest
 
 from bench.mf_contexts import COMMANDS, CONTEXTS
-from smscan.calibration.thresholds import packaged_thresholds
-from smscan.detectors.credential import CredentialDetector, CredentialRule, judge_slot
+from smscan.detectors.credential import CredentialDetector
 from smscan.detectors.notebooks import notebook_cells
-from smscan.detectors.slots import find_slots
+from tests.detectors.credential_fixtures import TAU, judged_values, reported_values
 from tests.fakes import FakeScorer
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 HERE = DATA / "credential_contexts"
 EXPECTED = json.loads((HERE / "expected.json").read_text(encoding="utf-8"))
 CONTEXT_FILES: dict[str, list[str]] = json.loads((HERE / "contexts.json").read_text(encoding="utf-8"))
-TAU = packaged_thresholds()["kinds"]["credential"]["threshold"]
 SURPRISE = 2.5  # nats per character: a random value with the real model has more (test_formats.py)
 FIELD = re.compile(r"\{[A-Za-z]+\}")
 
@@ -76,11 +74,7 @@ def is_written_in_form(fixture: str, templates: tuple[str, ...]) -> bool:
 
 
 def reported(fixture: str, nll: float) -> list[str]:
-    text = (DATA / fixture).read_text(encoding="utf-8")
-    scores = FakeScorer(unit="char", default_nll=nll).score_texts([text])[0]
-    path = fixture.split("/", 1)[1]
-    found = CredentialDetector().candidates(text, scores, path=path)
-    return [text[c.char_start : c.char_end] for c in found if c.score >= TAU]
+    return reported_values((DATA / fixture).read_text(encoding="utf-8"), nll, path=fixture.split("/", 1)[1])
 
 
 def test_every_context_of_the_generator_has_a_fixture() -> None:
@@ -114,8 +108,7 @@ def test_evidence_alone_reports_nothing_in_a_context_fixture(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(n for n in EXPECTED if EXPECTED[n]["lookalikes"]))
 def test_names_of_things_and_references_beside_them_are_judged_out(name: str) -> None:
     text = (HERE / name).read_text(encoding="utf-8")
-    rule = CredentialRule()
-    judged = {text[s.start : s.end] for s in find_slots(text) if judge_slot(text, s, rule) is not None}
+    judged = judged_values(text)
     for value in EXPECTED[name]["lookalikes"]:
         assert value in text
         assert value not in judged

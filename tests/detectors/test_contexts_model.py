@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from smscan.cli import main
+from tests.detectors.credential_fixtures import scan_copies
 
 pytestmark = pytest.mark.model
 
@@ -23,17 +24,10 @@ FILES = ["models.yaml", "names.md", "runbook.md", "Main.kt", "notebooks/export.i
 def test_names_of_things_are_not_reported_and_the_keys_beside_them_are(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    expected = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
-    for name in FILES:
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(DATA / name, tmp_path / name)
+    code, found, expected = scan_copies(DATA, FILES, tmp_path, capsys)
 
-    code = main(["repo", str(tmp_path), "--kinds", "credential", "--format", "json", "--no-redact"])
-
-    report = json.loads(capsys.readouterr().out)
-    found = sorted((f["path"], f["preview"]) for f in report["findings"])
     assert code == 1
-    assert found == sorted((name, value) for name in FILES for value in expected[name]["secrets"])
+    assert found == expected
 
 
 def test_smscans_own_thresholds_file_reports_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,15 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.thresholds import packaged_thresholds
-from smscan.detectors.credential import CredentialDetector, CredentialRule, judge_slot
+from smscan.detectors.credential import CredentialDetector
 from smscan.detectors.notebooks import notebook_cells
-from smscan.detectors.slots import find_slots
+from tests.detectors.credential_fixtures import TAU, judged_values, reported_values
 from tests.fakes import FakeScorer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "credentials"
 EXPECTED = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
-TAU = packaged_thresholds()["kinds"]["credential"]["threshold"]
 # Surprise every random value has with the real model and more (nats per character): with the
 # default evidence, a secret-named value or a vendor format reaches the threshold on it, an
 # unnamed value or a bare token does not.
@@ -31,9 +29,7 @@ SURPRISE = 2.5
 
 
 def reported(name: str, nll: float) -> list[str]:
-    text = (DATA / name).read_text(encoding="utf-8")
-    scores = FakeScorer(unit="char", default_nll=nll).score_texts([text])[0]
-    return [text[c.char_start : c.char_end] for c in CredentialDetector().candidates(text, scores) if c.score >= TAU]
+    return reported_values((DATA / name).read_text(encoding="utf-8"), nll)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -50,8 +46,7 @@ def test_evidence_alone_reports_nothing(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(n for n in EXPECTED if EXPECTED[n]["lookalikes"]))
 def test_look_alikes_are_judged_out_however_surprising(name: str) -> None:
     text = (DATA / name).read_text(encoding="utf-8")
-    rule = CredentialRule()
-    judged = {text[s.start : s.end] for s in find_slots(text) if judge_slot(text, s, rule) is not None}
+    judged = judged_values(text)
     for value in EXPECTED[name]["lookalikes"]:
         assert value in text
         assert value not in judged

@@ -9,13 +9,11 @@ and passwords holding a dot in a URL and after `PW:` beside pre-release requirem
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from smscan.cli import main
+from tests.detectors.credential_fixtures import scan_copies
 
 pytestmark = pytest.mark.model
 
@@ -28,13 +26,7 @@ FILES = ["notes.md", "LICENSE-KEYS", "schema.sql", "deploy.sh", "Bot.hs", "links
 def test_credentials_in_many_file_types_are_found_and_look_alikes_are_not(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    expected = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
-    for name in FILES:
-        shutil.copy(DATA / name, tmp_path / name)
+    code, found, expected = scan_copies(DATA, FILES, tmp_path, capsys)
 
-    code = main(["repo", str(tmp_path), "--kinds", "credential", "--format", "json", "--no-redact"])
-
-    report = json.loads(capsys.readouterr().out)
-    found = sorted((f["path"], f["preview"]) for f in report["findings"])
     assert code == 1
-    assert found == sorted((name, value) for name in FILES for value in expected[name]["secrets"])
+    assert found == expected

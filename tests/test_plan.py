@@ -101,15 +101,18 @@ def test_credential_plans_only_values_that_survive_the_model_free_judgement() ->
     assert ZORBL in piece.text and len(piece.text) < 200  # the URL is no credential: not planned
 
 
-def test_dead_code_plans_evidence_lines_of_python_and_whole_files_elsewhere() -> None:
+def test_dead_code_plans_evidence_lines_of_python_and_nothing_of_code_without_evidence() -> None:
     dead = make_detector("dead-code")
+    every_line = make_detector("dead-code", {"other_lines": "all"})
     python = "\n".join(f"setting_{i} = {i}" for i in range(200)) + "\ndef f(x):\n    return x\n    x = 1\n"
     # Go has no syntax evidence (JavaScript has, with the js extra: tests/detectors/test_js_dead.py).
     go = "func f(x int) int {\n\treturn x\n\tx = 1\n}\n"
 
     (piece,) = plan_pieces(Document("m.py", python), [dead])
     assert piece.text.endswith("    x = 1\n") and 0 < len(piece.text) <= dead.context_chars + len("    x = 1\n")
-    assert plan_pieces(Document("m.go", go), [dead]) == [Piece(0, go)]
+    # Nothing shows a Go line dead: nothing is sent to the model, unless every line is judged.
+    assert plan_pieces(Document("m.go", go), [dead]) == []
+    assert plan_pieces(Document("m.go", go), [every_line]) == [Piece(0, go)]
     # Python without evidence needs nothing scored; a file dead code does not apply to neither.
     assert plan_pieces(Document("ok.py", "def f(x):\n    return x\n"), [dead]) == []
     assert plan_pieces(Document("notes.md", go), [dead]) == []

@@ -11,7 +11,9 @@ conditions that cannot hold, empty loops, stores nothing reads, dropped pure res
 score by ``evidence_bonus`` nats. The evidence ranks candidates; it never replaces surprise, and
 with ``evidence_bonus = 0`` the detector is plain line SM. JavaScript and TypeScript get the same
 evidence from tree-sitter syntax trees (:mod:`smscan.detectors.js_dead`, the optional ``js``
-extra; without it they are judged by lines). Other languages are scored by lines.
+extra). Code that no parser here reads (shell, Go, ..., and Python or JavaScript that does not
+parse) has no evidence, so by default it is not judged and nothing of it is scored
+(``other_lines``); ``other_lines = "all"`` judges its lines by surprise alone.
 
 A Python finding is a whole dead statement (``units = "statement"``): the ``if`` with its body,
 the tail after a ``return``, a run of dead statements on adjacent lines, judged by the mean NLL of
@@ -23,7 +25,7 @@ In Python that parses, only dead statements are candidates (``python_lines = "ev
 the calibration sets every dead line reported comes from them, and the lines surprise alone
 raises there are false alarms (``docs/BENCHMARKS.md``). So a scan scores only those statements
 with their context (``regions``), the file median of the prior then being that of the scored
-context; other languages and unparseable Python need the whole file. JavaScript and TypeScript
+context; other code needs nothing, or the whole file under ``other_lines = "all"``. JavaScript and TypeScript
 that a grammar reads without an error are judged the same way (``js_lines``). Which language a
 text is comes from the text, as ``ast.parse`` decides for Python: a candidate sees no path.
 """
@@ -91,11 +93,18 @@ class DeadCodeRule:
     """Evidence judged per dead ``statement`` (with its body) or per ``line`` alone."""
     js_lines: str = "evidence"
     """The same as ``python_lines`` for JavaScript and TypeScript that parse (the ``js`` extra)."""
+    other_lines: str = "none"
+    """Code no parser here reads (shell, Go, Java, ..., Python or JavaScript that does not parse,
+    JavaScript without the ``js`` extra): ``none`` judges nothing there, as nothing shows a line
+    dead and surprise alone raised only false alarms where it was measured (Python, MBPP), so the
+    model is never sent such a file for dead code; ``all`` judges every line of the whole file."""
 
     def __post_init__(self) -> None:
         for key in ("python_lines", "js_lines"):
             if getattr(self, key) not in ("evidence", "all"):
                 raise ValueError(f"{key} must be 'evidence' or 'all', got {getattr(self, key)!r}")
+        if self.other_lines not in ("none", "all"):
+            raise ValueError(f"other_lines must be 'none' or 'all', got {self.other_lines!r}")
         if self.units not in ("statement", "line"):
             raise ValueError(f"units must be 'statement' or 'line', got {self.units!r}")
 
@@ -155,7 +164,7 @@ class DeadCodeDetector:
 
     def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
         """Python, JavaScript or TypeScript that parses: its dead statements (none: nothing to score);
-        else the whole text.
+        other code: nothing (``other_lines = "none"``, the default) or the whole text (``"all"``).
 
         Each dead statement comes with the lines that start within ``context_chars`` after it
         (the planner adds as much before it): the median a short line is shrunk toward must be
@@ -164,7 +173,9 @@ class DeadCodeDetector:
         rose from 1 to 3 (``docs/BENCHMARKS.md``).
         """
         code = self._parsed(text, python=None)
-        if code is None or not code.evidence_only:
+        if code is None:
+            return [] if self._rule.other_lines == "none" else None
+        if not code.evidence_only:
             return None
         extents = content_extents(text)
         spans = []
@@ -210,6 +221,8 @@ class DeadCodeDetector:
         if rule.python_only and not parses(text):
             return []
         code = self._parsed(text, python=python)
+        if code is None and rule.other_lines == "none":
+            return []
         evidence_only = code is not None and code.evidence_only
         extents = content_extents(text)
         # Comments are prose; so are the continuation lines of a statement of parsed code.

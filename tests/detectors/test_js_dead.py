@@ -159,9 +159,10 @@ def test_a_dead_statement_is_planned_and_judged_far_from_the_start() -> None:
     assert (block.char_start, block.char_end, block.details["evidence"]) == (start, start + len(dead), "dead-computation")
 
 
-def test_broken_syntax_falls_back_to_lines() -> None:
+def test_broken_syntax_falls_back_to_lines_when_every_line_is_judged() -> None:
     text = "function f(n) {\n  return n +;\n  zq();\n"
-    detector = DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0))
+    detector = DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0, other_lines="all"))
+    assert DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0)).regions(text, "broken.js") == []
 
     assert not js_dead.parses(text)
     assert detector.regions(text, "broken.js") is None
@@ -184,9 +185,12 @@ def without_extra(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_without_the_extra_javascript_is_judged_by_lines(without_extra: None) -> None:
     text = _fn("return n;", "n = 1;")
-    detector = DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0))
+    detector = DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0, other_lines="all"))
 
     assert not js_syntax.is_available() and js_syntax.grammar_versions() == ""
     assert detector.regions(text, "f.js") is None
     found = detector.candidates(text, char_scores(text, low=2.0))
     assert [text.count("\n", 0, c.char_start) + 1 for c in found] == [1, 2, 3, 4]
+    # By default code no parser reads is not judged, and nothing of it is scored.
+    default = DeadCodeDetector(DeadCodeRule(min_context=1, shrink=0.0))
+    assert default.regions(text, "f.js") == [] and default.candidates(text, char_scores(text, low=2.0)) == []

@@ -787,6 +787,46 @@ def one_line_files(folder: Path, count: int, *, seed: int = 5) -> int:
     return secrets
 
 
+def small_snippets(folder: Path, count: int, *, seed: int = 7) -> int:
+    """``count`` files of 2-6 lines each (Python, shell, YAML, JSON, .env, INI, XML, JavaScript), as a
+    scanner's detector tests are; about 1 in 25 assigns a random 24-40 character value to a
+    secret name. Returns the number of such values."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True)
+    words = ["alpha", "beta", "cache", "delta", "region", "primary", "backup", "service", "worker", "queue",
+             "user", "host", "port", "timeout", "retries", "bucket", "endpoint", "level", "mode", "path"]
+    secret_names = ["api_key", "password", "secret", "token", "client_secret", "db_password", "auth_token"]
+    alphabet = string.ascii_letters + string.digits
+
+    def plain() -> tuple[str, str]:
+        return rng.choice(words) + "_" + rng.choice(words), rng.choice(
+            [str(rng.randint(1, 9000)), f"{rng.choice(words)}-{rng.choice(words)}", f"https://{rng.choice(words)}.example.com"])
+
+    forms = {
+        "py": ("{k} = \"{v}\"", ""), "sh": ("export {K}=\"{v}\"", "#!/bin/sh\n"), "yaml": ("{k}: {v}", ""),
+        "env": ("{K}={v}", ""), "ini": ("{k} = {v}", "[{section}]\n"), "js": ("const {k} = \"{v}\";", ""),
+        "json": ("  \"{k}\": \"{v}\"", "{{\n"), "xml": ("  <{k}>{v}</{k}>", "<config>\n"),
+    }
+    closers = {"json": "}}\n", "xml": "</config>\n"}
+    secrets = 0
+    for n in range(count):
+        suffix = rng.choice(sorted(forms))
+        line, head = forms[suffix]
+        pairs = [plain() for _ in range(rng.randint(2, 6))]
+        if rng.random() < 0.04:
+            value = "".join(rng.choice(alphabet) for _ in range(rng.randint(24, 40)))
+            pairs[rng.randrange(len(pairs))] = (rng.choice(secret_names), value)
+            secrets += 1
+        body = [line.format(k=k, K=k.upper(), v=v) for k, v in pairs]
+        if suffix == "json":
+            body = [item + ("," if i < len(body) - 1 else "") for i, item in enumerate(body)]
+        text = head.format(section=rng.choice(words)) + "\n".join(body) + "\n" + closers.get(suffix, "").format()
+        name = f"snippet_{n:04d}.{suffix}" if suffix != "env" else f"snippet_{n:04d}/.env"
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return secrets
+
+
 def rows_many_files(bench: Bench) -> list[Row]:
     count = 300 if bench.quick else 3000
     repo = bench.work / "repos" / "one-line-files"

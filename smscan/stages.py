@@ -21,9 +21,15 @@ from smscan.errors import SourceError
 from smscan.model.scorer import Scorer
 from smscan.records import TokenScores
 
-# Items handed to the scorer at once: enough to fill its batches, few enough to keep memory flat.
+# Items planned at once (a plan may look a whole batch up at once, as the judgement memo does).
 BATCH_ITEMS = 16
+# Characters of items held at once, and the most items: memory stays flat whatever the stream.
 BATCH_CHARS = 200_000
+MAX_HELD_ITEMS = 512
+# Planned characters handed to the scorer at once: about 4,000 tokens, so many short pieces (a
+# repository of small files, where the plan keeps a few values of each) share a few full forward
+# passes instead of each group of BATCH_ITEMS files paying a pass of a few dozen tokens.
+SCORE_CHARS = 16_000
 
 Item = TypeVar("Item")
 
@@ -57,56 +63,74 @@ def score_batches(
     size_of: Callable[[Item], int | None],
     plan: Callable[[list[Item]], list[PlanT]],
 ) -> Iterator[list[Scored[Item, PlanT]]]:
-    """Score items a batch at a time (``BATCH_ITEMS`` items or ``BATCH_CHARS`` characters).
+    """Plan items ``BATCH_ITEMS`` at a time and score their planned texts together.
+
+    Planned texts accumulate until they reach ``SCORE_CHARS`` characters, or the items held reach
+    ``BATCH_CHARS`` characters or ``MAX_HELD_ITEMS`` items; then one ``score_texts`` call scores
+    them all, so the scorer can pack short pieces of many items into few forward passes.
 
     Args:
         items: the stream, in input order.
         scorer: the reference model (any layer of the scorer chain).
         size_of: an item's characters, or None for an item that is not scored.
-        plan: the plans of a batch's scored items (called once per batch, so a plan may look a
-            whole batch up at once, as the judgement memo does).
+        plan: the plans of a group of scored items (called once per ``BATCH_ITEMS`` of them).
 
     Yields:
-        Each batch's items in input order, with their scores; one ``score_texts`` call per batch.
+        Each batch's items in input order, with their scores; one ``score_texts`` call per batch
+        (none for a batch that planned nothing).
     """
-    queue: list[Item] = []
-    counted = chars = 0
+    held = _Held[Item, PlanT]()
+    waiting: list[Item] = []  # read, not yet planned (unscored items ride along in order)
+    counted = 0
     for item in items:
-        queue.append(item)
+        waiting.append(item)
         size = size_of(item)
         if size is None:
             continue
         counted += 1
-        chars += size
-        if counted >= BATCH_ITEMS or chars >= BATCH_CHARS:
-            yield _score(queue, scorer, size_of, plan)
-            queue, counted, chars = [], 0, 0
-    if queue:
-        yield _score(queue, scorer, size_of, plan)
+        held.chars += size
+        if counted >= BATCH_ITEMS or held.chars >= BATCH_CHARS:
+            held.add(waiting, size_of, plan)
+            waiting, counted = [], 0
+            if held.is_full():
+                yield held.score(scorer)
+                held = _Held()
+    if waiting:
+        held.add(waiting, size_of, plan)
+    if held.entries:
+        yield held.score(scorer)
 
 
-def _score(
-    queue: list[Item],
-    scorer: Scorer,
-    size_of: Callable[[Item], int | None],
-    plan: Callable[[list[Item]], list[PlanT]],
-) -> list[Scored[Item, PlanT]]:
-    scorable = [item for item in queue if size_of(item) is not None]
-    plans = plan(scorable) if scorable else []
-    texts = [text for planned in plans for text in planned.to_score]
-    scores = scorer.score_texts(texts) if scorable else []
-    by_item = iter(plans)
-    out: list[Scored[Item, PlanT]] = []
-    index = 0
-    for item in queue:
-        if size_of(item) is None:
-            out.append(Scored(item, None, []))
-            continue
-        planned = next(by_item)
-        count = len(planned.to_score)
-        out.append(Scored(item, planned, list(scores[index : index + count])))
-        index += count
-    return out
+class _Held(Generic[Item, PlanT]):
+    """Planned items waiting for one ``score_texts`` call."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Item, PlanT | None]] = []
+        self.chars = 0  # characters of the scored items held
+        self.planned_chars = 0
+
+    def add(self, queue: list[Item], size_of: Callable[[Item], int | None], plan: Callable[[list[Item]], list[PlanT]]) -> None:
+        scorable = [item for item in queue if size_of(item) is not None]
+        plans = iter(plan(scorable) if scorable else [])
+        for item in queue:
+            planned = None if size_of(item) is None else next(plans)
+            if planned is not None:
+                self.planned_chars += sum(len(text) for text in planned.to_score)
+            self.entries.append((item, planned))
+
+    def is_full(self) -> bool:
+        return self.planned_chars >= SCORE_CHARS or self.chars >= BATCH_CHARS or len(self.entries) >= MAX_HELD_ITEMS
+
+    def score(self, scorer: Scorer) -> list[Scored[Item, PlanT]]:
+        texts = [text for _, planned in self.entries if planned is not None for text in planned.to_score]
+        scores = scorer.score_texts(texts) if texts else []
+        out: list[Scored[Item, PlanT]] = []
+        index = 0
+        for item, planned in self.entries:
+            count = 0 if planned is None else len(planned.to_score)
+            out.append(Scored(item, planned, list(scores[index : index + count])))
+            index += count
+        return out
 
 
 def buffer_groups(items: Iterable[Item], key_of: Callable[[Item], str | None]) -> Iterator[list[Item]]:

@@ -120,8 +120,18 @@ def make_repeats_predictable(scorer: RandomWordScorer, monkeypatch: pytest.Monke
     return seen
 
 
+def score_each_planned_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One ``score_texts`` call per planned group of ``stages.BATCH_ITEMS`` items, as before short
+    texts were pooled up to ``stages.SCORE_CHARS``: for tests that stop a run at its n-th call."""
+    from smscan import stages
+
+    monkeypatch.setattr(stages, "SCORE_CHARS", 0)
+
+
 def interrupt_scoring(scorer: RandomWordScorer, monkeypatch: pytest.MonkeyPatch, *, on_call: int = 3) -> None:
-    """Make the ``on_call``-th ``score_texts`` call raise KeyboardInterrupt, as Ctrl-C mid-run does."""
+    """Make the ``on_call``-th ``score_texts`` call raise KeyboardInterrupt, as Ctrl-C mid-run does
+    (one call per planned group of items: ``score_each_planned_group``)."""
+    score_each_planned_group(monkeypatch)
     calls = {"n": 0}
     original = scorer.score_texts
 

@@ -16,6 +16,8 @@ from smscan.sources.datasets import records_from_texts
 from smscan.stages import (
     BATCH_CHARS,
     BATCH_ITEMS,
+    MAX_HELD_ITEMS,
+    SCORE_CHARS,
     buffer_groups,
     contiguous,
     score_batches,
@@ -42,20 +44,36 @@ class Texts:
         self.to_score = [text]
 
 
-def test_a_batch_closes_at_the_item_count_or_the_character_budget_and_unscored_items_count_for_neither() -> None:
+def test_short_planned_texts_of_many_items_share_one_scorer_call_and_unscored_items_ride_along() -> None:
     items: list[str | None] = ["a"] * (BATCH_ITEMS - 1) + [None, None, "b", "c"]
     scorer = CallRecorder()
     batches = list(score_batches(
         items, scorer, size_of=lambda i: None if i is None else len(i), plan=lambda b: [Texts(t) for t in b if t]
     ))
-    assert [len(b) for b in batches] == [BATCH_ITEMS + 2, 1]  # the two Nones ride in the first batch
-    assert [len(call) for call in scorer.calls] == [BATCH_ITEMS, 1]
+    assert [len(b) for b in batches] == [BATCH_ITEMS + 3]  # the two Nones ride along, in order
+    assert [len(call) for call in scorer.calls] == [BATCH_ITEMS + 1]
+    assert [entry.item for entry in batches[0]] == items
     assert [entry.scores for entry in batches[0] if entry.item is None] == [[], []]
 
+
+def test_a_call_closes_at_the_planned_characters_the_held_characters_or_the_held_items() -> None:
+    # Planned texts: each group of BATCH_ITEMS is planned at once; a call closes once SCORE_CHARS
+    # of planned text wait.
+    piece = SCORE_CHARS // BATCH_ITEMS
+    scorer = CallRecorder()
+    list(score_batches(["p" * piece] * 40, scorer, size_of=len, plan=lambda b: [Texts(t) for t in b]))
+    assert [len(call) for call in scorer.calls] == [BATCH_ITEMS, BATCH_ITEMS, 40 - 2 * BATCH_ITEMS]
+
+    # Held characters: large items whose plans keep little still bound the memory held.
     big = ["x" * (BATCH_CHARS // 2)] * 3
     scorer = CallRecorder()
-    list(score_batches(big, scorer, size_of=len, plan=lambda b: [Texts(t) for t in b]))
+    list(score_batches(big, scorer, size_of=len, plan=lambda b: [Texts(t[:10]) for t in b]))
     assert [len(call) for call in scorer.calls] == [2, 1]
+
+    # Held items: tiny files, a few characters planned each.
+    scorer = CallRecorder()
+    list(score_batches(["y"] * (2 * MAX_HELD_ITEMS + 5), scorer, size_of=len, plan=lambda b: [Texts(t) for t in b]))
+    assert [len(call) for call in scorer.calls] == [MAX_HELD_ITEMS, MAX_HELD_ITEMS, 5]
 
 
 def test_a_batch_of_only_unscored_items_calls_no_scorer() -> None:
@@ -84,7 +102,8 @@ def test_a_scan_and_an_export_of_the_same_texts_ask_the_scorer_the_same_question
     records: list[DatasetRecord | Rejected] = list(records_from_texts(texts, groups=["g"] * len(texts)))
     records.insert(3, Rejected(3, "not json", "{"))
     [group] = list(export_groups(records, export_scorer, ExportPlan(rule), model={}))
-    assert scan_scorer.calls == export_scorer.calls and len(scan_scorer.calls) == 3
+    # 40 short texts: one call, so their pieces can share forward passes.
+    assert scan_scorer.calls == export_scorer.calls and len(scan_scorer.calls) == 1
     masked = {n for n, r in enumerate(group.records) if r["smscan"]["masked_spans"]}
     assert masked == {int(f.path[1:-4]) for f in result.findings} == set(range(0, 40, 5))
     assert len(group.rejected) == 1 and result.stats.skipped["binary"] == 1

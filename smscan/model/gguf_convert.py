@@ -80,24 +80,18 @@ def load_gguf_model(gguf: Path, *, dtype: Any = None) -> Any:
 
     try:
         with quiet_transformers(), _no_gguf_progress_bar():
-            quantized = AutoModelForCausalLM.from_pretrained(
-                gguf.parent, gguf_file=gguf.name, dtype=torch.float32
-            )
-            # The GGUF-loaded model counts as quantized (it refuses save_pretrained and names a
-            # quantization config) although its weights are already dequantised: copy them into
-            # a plain model of the same config.
-            config = quantized.config
-            if hasattr(config, "quantization_config"):
-                del config.quantization_config
-            auto_model: Any = AutoModelForCausalLM  # from_config is unannotated
-            plain = auto_model.from_config(config, dtype=torch.float32)
-            plain.load_state_dict(quantized.state_dict(), strict=True)
-            del quantized
+            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+            # Its weights are already dequantised float32, but the config still names the GGUF
+            # quantization (save_pretrained refuses such a model): drop it, so the config written
+            # beside the GGUF is a plain float32 model's. No copy of the weights is made (a copy
+            # into a fresh model doubled the first run's peak memory).
+            if hasattr(model.config, "quantization_config"):
+                del model.config.quantization_config
             if dtype is not None and dtype != torch.float32:
-                plain = plain.to(dtype)
+                model = model.to(dtype)
     except Exception as exc:  # noqa: BLE001 - every transformers/gguf failure is one ModelError
         raise ModelError(f"could not read {gguf} with transformers ({describe_error(exc)})") from exc
-    return plain.eval()
+    return model.eval()
 
 
 @contextmanager

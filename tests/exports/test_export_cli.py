@@ -16,7 +16,7 @@ import pytest
 from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
 from tests.cli_runner import Cli
 from tests.conftest import commit_files
-from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable
+from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable, score_each_planned_group
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
 KEY2 = "Zq81Lm0Pw7Rt5Ny3Kx9Bv2Hc"
@@ -184,6 +184,7 @@ def test_resume_after_an_interruption_loses_and_doubles_nothing(tmp_path: Path, 
 
 def test_resume_with_other_options_is_refused(tmp_path: Path, cli, capsys, monkeypatch) -> None:
     source = _many(tmp_path, 40)
+    score_each_planned_group(monkeypatch)
     monkeypatch.setattr(cli.scorer, "score_texts", lambda texts: (_ for _ in ()).throw(KeyboardInterrupt) if len(cli.scorer.texts) > 16 else RandomWordScorer.score_texts(cli.scorer, texts))
     assert export(cli, [str(source), "-o", str(tmp_path / "o.jsonl"), *RAW], capsys)[0] == 130
     code, err = export(cli, [str(source), "-o", str(tmp_path / "o.jsonl"), "--resume", "--threshold", "4"], capsys)

@@ -27,7 +27,7 @@ from smscan.exports.ray_read import group_chunks
 from smscan.exports.rule import MaskRule
 from smscan.sources.datasets import RecordFormat, iter_dataset
 from tests.conftest import commit_files
-from tests.scorers import RandomWordScorer
+from tests.scorers import RandomWordScorer, score_each_planned_group
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
@@ -176,7 +176,8 @@ def test_ray_actors_load_a_real_model_from_a_recipe(tmp_path: Path, tiny_model_d
     assert all(-100 in r["labels"] and len(r["labels"]) == len(r["input_ids"]) for r in records if r["smscan"]["masked_spans"])
 
 
-def test_ray_resumes_an_interrupted_export(tmp_path: Path) -> None:
+def test_ray_resumes_an_interrupted_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    score_each_planned_group(monkeypatch)
     source = write_jsonl(tmp_path / "in.jsonl", fixture_lines())
     plan, fmt = ExportPlan(MaskRule(threshold=3.0)), RecordFormat(group_by="u")
     whole = tmp_path / "whole.jsonl"

@@ -28,7 +28,7 @@ from smscan.sources.labels import read_labels
 from smscan.calibration.metrics import sweep
 from smscan.calibration.units import score_units
 from smscan.detectors import make_detector
-from smscan.detectors.candidate import Candidate
+from smscan.records import Candidate
 from smscan.engine.windows import fixed_windows
 from smscan.records import TokenScores
 

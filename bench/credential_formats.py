@@ -22,7 +22,8 @@ from pathlib import Path
 from bench.cached import CacheOnlyScorer, default_model_identity
 from smscan.scoring.cache import ScoreCache
 from smscan.scoring.cache_entries import cache_key
-from smscan.detectors import make_detector, propagate_values
+from smscan.detectors import make_detector
+from smscan.engine.propagate import propagate_values
 
 
 def main() -> int:

@@ -38,7 +38,7 @@ import numpy as np
 from smscan.sources.labels import LabelledText, read_labels
 from smscan.calibration.metrics import auroc
 from smscan.calibration.units import score_units
-from smscan.detectors.candidate import Candidate
+from smscan.records import Candidate
 from smscan.engine.windows import Windows, fixed_windows, line_windows
 from smscan.config.instructions import resolve_instructions
 from smscan.model.context import plan_chunks

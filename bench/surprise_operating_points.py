@@ -24,7 +24,7 @@ from bench.cached import CacheOnlyScorer, default_model_identity
 from smscan.scoring.cache import default_cache_dir
 from smscan.sources.labels import read_labels
 from smscan.rules.thresholds_file import OPERATING_POINTS
-from smscan.exports.rule import MaskRule
+from smscan.engine.masking import MaskRule
 from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.records import TokenScores
 

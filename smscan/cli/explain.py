@@ -104,14 +104,15 @@ def _explain(
 ) -> tuple[Explanation, Settings, Any]:
     """Score the file and trace it through the scan's chain (``smscan.decide.explain``); also the
     settings and scorer it used."""
-    from smscan.rules.resolve import scan_rules
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules
     from smscan.sources.worktree import find_root
 
     root, _ = find_root(path.resolve().parent)
     settings = command_settings(root, scan.config, model.overrides() | scan.overrides(), services)
     inputs = check_inputs(settings, root, thresholds=scan.thresholds, baseline=None)
     scorer = services.scorer(settings)
-    rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=inputs.thresholds)
+    rules = resolve_rules(settings, RuleFlags(thresholds=inputs.thresholds), root=root, fingerprint=scorer.fingerprint)
     try:
         name = path.resolve().relative_to(root).as_posix()
     except ValueError:  # a link to a file outside the root

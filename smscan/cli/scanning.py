@@ -19,10 +19,11 @@ from smscan.config.settings import Settings, load_settings
 from smscan.errors import SmscanError, ThresholdsError
 from smscan.records import Document, ScanResult, Skip, Suppressed
 from smscan.reports.formats import Report, report_format
-from smscan.rules.resolve import ScanRules, scan_rules, unscored_rules
+from smscan.rules.flags import RuleFlags
+from smscan.rules.resolve import Rules, resolve_rules, unscored_rules
 from smscan.decide.scanner import scan_and_decide
 
-__all__ = ["ScanJob", "ScanRules", "check_inputs", "collect", "command_settings", "run_scan"]
+__all__ = ["ScanJob", "Rules", "check_inputs", "collect", "command_settings", "run_scan"]
 
 
 def command_settings(
@@ -91,7 +92,7 @@ def run_scan(job: ScanJob, options: ReportOptions, services: Services) -> int:
     return 1 if result.findings else 0
 
 
-def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, dict[str, object], Suppressed]:
+def collect(job: ScanJob, services: Services) -> tuple[ScanResult, Rules, dict[str, object], Suppressed]:
     """Build the scorer (only when there is something to score), scan and decide what is
     reported (``smscan.decide.scanner.scan_and_decide``): result, rules, model, what was suppressed.
 
@@ -104,7 +105,7 @@ def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, di
         with err_console.status("loading the reference model", spinner="dots"):
             # The default model is fetched and converted on first use (once; then cached).
             scorer = services.scorer(settings)
-        rules = scan_rules(settings, root=job.root, fingerprint=scorer.fingerprint, thresholds=job.inputs.thresholds)
+        rules = resolve_rules(settings, RuleFlags(thresholds=job.inputs.thresholds), root=job.root, fingerprint=scorer.fingerprint)
     else:
         rules = unscored_rules(settings)  # nothing to score: no thresholds file is read
     from smscan.model.passes import listening

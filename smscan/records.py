@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # arrays are only annotated here: a record type costs no numpy import
+    import numpy as np
 
 MESSAGES_FIELD = "messages"
 """The field of a chat record: a list of ``{"role", "content"}`` messages."""

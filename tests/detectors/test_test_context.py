@@ -124,7 +124,7 @@ def test_a_private_key_block_in_a_test_fixture_is_still_a_credential() -> None:
 
 
 def explained_reasons(path: str) -> list[tuple[bool, tuple[str, ...]]]:
-    from smscan.cli.explain import explain_document
+    from smscan.decide.explain import explain_document
     from smscan.rules.resolve import Rules
     from smscan.records import Document
     from tests.reports.scans import fixture_rules

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli.explain import explain_document, parse_target
+from smscan.cli.explain import parse_target
+from smscan.decide.explain import explain_document
 from smscan.rules.resolve import Rules
 from smscan.records import Document
 from smscan.reports.explain import heat_style, render_explanation

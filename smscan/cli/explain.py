@@ -20,6 +20,7 @@ from smscan.errors import SmscanError
 from smscan.records import Document
 
 if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
     from rich.console import Console
 
     from smscan.config.settings import Settings
@@ -128,7 +129,7 @@ def _explain(
 
 
 def _render_contrast(
-    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Any, services: Services,
+    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Scorer, services: Services,
     *, redact: bool,
 ) -> None:
     """Under ``contrast``, each window's NLL under both instructions: which one the text follows."""

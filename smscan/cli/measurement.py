@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from smscan.cli.options import ModelOptions
 from smscan.cli.services import Services
+
+if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
 
 
 def check_detector_kind(kind: str) -> None:
@@ -51,7 +54,7 @@ def working_root() -> Path:
     return find_root(Path.cwd())[0]
 
 
-def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
+def score_with_progress(scorer: Scorer, texts: list[str]) -> list[Any]:
     """Score texts through the cache, with a progress bar on a terminal."""
     from rich.progress import (
         BarColumn,
@@ -72,7 +75,7 @@ def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
         return score_documents(scorer, texts, on_progress=lambda done, _: progress.update(task, completed=done))
 
 
-def score_planned_with_progress(scorer: Any, kind: str, documents: Sequence[Any], rule: dict[str, Any] | None = None) -> list[Any]:
+def score_planned_with_progress(scorer: Scorer, kind: str, documents: Sequence[Any], rule: dict[str, Any] | None = None) -> list[Any]:
     """Score what a scan of ``kind`` scores (its detector's plan), so thresholds are chosen and
     judged on the scores a scan reads; the plan ignores the labelled texts' names."""
     from smscan.detectors import make_detector

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from smscan.decide.decisions import without_dead_code_on_credential_lines
 from smscan.detectors import make_detector
-from smscan.judge.pipeline import Detection, SurpriseRule, scan
+from smscan.engine.masking import MaskRule as SurpriseRule
+from smscan.judge.scan import scan
+from smscan.records import Detection
 from smscan.records import Document, Skip
 from tests.scorers import RandomWordScorer
 

@@ -17,7 +17,6 @@ from smscan.cli.options import ModelOptions, NoRedactOption, ScanOptions
 from smscan.cli.scanning import check_inputs, command_settings
 from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError
-from smscan.decide.explain import Explanation, explain_document
 from smscan.records import Document
 
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
 
     from smscan.config.settings import Settings
 
-__all__ = ["explain_command", "explain_document", "parse_target"]
+__all__ = ["explain_command", "parse_target"]
 
 _TARGET = re.compile(r"^(?P<path>.+?):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
@@ -104,14 +103,16 @@ def _explain(
 ) -> tuple[Explanation, Settings, Any]:
     """Score the file and trace it through the scan's chain (``smscan.decide.explain``); also the
     settings and scorer it used."""
-    from smscan.rules.resolve import scan_rules
+    from smscan.decide.explain import explain_document
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules
     from smscan.sources.worktree import find_root
 
     root, _ = find_root(path.resolve().parent)
     settings = command_settings(root, scan.config, model.overrides() | scan.overrides(), services)
     inputs = check_inputs(settings, root, thresholds=scan.thresholds, baseline=None)
     scorer = services.scorer(settings)
-    rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=inputs.thresholds)
+    rules = resolve_rules(settings, RuleFlags(thresholds=inputs.thresholds), root=root, fingerprint=scorer.fingerprint)
     try:
         name = path.resolve().relative_to(root).as_posix()
     except ValueError:  # a link to a file outside the root

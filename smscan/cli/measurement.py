@@ -40,7 +40,15 @@ def command_settings(config: Path | None, model: ModelOptions, services: Service
     (model, device, dtype and threads as a scan would load them)."""
     from smscan.cli.scanning import command_settings as settings_at
 
-    return settings_at(Path.cwd(), config, model.overrides(), services)
+    return settings_at(working_root(), config, model.overrides(), services)
+
+
+def working_root() -> Path:
+    """Where calibrate and eval look for the config and the repository's thresholds file: the git
+    top level of the current folder (as a scan of ``.`` finds it), else the folder itself."""
+    from smscan.sources.worktree import find_root
+
+    return find_root(Path.cwd())[0]
 
 
 def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:

@@ -1,6 +1,6 @@
 """What the user decided about findings, applied once, in one order, for every command.
 
-After the detectors (``smscan.judge.pipeline.scan``), a scan's findings go through, in this order:
+After the detectors (``smscan.judge.scan.scan``), a scan's findings go through, in this order:
 
 1. **kinds**: only the kinds the user asked for (``kinds`` in the config, ``--kinds``);
 2. **allow comments**: a finding whose line says ``smscan: ignore`` (``detectors/suppress.py``);

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.detectors.candidate import Detector
+from smscan.records import Detector
 from smscan.records import Document, TokenScores
 from smscan.plan.regions import Piece, merge_spans, pieces_to_score, target_spans
 

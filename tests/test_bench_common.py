@@ -154,3 +154,29 @@ def _split_with_predictions(folder: Path) -> Path:
     predictions = {"a/keyed.py": [[start, start + len(SECRET)]], "b/looks.yaml": [[uuid_at, uuid_at + 36]]}
     (folder / "preds" / "smscan.json").write_text(json.dumps({"tool": "smscan", "files": predictions}))
     return folder
+
+
+@pytest.mark.model
+def test_deadcode_eval_runs_the_real_cli_and_writes_its_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real default model through `smscan files`: a constant-false line found, a clean program left alone."""
+    from bench.deadcode_variants_eval import SECTION, main
+
+    monkeypatch.setenv("SMSCAN_SCORE_CACHE", str(tmp_path / "scores"))
+    programs = [
+        {"id": "1", "code": "def add_all(values):\n    total = 0\n    for v in values:\n        total += v\n"
+                            "    if 1 == 0: print(\"unreachable\")\n    return total\n",
+         "poisoned_lines": [5], "attack": "fixed1"},
+        {"id": "2", "code": "def longest(words):\n    best = ''\n    for w in words:\n        if len(w) > len(best):\n"
+                            "            best = w\n    return best\n",
+         "poisoned_lines": [], "attack": "clean"},
+    ]
+    labels = tmp_path / "set.jsonl"
+    labels.write_text("".join(json.dumps(p) + "\n" for p in programs), encoding="utf-8")
+    document = tmp_path / "BENCHMARKS.md"
+    document.write_text(DOCUMENT, encoding="utf-8")
+
+    assert main(["--labels", str(labels), "--write", str(document)]) == 0
+
+    text = document.read_text(encoding="utf-8")
+    assert text.startswith(DOCUMENT) and f"## {SECTION}\n" in text
+    assert "| set.jsonl | 1.000 | 1.000 | 1.000 | 1 of 1 | 0.00 (0 in 12) |" in text

@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
         return int(exit_.exit_code)
     except typer.TyperException as error:
         if type(error).__name__ == "NoArgsIsHelpError":  # `smscan` or `smscan model` alone: the help
-            print(error.format_message(), file=sys.stderr)  # type: ignore[attr-defined]
+            print(error.format_message(), file=sys.stderr)
             return EXIT_ERROR
         # Usage errors from the (vendored) click layer: bad option value, unknown command.
         print(f"smscan: error: {visible(_usage_message(error))}", file=sys.stderr)

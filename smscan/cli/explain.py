@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from smscan.config.settings import Settings
+    from smscan.reports.explain import Explanation
 
 __all__ = ["explain_command", "parse_target"]
 

@@ -64,7 +64,7 @@ def export_command(
         labeler = DownstreamLabeler(write.tokenizer)
     scorer, description, fingerprint = export_scorer(settings, engine, write.deterministic, services)
     rules = export_rules(settings, root, fingerprint, mask, write.masking)
-    plan = ExportPlan(rules.surprise, rules.detections, mode=write.mode, placeholders=placeholders, labeler=labeler,  # type: ignore[arg-type]
+    plan = ExportPlan(rules.surprise, rules.detections, mode=write.mode, placeholders=placeholders, labeler=labeler,  # type: ignore[arg-type]  # DownstreamLabeler is called as the plan's labeler type, declared more loosely
                       value_threshold=rules.value_threshold)
     options = {
         "rule": plan.rule_dict(), "format": [records.text_field, records.roles, records.group_by, records.two_pass],

@@ -97,7 +97,7 @@ def explain_document(
     """
     view = _view(document.text, scores, rules, window, threshold, consensus, first_line, last_line)
     # The heat map draws every token, so the scan reads the whole file's scores, not a plan's.
-    result = scan([document], _ScoredOnce(scores), rules.surprise, detections=rules.detections, whole_documents=True)  # type: ignore[arg-type]
+    result = scan([document], _ScoredOnce(scores), rules.surprise, detections=rules.detections, whole_documents=True)  # type: ignore[arg-type]  # _ScoredOnce answers score_texts, all the stage asks
     found = list(result.findings)
     reported = replace(result, findings=list(found))
     decide(reported, [document], kinds=None)

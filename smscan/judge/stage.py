@@ -153,7 +153,7 @@ def judge_groups(
             for subject, remembered in zip(subjects, known)
         ]
         if on_batch is not None:
-            on_batch(subjects, [len(planned.pieces) for planned in plans])  # type: ignore[arg-type]
+            on_batch(subjects, [len(planned.pieces) for planned in plans])  # type: ignore[arg-type]  # scans, the only users of on_batch, judge Documents
         return plans
 
     batches = score_batches(items, scorer, size_of=_size, plan=plan)

@@ -17,6 +17,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -29,7 +30,7 @@ def _fail(message: str) -> int:
     return 2
 
 
-def pick(splits: list[Path], formats: set[str] | None, out: Path) -> dict:
+def pick(splits: list[Path], formats: set[str] | None, out: Path) -> dict[str, Any]:
     """Copy the files of ``formats`` from ``splits`` into ``out``; the manifest written there."""
     corpus = out / "corpus"
     if corpus.exists():

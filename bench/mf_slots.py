@@ -74,14 +74,14 @@ def dump(splits: list[Path]) -> dict[str, list[list[float]]]:
 def _covers(row: dict[str, Any], start: int, end: int) -> str:
     for span in row["spans"]:
         if span["start"] < end and start < span["end"]:
-            return "credential " + span["context"].split(":")[0]
+            return "credential " + str(span["context"]).split(":")[0]
     for span in row["negatives"]:
         if span["start"] < end and start < span["end"]:
-            return "LOOK-ALIKE " + span["category"]
+            return "LOOK-ALIKE " + str(span["category"])
     return "UNLABELLED"
 
 
-def diff(before: dict, after: dict, splits: list[Path]) -> tuple[Counter[str], list[str]]:
+def diff(before: dict[str, Any], after: dict[str, Any], splits: list[Path]) -> tuple[Counter[str], list[str]]:
     """Counts of slots gained or changed (``+``) and lost or changed (``-``) per class, and one
     line for each that is not on a credential."""
     counts: Counter[str] = Counter()

@@ -67,7 +67,7 @@ def run_tool(tool: str, data: Path, *, shared: Path, work: Path, peers_python: s
 
 
 def context_of(span: dict[str, Any]) -> str:
-    return span["context"].split(":")[0]
+    return str(span["context"]).split(":")[0]
 
 
 def measure(score: ModuleType, split: Any, files: dict[str, list[list[int]]], wall_s: float | None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ Run from the repository root with the default model pulled (``smscan model pull`
 Rows (the issue's numbering):
 
 1. raw forward throughput of each inference runtime this smscan offers (torch fp32 always;
-   CTranslate2 float32/int8 when ``smscan.config.Settings`` has a ``runtime`` field), 1x32 and 1x512;
+   CTranslate2 float32/int8 when ``smscan.config.settings.Settings`` has a ``runtime`` field), 1x32 and 1x512;
 2. cold full scan of real repositories nobody here wrote (the ``requests`` 2.32.3 sdist and a larger
    one, ``flask`` 3.0.3), each unpacked and committed into a temporary git repository, smscan beside
    detect-secrets 1.5.0 and CredSweeper 1.19.5 (installed into a venv under ``--cache``);
@@ -22,7 +22,12 @@ Rows (the issue's numbering):
 5. 3,000 one-line files in one folder: smscan beside CredSweeper;
 6. ``smscan export`` of a JSONL of Python stdlib sources (``--export-mb``);
 7. with ``--quality``: held-out credential char F1 and dead-code line F1 on MBPP, through the
-   existing bench scripts in ``../shared/bench``.
+   existing bench scripts in ``../shared/bench``;
+8. (issue 29) ``smscan repo`` cold on a clone of this repository at HEAD (target <= 30 s);
+9. (issue 29) ~50 small config files (.env, .netrc, XML, YAML, JSON, INI): smscan beside
+   CredSweeper (target <= 5x its time);
+10. (issue 29) 2,500 generated snippets of 2-6 lines (``small_snippets``): smscan beside CredSweeper
+   (target <= 5x its time). Row 2's ``requests`` scan has issue 29's target of 3x CredSweeper.
 
 Every child runs with a timeout; its peak RSS is the kernel's ``ru_maxrss`` from ``os.wait4``. A
 row that fails is reported as failed and the run goes on. smscan runs against a fresh cache root
@@ -308,7 +313,7 @@ def literal_choices(field_name: str) -> tuple[str, ...]:
     """The allowed values of a ``Literal`` field of ``Settings`` (empty if not a Literal)."""
     import typing
 
-    from smscan import config
+    from smscan.config import settings as config
 
     hints = typing.get_type_hints(config.Settings, vars(config))
     hint = hints.get(field_name)
@@ -317,7 +322,7 @@ def literal_choices(field_name: str) -> tuple[str, ...]:
 
 def runtime_variants() -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """(label, Settings overrides) of each scorer this smscan can build, and notes on the skipped."""
-    from smscan.config import Settings
+    from smscan.config.settings import Settings
 
     fields = {field.name for field in dataclasses.fields(Settings)}
     variants: list[tuple[str, dict[str, Any]]] = []
@@ -327,7 +332,7 @@ def runtime_variants() -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     base = {"device": "cpu", "dtype": "fp32"}
     variants.append(("torch fp32, smscan scorer", {**base, **({"runtime": torch_name} if torch_name else {})}))
     if "runtime" not in fields:
-        notes.append("CTranslate2 rows skipped: `smscan.config.Settings` has no `runtime` field in this smscan.")
+        notes.append("CTranslate2 rows skipped: `smscan.config.settings.Settings` has no `runtime` field in this smscan.")
         return variants, notes
     ct2 = [r for r in runtimes if "ct" in r.lower() or "translate" in r.lower()]
     if not ct2:
@@ -387,8 +392,8 @@ def throughput_child(spec: dict[str, Any]) -> dict[str, float]:
                 times.append(time.perf_counter() - started)
             result[f"{batch_size}x{length}"] = batch_size * length / statistics.median(times)
         return result
-    from smscan.config import Settings
-    from smscan.model.chain import build_scorer
+    from smscan.config.settings import Settings
+    from smscan.scoring.chain import build_scorer
 
     # No score cache and no worker: every repeat must run the model.
     scorer = build_scorer(Settings(**spec["overrides"], score_cache=False, worker="off"), environ={})
@@ -593,6 +598,10 @@ def rows_cold(bench: Bench) -> list[Row]:
             else:
                 smscan_row.figure = (f"{ratio(seconds, cs.seconds):.1f}x CredSweeper's time, "
                                      f"{ratio(smscan_row.rss_mb, cs.rss_mb):.1f}x its RSS")
+                times = ratio(seconds, cs.seconds)
+                if name == SMALL_SDIST[0] and times is not None and smscan_row.rss_mb is not None:
+                    smscan_row.target = "<= 3x CredSweeper, RSS <= 1.5 GB"
+                    smscan_row.met = times <= 3 and smscan_row.rss_mb <= RSS_LIMIT_MB
     return rows
 
 
@@ -857,6 +866,102 @@ def rows_many_files(bench: Bench) -> list[Row]:
     return rows
 
 
+def config_files(folder: Path, count: int, *, seed: int = 11) -> int:
+    """About ``count`` small config files of the kinds leaked configs are (.env, .netrc, XML, YAML,
+    JSON, INI), a few lines each, one in three holding a random credential. Returns those."""
+    rng = random.Random(seed)
+    alphabet = string.ascii_letters + string.digits
+
+    def value() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(16, 40)))
+
+    makers: list[Callable[[bool], tuple[str, str]]] = [
+        lambda s: (".env", f"DEBUG=false\nDB_HOST=db.internal\nDB_PASSWORD={value() if s else 'changeme'}\nPORT=5432\n"),
+        lambda s: (".netrc", f"machine api.example.com\n  login deploy\n  password {value() if s else 'PASSWORD'}\n"),
+        lambda s: ("settings.xml", f"<settings>\n  <server>\n    <id>central</id>\n    <username>ci</username>\n"
+                                   f"    <password>{value() if s else '${env.PASS}'}</password>\n  </server>\n</settings>\n"),
+        lambda s: ("config.yaml", f"database:\n  host: localhost\n  user: app\n  password: {value() if s else 'null'}\n"),
+        lambda s: ("config.json", json.dumps({"service": "billing", "region": "eu-west-1",
+                                              "api_key": value() if s else "", "retries": 3}, indent=2) + "\n"),
+        lambda s: ("app.ini", f"[auth]\nuser = admin\nsecret = {value() if s else '<set me>'}\ntimeout = 30\n"),
+    ]
+    folder.mkdir(parents=True)
+    secrets = 0
+    for n in range(count):
+        holds = rng.random() < 1 / 3
+        name, text = makers[n % len(makers)](holds)
+        secrets += holds
+        (folder / f"{n:02d}").mkdir()
+        (folder / f"{n:02d}" / name).write_text(text, encoding="utf-8")
+    return secrets
+
+
+def peer_ratio_rows(bench: Bench, number: int, label: str, repo: Path, files: int) -> list[Row]:
+    """smscan cold on ``repo`` and CredSweeper on the same folder, in one run: target 5x."""
+    bench.log(f"{label}: smscan")
+    try:
+        run, stats = run_smscan(bench, ["repo", str(repo)], env=bench.fresh_env(), report=bench.work / f"row{number}.json")
+        seconds: float | None = run.seconds
+        first = Row(number, f"{label}: smscan ({stats.get('tokens_scored', 0):,} tokens scored)", wall_s=run.seconds,
+                    files_per_s=ratio(stats.get("files_scanned"), run.seconds),
+                    tokens_per_s=ratio(stats.get("tokens_scored"), run.seconds), rss_mb=run.rss_mb,
+                    target="<= 5x CredSweeper, RSS <= 1.5 GB", note="empty score cache")
+    except RowFailed as error:
+        seconds = error.timed_out
+        first = Row(number, f"{label}: smscan", rss_mb=error.rss_mb, target="<= 5x CredSweeper", note=f"FAILED: {error}")
+    rows = [first]
+    bench.log(f"{label}: credsweeper")
+    try:
+        peer = run_peer(bench, "credsweeper", repo)
+    except RowFailed as error:
+        return [*rows, Row(number, f"{label}: CredSweeper", note=f"FAILED: {error}")]
+    rows.append(Row(number, f"{label}: CredSweeper", wall_s=peer.seconds, files_per_s=ratio(files, peer.seconds),
+                    rss_mb=peer.rss_mb))
+    times = ratio(seconds, peer.seconds)
+    if times is not None:
+        first.figure = f"{'> ' if first.wall_s is None else ''}{times:.1f}x CredSweeper's time"
+        first.met = times <= 5 and first.rss_mb is not None and first.rss_mb <= RSS_LIMIT_MB
+    return rows
+
+
+def rows_this_repository(bench: Bench) -> list[Row]:
+    """``smscan repo`` cold on a clone of this repository at HEAD (target <= 30 s)."""
+    repo = bench.work / "repos" / "smscan"
+    if not repo.exists():
+        run_quiet(["git", "clone", "-q", "--no-hardlinks", str(REPO_ROOT), str(repo)], timeout=300)
+    files = len(tracked_files(repo))
+    bench.log(f"this repository ({files} files): smscan cold")
+    try:
+        run, stats = run_smscan(bench, ["repo", str(repo)], env=bench.fresh_env(), report=bench.work / "self.json")
+    except RowFailed as error:
+        return [Row(8, f"this repository cold ({files} files)", rss_mb=error.rss_mb, target="<= 30 s",
+                    note=f"FAILED: {error}")]
+    return [Row(8, f"this repository cold ({stats.get('files_scanned', '?')} files scanned of {files}, "
+                   f"{stats.get('tokens_scored', 0):,} tokens)", wall_s=run.seconds,
+                files_per_s=ratio(stats.get("files_scanned"), run.seconds),
+                tokens_per_s=ratio(stats.get("tokens_scored"), run.seconds), rss_mb=run.rss_mb,
+                target="<= 30 s, RSS <= 1.5 GB", met=run.seconds <= 30 and run.rss_mb <= RSS_LIMIT_MB,
+                note="empty score cache; model ready")]
+
+
+def rows_config_files(bench: Bench) -> list[Row]:
+    count = 12 if bench.quick else 50
+    repo = bench.work / "repos" / "config-files"
+    if not repo.exists():
+        config_files(repo / "leaks", count)
+        commit_all(repo, "config files")
+    return peer_ratio_rows(bench, 9, f"{count} small config files", repo, count)
+
+
+def rows_snippets(bench: Bench) -> list[Row]:
+    count = 250 if bench.quick else 2500
+    repo = bench.work / "repos" / "snippets"
+    if not repo.exists():
+        small_snippets(repo / "s", count)
+        commit_all(repo, "snippets")
+    return peer_ratio_rows(bench, 10, f"{count:,} small snippets (2-6 lines)", repo, count)
+
+
 # ---------------------------------------------------------------------------------------------
 # row 6: export
 
@@ -1034,10 +1139,11 @@ def section_text(rows: Sequence[Row], *, command: str, started: datetime.datetim
 
 ROWS: dict[int, Callable[[Bench], list[Row]]] = {
     1: rows_throughput, 2: rows_cold, 3: rows_warm, 4: rows_staged, 5: rows_many_files, 6: rows_export,
-    7: rows_quality,
+    7: rows_quality, 8: rows_this_repository, 9: rows_config_files, 10: rows_snippets,
 }
 TITLES = {1: "forward throughput", 2: "cold full scan", 3: "warm rescans", 4: "smscan staged",
-          5: "3,000 one-line files", 6: "smscan export", 7: "detection quality"}
+          5: "3,000 one-line files", 6: "smscan export", 7: "detection quality", 8: "this repository, cold",
+          9: "~50 small config files", 10: "2,500 small snippets"}
 
 
 def run_rows(bench: Bench, numbers: Sequence[int]) -> list[Row]:
@@ -1057,7 +1163,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small subsets (6 files of requests, no larger sdist, "
                         "300 one-line files, 40 staged lines, 0.02 MB export): for development")
-    parser.add_argument("--only", default="", help="comma-separated row numbers (default: 1-6, and 7 with --quality)")
+    parser.add_argument("--only", default="", help="comma-separated row numbers (default: 1-6 and 8-10, and 7 with --quality)")
     parser.add_argument("--quality", action="store_true", help="also row 7 (detection F1; slow on a cold score cache)")
     parser.add_argument("--write", action="store_true", help="replace the Speed section of docs/BENCHMARKS.md")
     parser.add_argument("--export-mb", type=float, default=None, help="export input size (default 0.5; 0.02 quick)")
@@ -1087,10 +1193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child_throughput is not None:
         print(json.dumps(throughput_child(json.loads(args.child_throughput))))
         return 0
-    numbers = [int(n) for n in args.only.split(",") if n.strip()] or [1, 2, 3, 4, 5, 6, *([7] if args.quality else [])]
+    numbers = [int(n) for n in args.only.split(",") if n.strip()] or [1, 2, 3, 4, 5, 6, *([7] if args.quality else []), 8, 9, 10]
     unknown = [n for n in numbers if n not in ROWS]
     if unknown:
-        raise SystemExit(f"--only: no row {unknown[0]} (rows are 1-7)")
+        raise SystemExit(f"--only: no row {unknown[0]} (rows are 1-10)")
     started = datetime.datetime.now(datetime.timezone.utc)
     first_load = os.getloadavg()[0]
     revision = smscan_revision()

@@ -123,7 +123,7 @@ def make_repeats_predictable(scorer: RandomWordScorer, monkeypatch: pytest.Monke
 def score_each_planned_group(monkeypatch: pytest.MonkeyPatch) -> None:
     """One ``score_texts`` call per planned group of ``stages.BATCH_ITEMS`` items, as before short
     texts were pooled up to ``stages.SCORE_CHARS``: for tests that stop a run at its n-th call."""
-    from smscan import stages
+    from smscan.judge import stages
 
     monkeypatch.setattr(stages, "SCORE_CHARS", 0)
 

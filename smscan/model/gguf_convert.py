@@ -18,7 +18,7 @@ from smscan.errors import ModelError
 from smscan.model.hf import describe_error, quiet_transformers
 
 if TYPE_CHECKING:
-    from smscan.model.pull import ProgressFn
+    from smscan.model.pull_stages import ProgressFn
 
 
 def convert_gguf(gguf: Path, out: Path, report: ProgressFn) -> Any:
@@ -80,7 +80,7 @@ def load_gguf_model(gguf: Path, *, dtype: Any = None) -> Any:
 
     try:
         with quiet_transformers(), _no_gguf_progress_bar():
-            model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+            model: Any = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
             # Its weights are already dequantised float32, but the config still names the GGUF
             # quantization (save_pretrained refuses such a model): drop it, so the config written
             # beside the GGUF is a plain float32 model's. No copy of the weights is made (a copy
@@ -108,8 +108,8 @@ def _no_gguf_progress_bar() -> Iterator[None]:
     def passthrough(iterable: Any = None, *args: Any, **kwargs: Any) -> Any:
         return iterable
 
-    gguf_utils.tqdm = passthrough  # type: ignore[attr-defined]
+    gguf_utils.tqdm = passthrough  # type: ignore[attr-defined]  # a module global gguf reads, not declared in its stubs
     try:
         yield
     finally:
-        gguf_utils.tqdm = original  # type: ignore[attr-defined]
+        gguf_utils.tqdm = original  # type: ignore[attr-defined]  # as above

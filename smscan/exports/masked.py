@@ -27,7 +27,7 @@ from smscan.detect import candidates_of, kept_in_group
 from smscan.engine.spans import char_spans
 from smscan.errors import SmscanError, SourceError
 from smscan.exports.layout import Span, output_record, raw_json, render_chat
-from smscan.exports.values import RepeatIndex, TextValues, ValueRule, value_spans
+from smscan.exports.values import RepeatIndex, TextValues, ValueRule, mask_every_occurrence, value_spans
 from smscan.kinds import SURPRISE
 from smscan.masking import MaskRule, mask_group, supervised_tokens
 from smscan.model.scorer import Scorer
@@ -218,6 +218,7 @@ def _spans(pending: list[_Pending], scored: list[TokenScores], plan: ExportPlan)
     supervised = [[b for b, ok in zip(item.bounds, item.record.supervised) if ok] for item in pending]
     found: list[list[Span]] = [[] for _ in pending]
     values = plan.values
+    layouts: list[TextValues] | None = None
     if plan.rule is not None:
         allowed = [supervised_tokens(s, iv) for s, iv in zip(scored, supervised)]
         if values is not None:
@@ -243,6 +244,9 @@ def _spans(pending: list[_Pending], scored: list[TokenScores], plan: ExportPlan)
                     a, b = max(candidate.char_start, start), min(candidate.char_end, end)
                     if a < b:
                         spans.append((a, b, detector.kind))
+    if values is not None and layouts is not None:
+        found = mask_every_occurrence([item.text for item in pending], [layout.units for layout in layouts], found,
+                                      supervised, min_chars=values.min_repeat_chars)
     return found
 
 

@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "extraction.json"
 BENCHMARKS = ROOT / "docs" / "BENCHMARKS.md"
 HEADING = "## Extraction of planted values after training on the export (issue 30)"
-ARMS = ("raw", "smscan", "redact", "regex", "control")
+ARMS = ("raw", "smscan", "smscan_sm95", "redact", "regex", "control")
 BLOCK = 64  # training sequence length in tokens
 STRIDE = 32  # blocks overlap by half, so every token is seen with at least STRIDE tokens before it
 CONTEXT = 40  # left-context tokens given to the model when extracting
@@ -67,14 +67,14 @@ class Scale:
 
     repositories: int = 4
     files: int = 4
-    lines: int = 24
+    lines: int = 12
     heldout_repositories: int = 2
     vocab: int = 1024
     width: int = 128
     layers: int = 2
     steps: int = 300
     batch: int = 8
-    lr: float = 3e-3
+    lr: float = 5e-3
 
     def times(self, n: int) -> Scale:
         return Scale(self.repositories, self.files * n, self.lines, self.heldout_repositories, self.vocab,
@@ -85,7 +85,7 @@ class Scale:
 # arms
 
 
-def run_export(rows: Sequence[dict[str, Any]], work: Path, *extra: str, services: Any = None) -> list[dict[str, Any]]:
+def run_export(rows: Sequence[dict[str, Any]], work: Path, name: str, *extra: str, services: Any = None) -> list[dict[str, Any]]:
     """``smscan export`` of ``rows`` grouped by repository, through the CLI's own entry (``services``:
     the CLI's injected model loader, for tests); the output records."""
     from smscan.cli import main as smscan_main
@@ -94,7 +94,7 @@ def run_export(rows: Sequence[dict[str, Any]], work: Path, *extra: str, services
     with source.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps({"text": row["text"], "group": row["group"], "name": row["name"]}) + "\n")
-    out = work / ("export-redact.jsonl" if "redact" in extra else "export-mask.jsonl")
+    out = work / f"export-{name}.jsonl"
     code = smscan_main(["export", str(source), "-o", str(out), "--group-by", "group", *extra], services=services)
     if code != 0:
         raise SystemExit(f"smscan export exited {code} (its message is above)")
@@ -140,26 +140,31 @@ def arm_examples(data: ExtractionSet, tokenizer: Any, work: Path, tokenizer_dir:
     """Per arm, one (input_ids, labels) pair per file; and the masks' own figures."""
     from smscan.exports.labels import IGNORE_INDEX, token_labels
 
-    masked = run_export(data.rows, work, "--tokenizer", str(tokenizer_dir), *export_args, services=services)
-    redacted = run_export(data.rows, work, "--mode", "redact", *export_args, services=services)
+    masked = run_export(data.rows, work, "mask", "--tokenizer", str(tokenizer_dir), *export_args, services=services)
+    redacted = run_export(data.rows, work, "redact", "--mode", "redact", *export_args, services=services)
+    sm95 = (run_export(data.rows, work, "sm95", "--tokenizer", str(tokenizer_dir), "--operating-point", "SM95", services=services)
+            if not export_args else masked)  # a test's stand-in model has no calibrated points
     arms: dict[str, list[tuple[list[int], list[int]]]] = {arm: [] for arm in ARMS}
-    masks: dict[str, list[list[tuple[int, int]]]] = {"smscan": [], "regex": []}
-    for row, record, redact, control in zip(data.rows, masked, redacted, data.control_rows):
+    masks: dict[str, list[list[tuple[int, int]]]] = {"smscan": [], "smscan_sm95": [], "redact": [], "regex": []}
+    for row, record, point, redact, control in zip(data.rows, masked, sm95, redacted, data.control_rows):
         ids, offsets = encode(tokenizer, row["text"])
         if record["input_ids"] != ids:
             raise SystemExit(f"{row['name']}: the export's input_ids differ from the tokenizer's")
         regex = regex_spans(row["text"])
         arms["raw"].append((ids, list(ids)))
         arms["smscan"].append((ids, list(record["labels"])))
+        arms["smscan_sm95"].append((ids, list(point["labels"])))
         arms["regex"].append((ids, token_labels(ids, offsets, regex)))
         redact_ids, _ = encode(tokenizer, redact["text"])
         arms["redact"].append((redact_ids, list(redact_ids)))
         control_ids, _ = encode(tokenizer, control["text"])
         arms["control"].append((control_ids, list(control_ids)))
         masks["smscan"].append([(a, b) for a, b, *_ in record["smscan"]["masked_spans"]])
+        masks["smscan_sm95"].append([(a, b) for a, b, *_ in point["smscan"]["masked_spans"]])
+        masks["redact"].append([(a, b) for a, b, *_ in redact["smscan"]["masked_spans"]])
         masks["regex"].append(regex)
     figures = {arm: mask_figures(data.rows, spans) for arm, spans in masks.items()}
-    for arm in ("smscan", "regex"):
+    for arm in ("smscan", "smscan_sm95", "regex"):
         labels = [label for _, labels in arms[arm] for label in labels]
         figures[arm]["tokens_without_loss"] = round(sum(x == IGNORE_INDEX for x in labels) / max(len(labels), 1), 4)
     return arms, figures
@@ -293,24 +298,14 @@ def heldout_loss(model: Any, examples: Sequence[tuple[list[int], list[int]]], pa
     return total / max(count, 1.0)
 
 
-def sequence_logprobs(model: Any, context: list[int], continuations: list[list[int]], pad_id: int, device: str) -> list[float]:
-    """Sum of log-probabilities (nats) of each continuation after ``context``."""
-    import torch
-
-    width = len(context) + max(len(c) for c in continuations)
-    rows = [context + c + [pad_id] * (width - len(context) - len(c)) for c in continuations]
-    with torch.no_grad():
-        logits = model(input_ids=torch.tensor(rows, device=device)).logits.float()  # (candidates, width, vocab)
-        logp = torch.log_softmax(logits, dim=-1)
-    out = []
-    for row, continuation in enumerate(continuations):
-        positions = range(len(context) - 1, len(context) - 1 + len(continuation))
-        out.append(float(sum(logp[row, p, t] for p, t in zip(positions, continuation))))
-    return out
-
-
 def extraction(model: Any, tokenizer: Any, data: ExtractionSet, device: str) -> list[dict[str, Any]]:
-    """Per planted occurrence: exact extraction, characters reproduced, log-likelihood, rank."""
+    """Per planted occurrence: exact extraction, characters reproduced, log-likelihood, rank.
+
+    One forward pass per occurrence over the value and its alternatives after the same left
+    context: greedy decoding reproduces the value exactly when the model's top token is the value's
+    next token at every position of it (so the teacher-forced argmax is the greedy output up to the
+    first miss); the characters reproduced are those greedy decoding writes before its first wrong token.
+    """
     import torch
 
     pad_id = tokenizer.pad_token_id
@@ -323,20 +318,25 @@ def extraction(model: Any, tokenizer: Any, data: ExtractionSet, device: str) -> 
             lead = row["text"][offsets[first, 0]:start]  # what that token holds before the value (a space, a quote)
             candidates = [value, *data.alternatives[value]]
             encoded = [tokenizer(lead + c, add_special_tokens=False)["input_ids"] for c in candidates]
-            target = encoded[0]
-            room = BLOCK - max(max(len(e) for e in encoded), len(target) + 3)
+            room = BLOCK - max(len(e) for e in encoded)
             context = ids[max(0, first - max(1, min(CONTEXT, room))):first] or [pad_id]
+            width = len(context) + max(len(e) for e in encoded)
+            batch = torch.tensor([context + e + [pad_id] * (width - len(context) - len(e)) for e in encoded], device=device)
             with torch.no_grad():
-                generated = model.generate(torch.tensor([context], device=device), max_new_tokens=len(target) + 3,
-                                           do_sample=False, pad_token_id=pad_id,
-                                           attention_mask=torch.ones(1, len(context), dtype=torch.long, device=device))
-            text = tokenizer.decode(generated[0, len(context):].tolist())
-            reproduced = text[len(lead):len(lead) + len(value)]
-            scores = sequence_logprobs(model, context, encoded, pad_id, device)
+                logp = torch.log_softmax(model(input_ids=batch).logits.float(), dim=-1)  # (candidates, width, vocab)
+            scores = []
+            for number, continuation in enumerate(encoded):
+                at = torch.arange(len(context) - 1, len(context) - 1 + len(continuation), device=device)
+                scores.append(float(logp[number, at, torch.tensor(continuation, device=device)].sum()))
+            target = encoded[0]
+            at = torch.arange(len(context) - 1, len(context) - 1 + len(target), device=device)
+            hits = (logp[0, at].argmax(dim=-1).cpu() == torch.tensor(target)).tolist()
+            right = hits.index(False) if False in hits else len(hits)
+            written = len(tokenizer.decode(target[:right])) - len(lead)
             out.append({
                 "category": span["category"], "value_chars": len(value),
-                "exact": text.startswith(lead + value),
-                "char_share": sum(a == b for a, b in zip(reproduced, value)) / len(value),
+                "exact": right == len(target),
+                "char_share": min(max(written, 0), len(value)) / len(value),
                 "log_likelihood": scores[0],
                 "rank": 1 + sum(s > scores[0] for s in scores[1:]),
                 "value": value,
@@ -368,7 +368,8 @@ def summarise(found: list[dict[str, Any]]) -> dict[str, Any]:
 # the run
 
 
-def run(shared: Path, *, scale: int, device: str, seed: int, steps: int | None, work: Path) -> dict[str, Any]:
+def run(shared: Path, *, scale: int, device: str, seed: int, steps: int | None, work: Path,
+        arms_wanted: Sequence[str] = ARMS) -> dict[str, Any]:
     """Build the set, export it, train every arm, measure; the results document."""
     import torch
     from transformers import AutoTokenizer
@@ -390,7 +391,9 @@ def run(shared: Path, *, scale: int, device: str, seed: int, steps: int | None, 
           f"{sum(len(i) for i, _ in arms['raw'])} tokens; export {export_s:.0f} s; masks {json.dumps(masks)}", flush=True)
     heldout = [(ids, list(ids)) for ids in (encode(tokenizer, t)[0] for t in data.heldout)]
     results: dict[str, Any] = {}
-    for arm in ARMS:
+    if device == "cpu":
+        torch.set_num_threads(1)  # on shared cores a second thread waits on the first more than it helps
+    for arm in arms_wanted:
         arm_started = time.perf_counter()
         ids, labels = blocks_of(arms[arm], tokenizer.pad_token_id)
         model = new_model(len(tokenizer), sizes, seed)
@@ -422,34 +425,78 @@ def run(shared: Path, *, scale: int, device: str, seed: int, steps: int | None, 
     }
 
 
+_WHAT = {
+    "raw": "the planted text, every token a label",
+    "smscan": "`smscan export` as it comes (value-aware masks, code windows at the 6-nat default, credential findings)",
+    "smscan_sm95": "`smscan export --operating-point SM95` (the packaged value-aware point: code windows at 12 nats)",
+    "redact": "`smscan export --mode redact` text (placeholders), every token a label",
+    "regex": "regex-only masks (e-mails, key prefixes, long hex, secret-named assignments, internal hostnames)",
+    "control": "other values of the same shapes in the same places (never saw the planted ones)",
+}
+
+NOTES = """
+Reading it (design, not figures):
+
+- **Model.** Not the reference model: smscan's masks are chosen by that model's surprise, so
+  training it would grade the export with its own judge, and fine-tuning its 135M parameters here
+  ran at about 8 tokens/s (4 x 128 tokens took 61-72 s a step at load 15 on these 2 cores), far
+  from memorising anything in 40 minutes. The model here shares nothing with it (random init, its
+  own tokenizer trained on the host files without the planted values); it is trained from scratch,
+  so it memorises its small training set, planted values and code alike.
+- **Extraction** is the greedy continuation of the last 40 tokens before each occurrence in the
+  raw text (what an attacker who has the file's beginning asks). Greedy decoding reproduces a value
+  exactly when the top token is the value's next token at every position of it, so one forward
+  pass decides it; "characters reproduced" counts what greedy decoding writes before its first
+  wrong token. The rank is the value's among itself and 19 values of the same shape drawn by the
+  same generator, by likelihood after the same context (rank 1: the model prefers it to all).
+- **Held-out loss** is on files of two other packages (click, attrs), nothing planted. A model
+  trained from scratch on a few thousand tokens overfits, so this loss is above the uniform
+  ln(vocabulary) for every arm: it compares arms with each other, it does not say the model
+  learnt code well. The `control` row is the base for the planted values' figures: the same
+  training on the same files with other values in the same places.
+- **The regex baseline** was written knowing the generator's formats (`sk_live_`, `key-`, the
+  `.internal/.lan/.corp` hostnames, e-mail shape, secret-named assignments): an upper bound for a
+  regex scanner on this set, not a fair stand-in for one in the wild.
+"""
+
+
 def markdown(doc: dict[str, Any], command: str) -> str:
     """The docs/BENCHMARKS.md section of a results document."""
     arms = doc["arms"]
     raw = arms["raw"]
     lines = [
         HEADING, "",
-        f"One command (`{command}`, {doc['seconds'] / 60:.0f} minutes on device `{doc['device']}`): "
-        f"{doc['set']['files']} files of {doc['set']['values'] // 4} pinned packages with "
-        f"{doc['set']['values']} planted values (API key, password, e-mail, internal hostname per repository), "
-        f"{doc['set']['occurrences']} occurrences, {doc['set']['tokens']:,} tokens; model: {doc['model']}; "
-        f"{doc['steps']} steps of {doc['set']['batch']} blocks of {doc['set']['block']} tokens, same seed and batch order "
-        f"for every arm. Extraction: greedy decoding from the last {doc['set']['context_tokens']} tokens before each "
-        f"occurrence; rank among the value and {doc['set']['alternatives']} same-shape alternatives.", "",
-        "| arm | exact extraction (occurrences) | values extracted somewhere | characters reproduced | "
-        "log-likelihood (nats) | median rank / 20 | held-out loss | vs raw | planted chars without loss | other chars without loss |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"`{command}` ({doc['seconds'] / 60:.0f} minutes, device `{doc['device']}`, 2 shared cores): "
+        f"{doc['set']['files']} files (first 12 lines each) of {doc['set']['values'] // 4} pinned packages "
+        f"(`bench/export_values_packages.txt`), one API key, password, e-mail address and internal hostname per "
+        f"package, each planted 3 times across its files ({doc['set']['values']} values, {doc['set']['occurrences']} "
+        f"occurrences, {doc['set']['tokens']:,} tokens); exports grouped by package. Model: {doc['model']}; "
+        f"{doc['steps']} steps of {doc['set']['batch']} blocks of {doc['set']['block']} tokens (AdamW, lr "
+        f"{doc['set']['lr']}), the same seed, initial weights and batch order for every arm. Per-arm figures and "
+        "every setting: `bench/results/extraction.json`.", "",
+        "| arm | trained on | exact extraction (occurrences) | values extracted at any occurrence | characters "
+        "reproduced | log-likelihood (nats) | rank 1 of 20 | held-out loss | vs raw | planted chars masked | other "
+        "chars masked | occurrences < half masked | tokens without loss |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for arm, figures in arms.items():
-        mask = figures.get("mask")
+        mask = figures.get("mask") or (arms.get("smscan", {}).get("mask") if arm == "redact" else None)
+        masked = (f"{mask['planted_chars_masked']:.1%} | {mask['other_chars_masked']:.1%} | "
+                  f"{mask['under_half_masked']} / {mask['occurrences']} | "
+                  + (f"{mask['tokens_without_loss']:.1%}" if arm != "redact" else "0 (replaced)")) if mask else "– | – | – | 0"
         lines.append(
-            f"| {arm} | {figures['exact_extraction']:.1%} | {figures['values_extracted']:.1%} | {figures['char_share']:.1%} | "
-            f"{figures['log_likelihood']:.1f} | {figures['median_rank']:g} | {figures['heldout_loss']:.3f} | "
-            f"{figures['heldout_loss'] / raw['heldout_loss'] - 1:+.1%} | "
-            f"{mask['planted_chars_masked']:.1%} | {mask['other_chars_masked']:.1%} |" if mask else
-            f"| {arm} | {figures['exact_extraction']:.1%} | {figures['values_extracted']:.1%} | {figures['char_share']:.1%} | "
-            f"{figures['log_likelihood']:.1f} | {figures['median_rank']:g} | {figures['heldout_loss']:.3f} | "
-            f"{figures['heldout_loss'] / raw['heldout_loss'] - 1:+.1%} | {'100%' if arm == 'redact' else '0%'}* | – |")
-    return "\n".join(lines) + "\n"
+            f"| {arm} | {_WHAT.get(arm, '')} | {figures['exact_extraction']:.1%} | {figures['values_extracted']:.1%} | "
+            f"{figures['char_share']:.1%} | {figures['log_likelihood']:.1f} | {figures['rank_1']:.1%} | "
+            f"{figures['heldout_loss']:.3f} | {figures['heldout_loss'] / raw['heldout_loss'] - 1:+.1%} | {masked} |")
+    lines.append("")
+    lines.append("Exact extraction by kind of value (occurrences):")
+    lines.append("")
+    categories = sorted(raw["exact_by_category"])
+    lines.append("| arm | " + " | ".join(categories) + " |")
+    lines.append("|---|" + "---|" * len(categories))
+    for arm, figures in arms.items():
+        lines.append(f"| {arm} | " + " | ".join(f"{figures['exact_by_category'][c]:.1%}" for c in categories) + " |")
+    return "\n".join(lines) + "\n" + NOTES
 
 
 def write(doc: dict[str, Any], command: str, notes: str = "") -> None:
@@ -476,17 +523,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=None, help="override the scale's steps")
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "bench",
                         help="the shared bench folder (secrets_gen.py), default ../shared/bench")
+    parser.add_argument("--arms", default=",".join(ARMS), help="arms to train, comma-separated (--write needs all)")
     parser.add_argument("--out", type=Path, default=None, help="also write the results document here")
+    parser.add_argument("--from", dest="saved", type=Path, default=None,
+                        help="write the results of an earlier run (its --out file) instead of running")
     parser.add_argument("--work", type=Path, default=None, help="keep the exports, tokenizer and score cache here (default: a temporary folder)")
     args = parser.parse_args(argv)
-    if not (args.shared / "secrets_gen.py").is_file():
+    if args.saved is None and not (args.shared / "secrets_gen.py").is_file():
         parser.error(f"{args.shared}: no secrets_gen.py (give --shared SHARED/bench)")
+    if not set(args.arms.split(",")) <= set(ARMS) or (args.write and set(args.arms.split(",")) != set(ARMS)):
+        parser.error(f"--arms: some of {','.join(ARMS)} (all of them with --write)")
     if args.scale < 1:
         parser.error("--scale must be at least 1")
-    with tempfile.TemporaryDirectory(prefix="smscan-extraction-") as temporary:
-        work = args.work or Path(temporary)
-        work.mkdir(parents=True, exist_ok=True)
-        doc = run(args.shared, scale=args.scale, device=args.device, seed=args.seed, steps=args.steps, work=work)
+    if args.saved is not None:
+        doc = json.loads(args.saved.read_text(encoding="utf-8"))
+        args.scale, args.device = doc["scale"], doc["device"]
+    else:
+        doc = _run(args)
     if args.out is not None:
         args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if args.write:
@@ -496,6 +549,14 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({arm: {k: v for k, v in f.items() if k in ("exact_extraction", "char_share", "heldout_loss")}
                       for arm, f in doc["arms"].items()}))
     return 0
+
+
+def _run(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="smscan-extraction-") as temporary:
+        work = args.work or Path(temporary)
+        work.mkdir(parents=True, exist_ok=True)
+        return run(args.shared, scale=args.scale, device=args.device, seed=args.seed, steps=args.steps, work=work,
+                   arms_wanted=[a for a in args.arms.split(",") if a])
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ from bench.extraction_set import ExtractionSet, build_set, train_tokenizer
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "extraction.json"
 BENCHMARKS = ROOT / "docs" / "BENCHMARKS.md"
-HEADING = "## Extraction of planted values after training on the export (issue 30)"
+HEADING = "Extraction of planted values after training on the export (bench.extraction)"
 ARMS = ("raw", "smscan", "smscan_sm95", "redact", "regex", "control")
 BLOCK = 64  # training sequence length in tokens
 STRIDE = 32  # blocks overlap by half, so every token is seen with at least STRIDE tokens before it
@@ -465,7 +465,7 @@ def markdown(doc: dict[str, Any], command: str) -> str:
     arms = doc["arms"]
     raw = arms["raw"]
     lines = [
-        HEADING, "",
+        f"## {HEADING}", "",
         f"`{command}` ({doc['seconds'] / 60:.0f} minutes, device `{doc['device']}`, 2 shared cores): "
         f"{doc['set']['files']} files (first 12 lines each) of {doc['set']['values'] // 4} pinned packages "
         f"(`bench/export_values_packages.txt`), one API key, password, e-mail address and internal hostname per "
@@ -504,14 +504,9 @@ def write(doc: dict[str, Any], command: str, notes: str = "") -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     section = markdown(doc, command) + notes
-    document = BENCHMARKS.read_text(encoding="utf-8")
-    if HEADING in document.splitlines():
-        from bench.speed import replace_section
+    from bench.common.sections import replace_section
 
-        document = replace_section(document, section, heading=HEADING)
-    else:
-        document = document.rstrip("\n") + "\n\n" + section
-    BENCHMARKS.write_text(document, encoding="utf-8")
+    BENCHMARKS.write_text(replace_section(BENCHMARKS.read_text(encoding="utf-8"), HEADING, section), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

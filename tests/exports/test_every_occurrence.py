@@ -1,11 +1,12 @@
 """No value left half-learnable: a value the export masks (at least half) anywhere in its group is
-masked whole at every occurrence in the group (smscan/exports/values.py, mask_every_occurrence)."""
+masked whole at every occurrence in the group (smscan/judge/values.py, mask_every_occurrence; applied per group in smscan/exports/masked.py)."""
 
 from __future__ import annotations
 
-from smscan.exports.masked import ExportPlan, export_groups
-from smscan.exports.values import mask_every_occurrence
-from smscan.masking import MaskRule
+from smscan.engine.masking import MaskRule
+from smscan.exports.masked import export_groups
+from smscan.exports.plan import ExportPlan
+from smscan.judge.values import mask_every_occurrence
 from smscan.records import DatasetRecord
 from tests.fakes import FakeScorer
 

@@ -479,7 +479,9 @@ def markdown(doc: dict[str, Any], command: str) -> str:
         "chars masked | occurrences < half masked | tokens without loss |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for arm, figures in arms.items():
+    order = [arm for arm in ARMS if arm in arms]  # the results file sorts its keys
+    for arm in order:
+        figures = arms[arm]
         mask = figures.get("mask") or (arms.get("smscan", {}).get("mask") if arm == "redact" else None)
         masked = (f"{mask['planted_chars_masked']:.1%} | {mask['other_chars_masked']:.1%} | "
                   f"{mask['under_half_masked']} / {mask['occurrences']} | "
@@ -494,7 +496,8 @@ def markdown(doc: dict[str, Any], command: str) -> str:
     categories = sorted(raw["exact_by_category"])
     lines.append("| arm | " + " | ".join(categories) + " |")
     lines.append("|---|" + "---|" * len(categories))
-    for arm, figures in arms.items():
+    for arm in order:
+        figures = arms[arm]
         lines.append(f"| {arm} | " + " | ".join(f"{figures['exact_by_category'][c]:.1%}" for c in categories) + " |")
     return "\n".join(lines) + "\n" + NOTES
 

@@ -340,6 +340,7 @@ def extraction(model: Any, tokenizer: Any, data: ExtractionSet, device: str) -> 
                 "log_likelihood": scores[0],
                 "rank": 1 + sum(s > scores[0] for s in scores[1:]),
                 "value": value,
+                "where": f"{row['group']} {span['category']}",
             })
     return out
 
@@ -361,6 +362,7 @@ def summarise(found: list[dict[str, Any]]) -> dict[str, Any]:
         "median_rank": float(np.median([f["rank"] for f in found])),
         "rank_1": round(sum(f["rank"] == 1 for f in found) / len(found), 4),
         "exact_by_category": per_category,
+        "ranked_first": sorted({(f["category"], f["where"]) for f in found if f["rank"] == 1}),
     }
 
 

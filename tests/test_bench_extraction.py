@@ -127,3 +127,28 @@ def _read(path: Path) -> list[dict]:
     import json
 
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_write_gives_the_issue_shape_and_one_section(tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    import bench.extraction as extraction
+
+    arm = {"exact_extraction": 0.4, "values_extracted": 0.8, "char_share": 0.5, "log_likelihood": -5.0, "median_rank": 1.0,
+           "rank_1": 0.9, "exact_by_category": {"email": 0.5}, "heldout_loss": 8.0}
+    mask = {"planted_chars_masked": 0.9, "other_chars_masked": 0.0, "under_half_masked": 1, "occurrences": 4, "tokens_without_loss": 0.3}
+    doc = {"arms": {"raw": arm, "smscan": {**arm, "exact_extraction": 0.0, "mask": mask}, "redact": arm, "regex": {**arm, "mask": mask}},
+           "model": "m", "steps": 3, "device": "cpu", "seconds": 60.0,
+           "set": {"files": 2, "values": 4, "occurrences": 4, "tokens": 100, "batch": 2, "block": 64, "lr": 0.1}}
+    monkeypatch.setattr(extraction, "RESULTS", tmp_path / "results" / "extraction.json")
+    monkeypatch.setattr(extraction, "BENCHMARKS", tmp_path / "BENCHMARKS.md")
+    (tmp_path / "BENCHMARKS.md").write_text("# Benchmarks\n\n## Other\nkept\n")
+    extraction.write(doc, "python -m bench.extraction --write")
+    extraction.write(doc, "python -m bench.extraction --write")  # a rerun replaces its section
+    saved = json.loads((tmp_path / "results" / "extraction.json").read_text())
+    assert {"arms", "model", "steps", "device"} <= set(saved)
+    for name in ("raw", "smscan", "redact", "regex"):
+        assert {"exact_extraction", "char_share", "heldout_loss"} <= set(saved["arms"][name])
+    text = (tmp_path / "BENCHMARKS.md").read_text()
+    assert text.count(f"## {extraction.HEADING}") == 1 and "## Other\nkept" in text
+    assert "| smscan |" in text and "| 0.0% |" in text

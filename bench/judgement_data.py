@@ -8,14 +8,15 @@
 A split is the layout of ``shared/bench/secrets_gen.py`` (``DIR/corpus``, ``DIR/labels.jsonl``
 with ``spans`` of credentials and ``negatives`` of look-alikes). ``cheap`` writes, for every slot
 of every file, its cheap features (no model), its label (1: it overlaps a labelled credential;
-0: a look-alike or host text), what it overlaps (``credential``/``lookalike``/``host``) and the
+0: a look-alike or host text), what it overlaps (``overlap``: 2 a credential, 1 a look-alike, 0 host
+text, 3 only an identifier such as a user or host name, neither trained nor counted) and the
 labelled items, so a scorer can count credentials found and look-alikes flagged as the team's
 multi-format eval does (an item counts when any flagged slot overlaps it).
 
 ``score`` adds the surprise features of the slots that any given judgement's cheap model leaves
-undecided (exactly the pieces a scan with that judgement plans, context included), scoring with
-the default model through a score cache, and today's rule detector's score of every slot it keeps
-(scored with its own plan, as ``smscan repo`` does), for the side-by-side.
+undecided, and today's rule detector's score of every slot it keeps, both from one scoring of the
+union of those slots (each with the plan's left context and the rest of its line) with the
+default model through a score cache: the side-by-side judges identical scores.
 """
 
 from __future__ import annotations
@@ -66,10 +67,11 @@ def slots_of(text: str) -> list[tuple[int, int, Any, str]]:
 def cheap_table(data: Path, source: str) -> dict[str, np.ndarray]:
     rule = CredentialRule()
     rows = read_split(data)
-    features, labels, overlaps, files, starts, ends, items = [], [], [], [], [], [], []
+    features: list[np.ndarray] = []
+    labels, overlaps, files, starts, ends = [], [], [], [], []
     item_rows: list[tuple[int, int, int, int]] = []  # (file, start, end, is credential)
     for file_index, row in enumerate(rows):
-        secret_ids = {}
+        secret_ids: dict[int, int] = {}
         for span in row["spans"]:
             key = span.get("secret_id", len(secret_ids))
             secret_ids.setdefault(key, len(item_rows))
@@ -79,13 +81,13 @@ def cheap_table(data: Path, source: str) -> dict[str, np.ndarray]:
         labelled = [(s["start"], s["end"], 1) for s in row["spans"]] + [(s["start"], s["end"], 0) for s in row["negatives"]]
         for start, end, slot, piece in slots_of(row["text"]):
             hits = [flag for a, b, flag in labelled if a < end and start < b]
+            identifier = any(s["start"] < end and start < s["end"] for s in row.get("identifiers", []))
             features.append(cheap_features(piece, slot, rule, path=row["path"]))
             labels.append(1 if 1 in hits else 0)
-            overlaps.append(2 if 1 in hits else 1 if hits else 0)
+            overlaps.append(2 if 1 in hits else 1 if hits else 3 if identifier else 0)
             files.append(file_index)
             starts.append(start)
             ends.append(end)
-    del items
     return {
         "source": np.array(source), "paths": np.array([row["path"] for row in rows]),
         "cheap": np.asarray(features, np.float64).reshape(-1, len(CHEAP_FEATURES)),
@@ -94,6 +96,18 @@ def cheap_table(data: Path, source: str) -> dict[str, np.ndarray]:
         "items": np.asarray(item_rows, np.int64).reshape(-1, 4),
         "cheap_names": np.array(CHEAP_FEATURES),
     }
+
+
+def restrict(table: dict[str, np.ndarray], chosen: np.ndarray) -> dict[str, np.ndarray]:
+    """The table of the files ``chosen`` (sorted file indexes), renumbered from 0."""
+    renumber = {int(old): new for new, old in enumerate(chosen)}
+    rows = np.isin(table["file_index"], chosen)
+    items = table["items"][np.isin(table["items"][:, 0], chosen)].copy()
+    items[:, 0] = [renumber[int(i)] for i in items[:, 0]]
+    out = {name: value[rows] for name, value in table.items() if value.ndim and len(value) == len(rows)}
+    out["file_index"] = np.array([renumber[int(i)] for i in table["file_index"][rows]], np.int32)
+    out.update(source=table["source"], paths=table["paths"][chosen], items=items, cheap_names=table["cheap_names"])
+    return out
 
 
 class _Spans:
@@ -112,35 +126,42 @@ class _Spans:
         return self.spans.get(path, [])
 
 
-def score_table(data: Path, table: dict[str, np.ndarray], judgements: list[Judgement], cache: Path) -> dict[str, np.ndarray]:
+def score_table(
+    data: Path, table: dict[str, np.ndarray], judgements: list[Judgement], cache: Path, files: int = 0
+) -> dict[str, np.ndarray]:
     from smscan.cache import ScoreCache
     from smscan.cached_scorer import CachedScorer
     from smscan.model.load import load_scorer
     from smscan.plan import score_planned
 
     rows = read_split(data)
+    if files:  # a seeded sample of the split's files: the table keeps only their slots and items
+        chosen = np.sort(np.random.default_rng(0).permutation(len(rows))[:files])
+        table = restrict(table, chosen)
+        rows = [rows[i] for i in chosen]
     cheap = table["cheap"]
     undecided = np.zeros(len(cheap), bool)
     for judgement in judgements:
         index = [FEATURE_INDEX[name] for name in judgement.cheap.features]
         z = np.array([judgement.cheap.log_odds(x[index]) for x in cheap])
         undecided |= (z > judgement.sure_out) & (z < judgement.sure_in)
+    # Today's rules are judged on the same scores: the plan covers the slots their judgement keeps too.
+    keep = cheap[:, FEATURE_INDEX["rules:keep"]] == 1
     spans: dict[str, list[tuple[int, int]]] = {}
-    for i in np.flatnonzero(undecided):
+    for i in np.flatnonzero(undecided | keep):
         spans.setdefault(rows[table["file_index"][i]]["path"], []).append((int(table["start"][i]), int(table["end"][i])))
     scorer = CachedScorer(load_scorer("default"), ScoreCache(cache))
     documents = [Document(row["path"], row["text"], group=row["path"]) for row in rows]
     started = time.perf_counter()
     scores = score_planned(scorer, documents, [_Spans(spans)])  # type: ignore[list-item]
     rules = CredentialDetector()
-    rule_scores = score_planned(scorer, documents, [rules])
+    rule_scores = scores
     print(f"scored in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     full = np.full((len(cheap), len(FEATURES)), np.nan)
     rule_score = np.full(len(cheap), -np.inf)
     by_file: dict[int, list[int]] = {}
     for i in range(len(cheap)):
         by_file.setdefault(int(table["file_index"][i]), []).append(i)
-    planned_chars = 0
     for file_index, members in by_file.items():
         text = rows[file_index]["text"]
         scored = _scored(scores[file_index], CredentialRule().window)
@@ -154,15 +175,7 @@ def score_table(data: Path, table: dict[str, np.ndarray], judgements: list[Judge
         found = {(c.char_start, c.char_end): c.score for c in rules.candidates(text, rule_scores[file_index], path=rows[file_index]["path"])}
         for i in members:
             rule_score[i] = found.get((int(table["start"][i]), int(table["end"][i])), -np.inf)
-    for score in scores:
-        planned_chars += int((score.char_ends - score.char_starts).sum())
-    planned_rules = sum(int((s.char_ends - s.char_starts).sum()) for s in rule_scores)
-    planned_tokens = sum(len(s.nll) for s in scores)
-    rules_tokens = sum(len(s.nll) for s in rule_scores)
-    return {**table, "full": full, "undecided": undecided, "rule_score": rule_score,
-            "planned_tokens": np.array(planned_tokens), "rules_planned_tokens": np.array(rules_tokens),
-            "planned_chars": np.array(planned_chars), "rules_planned_chars": np.array(planned_rules),
-            "total_chars": np.array(sum(len(row["text"]) for row in rows))}
+    return {**table, "full": full, "undecided": undecided, "rule_score": rule_score}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--judgement", type=Path, nargs="+", required=True)
     s.add_argument("--cache", type=Path, required=True)
     s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--files", type=int, default=0, help="score a seeded sample of this many files (0: all)")
     args = ap.parse_args(argv)
     if args.command == "cheap":
         table = cheap_table(args.data, args.source)
@@ -188,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     with np.load(args.cheap) as loaded:
         table = dict(loaded)
     judgements = [Judgement.from_json(path.read_text(), where=str(path)) for path in args.judgement]
-    np.savez_compressed(args.out, **score_table(args.data, table, judgements, args.cache))
+    np.savez_compressed(args.out, **score_table(args.data, table, judgements, args.cache, args.files))
     return 0
 
 

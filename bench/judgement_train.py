@@ -10,8 +10,9 @@ on standardised features (balanced classes, L2); only their parameters are writt
 that :mod:`smscan.detectors.judgement.model` reads. The cheap model's cut-offs are chosen on the
 training data alone: ``sure_out`` keeps at most ``--out-miss`` of the training credentials below
 it, ``sure_in`` lets at most ``--in-false`` of the training non-credentials above it. The full
-model is trained on the slots the cheap model leaves undecided, and its threshold (log-odds) is
-the one of best F1 over the training slots, never over a source that is measured.
+model is trained on every scored slot of the training sources (the slots some cheap model of the
+folds left undecided), and its threshold (log-odds) is the one of best F1 over those slots,
+never over a source that is measured.
 
 ``loso`` trains on every source but one and measures on the one left out, for each source:
 credential recall (a labelled credential counts as found when a flagged slot overlaps it),
@@ -72,13 +73,13 @@ def exported(params: dict[str, Any], names: tuple[str, ...], **extra: float) -> 
 
 
 def train_cheap(tables: list[dict[str, np.ndarray]], c: float, out_miss: float, in_false: float, margin: float = 1.0) -> tuple[dict[str, Any], float, float]:
-    x = np.concatenate([t["cheap"] for t in tables])
-    y = np.concatenate([t["label"] for t in tables])
+    x = np.concatenate([t["cheap"][t["overlap"] != 3] for t in tables])
+    y = np.concatenate([t["label"][t["overlap"] != 3] for t in tables])
     params = fit(x, y, c)
     # Out-of-source log-odds where there are several sources (the shift a new source brings),
     # else out-of-file; the cut-offs keep `margin` more log-odds on each side.
-    by_source = np.concatenate([np.full(len(t["label"]), k) for k, t in enumerate(tables)])
-    by_file = np.concatenate([t["file_index"] + 100_000 * k for k, t in enumerate(tables)])
+    by_source = np.concatenate([np.full(int((t["overlap"] != 3).sum()), k) for k, t in enumerate(tables)])
+    by_file = np.concatenate([t["file_index"][t["overlap"] != 3] + 100_000 * k for k, t in enumerate(tables)])
     z = out_of_fold(x, y, by_source if len(tables) > 1 else by_file, c, folds=len(tables) if len(tables) > 1 else 5)
     sure_out = float(np.quantile(z[y == 1], out_miss)) - margin
     sure_in = float(np.quantile(z[y == 0], 1 - in_false)) + margin
@@ -103,7 +104,9 @@ def undecided(table: dict[str, np.ndarray], params: dict[str, Any], sure_out: fl
 def train_full(tables: list[dict[str, np.ndarray]], cheap: tuple[dict[str, Any], float, float], c: float) -> tuple[dict[str, Any], float]:
     xs, ys = [], []
     for t in tables:
-        mask = undecided(t, *cheap) & np.isfinite(t["full"]).all(axis=1)
+        # Every scored slot (the union of the folds' undecided bands), not only this cheap
+        # model's band: more of the slots near the boundary, from every training source.
+        mask = np.isfinite(t["full"]).all(axis=1) & (t["overlap"] != 3)
         xs.append(t["full"][mask])
         ys.append(t["label"][mask])
     x, y = np.concatenate(xs), np.concatenate(ys)
@@ -166,21 +169,41 @@ def judgement_json(cheap: tuple[dict[str, Any], float, float], full: dict[str, A
     return json.dumps(data, indent=1) + "\n"
 
 
+def write_thresholds(path: Path, judgement_text: str, threshold: float, command: str) -> None:
+    """A thresholds file whose credential entry selects the learned judgement at ``threshold``
+    (the packaged entry's model identity; the rule names the judgement file's digest)."""
+    import hashlib
+
+    from smscan.calibration.thresholds import packaged_thresholds
+    from smscan.detectors.credential_rule import CredentialRule
+
+    data = packaged_thresholds()
+    entry = dict(data["kinds"]["credential"])
+    digest = hashlib.sha256(judgement_text.encode("utf-8")).hexdigest()[:16]
+    entry.update(rule={**CredentialRule().as_dict(), "rule": "credential-learned", "judgement": digest},
+                 threshold=round(threshold, 6), criterion="best-f1", command=command, date=date.today().isoformat())
+    for name in ("operating_points", "validation", "cross_validation", "labels", "labels_sha256", "examples", "positive_units"):
+        entry.pop(name, None)
+    path.write_text(json.dumps({**data, "kinds": {"credential": entry}}, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("command", choices=("cheap", "full", "loso"))
     ap.add_argument("--train", type=Path, nargs="*", default=[])
     ap.add_argument("--tables", type=Path, nargs="*", default=[])
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--c", type=float, default=0.3)
-    ap.add_argument("--out-miss", type=float, default=0.002)
-    ap.add_argument("--in-false", type=float, default=0.0005)
+    ap.add_argument("--c", type=float, default=0.05)
+    ap.add_argument("--out-miss", type=float, default=0.01)
+    ap.add_argument("--in-false", type=float, default=0.002)
+    ap.add_argument("--margin", type=float, default=0.0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--thresholds-out", type=Path, help="also write a thresholds file selecting this judgement")
     args = ap.parse_args(argv)
     command = " ".join(["python bench/judgement_train.py", *(argv or sys.argv[1:])])
     if args.command in ("cheap", "full"):
         tables = load(args.train)
-        cheap = train_cheap(tables, args.c, args.out_miss, args.in_false)
+        cheap = train_cheap(tables, args.c, args.out_miss, args.in_false, args.margin)
         sources = sorted({str(t["source"]) for t in tables})
         if args.command == "cheap":  # bootstrap: the full model is the cheap model until surprise is scored
             full = {**cheap[0], "coef": np.concatenate([cheap[0]["coef"], np.zeros(len(FEATURES) - len(CHEAP_FEATURES))]),
@@ -191,14 +214,17 @@ def main(argv: list[str] | None = None) -> int:
             full, threshold = train_full(tables, cheap, args.c)
         trained = {"sources": sources, "threshold": round(threshold, 6), "command": command, "date": date.today().isoformat(),
                    "library": "scikit-learn LogisticRegression(class_weight='balanced')"}
-        args.out.write_text(judgement_json(cheap, full, trained))
+        text = judgement_json(cheap, full, trained)
+        args.out.write_text(text)
+        if args.thresholds_out:
+            write_thresholds(args.thresholds_out, text, threshold, command)
         print(f"wrote {args.out}: sure_out {cheap[1]:.3f}, sure_in {cheap[2]:.3f}, threshold {threshold:.3f}", file=sys.stderr)
         return 0
     tables = load(args.tables)
     results = []
     for k, test in enumerate(tables):
         train = [t for j, t in enumerate(tables) if j != k]
-        cheap = train_cheap(train, args.c, args.out_miss, args.in_false)
+        cheap = train_cheap(train, args.c, args.out_miss, args.in_false, args.margin)
         full, threshold = train_full(train, cheap, args.c)
         learned = measure(test, decide(test, cheap, full, threshold))
         rules = measure(test, test["rule_score"] >= RULES_THRESHOLD)

@@ -96,6 +96,15 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, groups: np.ndarray, c: float, fold
     return z
 
 
+def cheap_of(data: dict[str, Any]) -> tuple[dict[str, Any], float, float]:
+    """The cheap model of a judgement file as arrays over every cheap feature."""
+    model = data["cheap"]
+    index = [CHEAP_FEATURES.index(name) for name in model["features"]]
+    mean, scale, coef = np.zeros(len(CHEAP_FEATURES)), np.ones(len(CHEAP_FEATURES)), np.zeros(len(CHEAP_FEATURES))
+    mean[index], scale[index], coef[index] = model["mean"], model["scale"], model["coef"]
+    return {"mean": mean, "scale": scale, "coef": coef, "intercept": model["intercept"]}, model["sure_out"], model["sure_in"]
+
+
 def undecided(table: dict[str, np.ndarray], params: dict[str, Any], sure_out: float, sure_in: float) -> np.ndarray:
     z = log_odds(params, table["cheap"])
     return (z > sure_out) & (z < sure_in)
@@ -198,12 +207,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--in-false", type=float, default=0.002)
     ap.add_argument("--margin", type=float, default=0.0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--folds", type=Path, nargs="*", default=[],
+                    help="loso: per table, the cheap judgement trained on every other source's cheap table")
+    ap.add_argument("--cheap-from", type=Path, help="full: take the cheap model and its cut-offs from this judgement file")
     ap.add_argument("--thresholds-out", type=Path, help="also write a thresholds file selecting this judgement")
     args = ap.parse_args(argv)
     command = " ".join(["python bench/judgement_train.py", *(argv or sys.argv[1:])])
     if args.command in ("cheap", "full"):
         tables = load(args.train)
-        cheap = train_cheap(tables, args.c, args.out_miss, args.in_false, args.margin)
+        if args.cheap_from:  # the cheap model of an earlier run (trained on the cheap tables of every source)
+            cheap = cheap_of(json.loads(args.cheap_from.read_text()))
+        else:
+            cheap = train_cheap(tables, args.c, args.out_miss, args.in_false, args.margin)
         sources = sorted({str(t["source"]) for t in tables})
         if args.command == "cheap":  # bootstrap: the full model is the cheap model until surprise is scored
             full = {**cheap[0], "coef": np.concatenate([cheap[0]["coef"], np.zeros(len(FEATURES) - len(CHEAP_FEATURES))]),
@@ -224,7 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for k, test in enumerate(tables):
         train = [t for j, t in enumerate(tables) if j != k]
-        cheap = train_cheap(train, args.c, args.out_miss, args.in_false, args.margin)
+        if args.folds:  # the cheap model that chose what was scored for this fold (trained without it)
+            cheap = cheap_of(json.loads(args.folds[k].read_text()))
+        else:
+            cheap = train_cheap(train, args.c, args.out_miss, args.in_false, args.margin)
         full, threshold = train_full(train, cheap, args.c)
         learned = measure(test, decide(test, cheap, full, threshold))
         rules = measure(test, test["rule_score"] >= RULES_THRESHOLD)

@@ -132,7 +132,7 @@ def score_table(
     from smscan.cache import ScoreCache
     from smscan.cached_scorer import CachedScorer
     from smscan.model.load import load_scorer
-    from smscan.plan import score_planned
+    from smscan.plan.pieces import score_planned
 
     rows = read_split(data)
     if files:  # a seeded sample of the split's files: the table keeps only their slots and items

@@ -21,7 +21,7 @@ if __package__ in (None, ""):
 from smscan.detectors.credential import CredentialDetector
 from smscan.detectors.judgement.detector import LearnedCredentialDetector
 from smscan.detectors.judgement.model import Judgement
-from smscan.plan import plan_pieces
+from smscan.plan.pieces import plan_pieces
 from smscan.records import Document
 
 

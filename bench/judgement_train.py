@@ -183,7 +183,7 @@ def write_thresholds(path: Path, judgement_text: str, threshold: float, command:
     (the packaged entry's model identity; the rule names the judgement file's digest)."""
     import hashlib
 
-    from smscan.calibration.thresholds import packaged_thresholds
+    from smscan.rules.thresholds_file import packaged_thresholds
     from smscan.detectors.credential_rule import CredentialRule
 
     data = packaged_thresholds()

@@ -141,10 +141,9 @@ def test_a_learned_rule_in_a_thresholds_entry_selects_the_learned_detector() -> 
 
 
 def test_explain_names_the_features_that_pushed_a_value_in_or_out() -> None:
-    from smscan.cli.explain import explain_document
-    from smscan.cli.scanning import ScanRules
-    from smscan.records import Document
-    from smscan.rules import Detection
+    from smscan.decide.explain import explain_document
+    from smscan.records import Detection, Document
+    from smscan.rules.resolve import Rules
     from tests.reports.scans import fixture_rules
     from tests.scorers import RandomWordScorer
 
@@ -152,7 +151,7 @@ def test_explain_names_the_features_that_pushed_a_value_in_or_out() -> None:
     detector = LearnedCredentialDetector(judgement=Judgement.from_json(tiny_judgement(), where="tiny.json"))
     [scores] = RandomWordScorer().score_texts([TEXT])
     explanation = explain_document(
-        Document("app/settings.py", TEXT, group="g"), scores, ScanRules(surprise, (Detection(detector, 2.5, "test"),)),
+        Document("app/settings.py", TEXT, group="g"), scores, Rules(surprise, (Detection(detector, 2.5, "test"),)),
         window=4, threshold=3.0, consensus=1, first_line=1, last_line=3, model="random-word-scorer",
     )
     vendor = [v for v in explanation.spans if v.kind == "credential" and v.line == 3]

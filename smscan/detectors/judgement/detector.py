@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.detectors.candidate import Candidate
+from smscan.records import Candidate
 from smscan.detectors.credential import CredentialDetector
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.judgement.features import (

@@ -79,7 +79,7 @@ class LinearModel:
 
     def terms(self, x: np.ndarray) -> np.ndarray:
         """Each feature's push on the log-odds (positive: towards a credential)."""
-        return self.coef * (x - self.mean) / self.scale
+        return np.asarray(self.coef * (x - self.mean) / self.scale, dtype=np.float64)
 
     def log_odds(self, x: np.ndarray) -> float:
         return self.intercept + float(self.terms(x).sum())

@@ -129,8 +129,8 @@ class _Spans:
 def score_table(
     data: Path, table: dict[str, np.ndarray], judgements: list[Judgement], cache: Path, files: int = 0
 ) -> dict[str, np.ndarray]:
-    from smscan.cache import ScoreCache
-    from smscan.cached_scorer import CachedScorer
+    from smscan.scoring.cache import ScoreCache
+    from smscan.scoring.cached_scorer import CachedScorer
     from smscan.model.load import load_scorer
     from smscan.plan.pieces import score_planned
 

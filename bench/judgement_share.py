@@ -26,7 +26,7 @@ from smscan.records import Document
 
 
 def main(argv: list[str] | None = None) -> int:
-    from smscan.model.lazy import load_tokenizer_file, tokenize_with
+    from smscan.scoring.lazy import load_tokenizer_file, tokenize_with
     from smscan.model.source import resolve_model
 
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])

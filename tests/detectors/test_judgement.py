@@ -170,3 +170,19 @@ def test_reasons_of_a_model_decision() -> None:
         "learned log-odds 1.70, surprise 4.50 nats/char, cheap log-odds 0.50 (a value in a string, 12 characters)",
         "features that pushed it: rate in 1.25, name:secret out 0.50",
     ]
+
+
+@pytest.mark.parametrize("text", [
+    # Sizes a linear judgement does in under 2 s of CPU (0.3 ms a slot), with room for a busy machine.
+    "'{' + ','.join(f'\"k{i}\":\"v{i}\"' for i in range(5000)) + '}'",
+    "'{' + ', '.join(f'\"k{i}\": {i}' for i in range(5000)) + '}'",
+    "'x = \"a\"' + ' ' * 200000 + '!'",
+])
+def test_hostile_lines_are_judged_in_seconds_by_the_learned_judgement(text: str) -> None:
+    from tests.detectors.test_hostile_values import finishes
+
+    judge = """
+from smscan.detectors.judgement.detector import LearnedCredentialDetector
+LearnedCredentialDetector().regions(TEXT, "a.json")
+"""
+    assert finishes(f"TEXT = {text}\n", judge)

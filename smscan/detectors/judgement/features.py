@@ -68,6 +68,8 @@ _IDENTIFIER_WORDS = re.compile(
 _COMMENT_START = re.compile(r"^\s*(?:#|//|--|;|\*|/\*|<!--|%|rem\b)", re.IGNORECASE)
 _BASE64ISH = re.compile(r"^[A-Za-z0-9+/_\-]+={0,2}$")
 _BEFORE_CHARS = 64
+# How far from a value its line is read (features of the line, the line's surprise).
+_LINE_REACH = 256
 _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 
 CHEAP_FEATURES: tuple[str, ...] = (
@@ -101,13 +103,22 @@ class Surroundings:
 
 
 def surroundings(text: str, slot: Slot, path: str) -> Surroundings:
-    """The line holding the slot's start, the words just before it (at most 64 characters of its
-    line) and the rest of its line, for ``path``."""
-    line_start = text.rfind("\n", 0, slot.start) + 1
-    line_end = text.find("\n", slot.start)
-    line_end = len(text) if line_end < 0 else line_end
+    """The line around the slot (at most 256 characters on each side: a minified line is read
+    near its values only, never once per value), the words just before it (at most 64 characters
+    of its line) and the rest of its line, for ``path``."""
+    line_start, line_end = line_around(text, slot.start, slot.end)
     window = max(slot.start - _BEFORE_CHARS, line_start)
     return Surroundings(text[line_start:line_end], text[window : slot.start], text[slot.end : line_end], path)
+
+
+def line_around(text: str, start: int, end: int, reach: int = _LINE_REACH) -> tuple[int, int]:
+    """The span of the line holding ``[start, end)``, cut at ``reach`` characters on each side."""
+    low = max(start - reach, 0)
+    line_start = text.rfind("\n", low, start)
+    line_start = low if line_start < 0 else line_start + 1
+    high = min(end + reach, len(text))
+    line_end = text.find("\n", end, high)
+    return line_start, high if line_end < 0 else line_end
 
 
 def file_type(path: str) -> str:
@@ -227,9 +238,7 @@ def surprise_features(scored: ScoredText, text: str, start: int, end: int, cheap
     last = int(np.searchsorted(scored.starts, end, side="left")) - 1
     tokens = scored.nll[first : last + 1]
     finite = tokens[np.isfinite(tokens)]
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
+    line_start, line_end = line_around(text, start, end)
     line_rate = _outside_rate(scored, line_start, line_end, first, last)
     secret_name = cheap[FEATURE_INDEX["name:secret"]] + cheap[FEATURE_INDEX["place:url-userinfo"]]
     keep = cheap[FEATURE_INDEX["rules:keep"]]

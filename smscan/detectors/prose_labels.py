@@ -38,9 +38,12 @@ _USE_AS = re.compile(
 _FUNCTION_WORDS = frozenset(["is", "was", "are", "for", "to", "of", "the", "a", "an", "and", "or", "in", "on", "at", "by", "with", "from", "as"])
 # A value that calls or indexes something is code, not a written-down secret.
 _CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
-# A C macro whose body is another symbol (`#define SNMP_DEFAULT_AUTH_PROTO usmHMACMD5AuthProtocol`):
-# code that names a constant, not a label with its value (a secret macro is a string literal).
-_MACRO_REFERENCE = re.compile(r"^\s*#\s*define\s+\w+\s+[A-Za-z_]\w*\s*(?:/[/*].*)?$")
+# A C macro whose body is another symbol (`#define SNMP_DEFAULT_AUTH_PROTO usmHMACMD5AuthProtocol`)
+# or an integer literal (`#define PASSWORD_MASK 0xFFFF0000u`): code that names a constant, not a
+# label with its value (a secret macro is a string literal).
+_MACRO_REFERENCE = re.compile(
+    r"^\s*#\s*define\s+\w+\s+(?:[A-Za-z_]\w*|\(?-?(?:0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\)?)\s*(?:/[/*].*)?$"
+)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 

@@ -19,6 +19,8 @@ _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 # N lines of base64. The comment (`Comment: dummy-key`) says nothing about the key.
 _PUTTY_HEADER = re.compile(r"^PuTTY-User-Key-File-\d+:", re.MULTILINE)
 _PUTTY_LINES = re.compile(r"^(?P<part>Public|Private)-Lines:[ \t]*(?P<count>\d{1,4})[ \t]*\r?$", re.MULTILINE)
+# The key's MAC (an HMAC over the key, in hex): derived from the key, not a secret of its own.
+_PUTTY_MAC = re.compile(r"^Private-(?:MAC|Hash):[ \t]*(?P<mac>[0-9a-fA-F]+)", re.MULTILINE)
 
 
 def pem_blocks(text: str) -> Iterator[Slot]:
@@ -35,7 +37,7 @@ def pem_blocks(text: str) -> Iterator[Slot]:
 
 def putty_blocks(text: str) -> Iterator[Slot]:
     """The key lines of a PuTTY ``.ppk`` file: its private lines are a private key (whatever the
-    file's comment says), its public lines public.
+    file's comment says), its public lines and its MAC public.
 
     Example:
         >>> text = "PuTTY-User-Key-File-3: ssh-ed25519\\nPrivate-Lines: 1\\nAAAAIGFsobE4+Ldh\\nPrivate-MAC: 9b\\n"
@@ -56,6 +58,8 @@ def putty_blocks(text: str) -> Iterator[Slot]:
         if body_end > start:
             private = header.group("part") == "Private"
             yield Slot(start, body_end, f"PuTTY {header.group('part').lower()} key", PEM if private else PUBLIC_BLOCK)
+    for mac in _PUTTY_MAC.finditer(text):
+        yield Slot(mac.start("mac"), mac.end("mac"), "PuTTY key MAC", PUBLIC_BLOCK)
 
 
 def data_blocks(lines: list[str], line_starts: list[int]) -> Iterator[Slot]:

@@ -30,10 +30,10 @@ from collections.abc import Iterator
 from smscan.detectors.slot_kinds import ARGUMENT, ASSIGNMENT, FILE_FORMAT, URL_USERINFO, Slot
 
 # host:port:database:username:password, each field with `\:` and `\\` escapes; the port is a
-# number or `*`, the host a host name, an address or `*`.
+# number or `*`, the host a name, an IPv4 address or `*` (`12:30:45:00:done` is no line of it).
 _FIELD = r"(?:\\.|[^:\\\s])+"
 _PGPASS_LINE = re.compile(
-    rf"^[ \t]*(?:\*|[\w.\-\[\]]+):(?:\*|\d{{1,5}}):{_FIELD}:{_FIELD}:(?P<password>{_FIELD})[ \t]*$", re.MULTILINE
+    rf"^[ \t]*(?:\*|[A-Za-z][\w.\-]*|\d{{1,3}}(?:\.\d{{1,3}}){{3}}):(?:\*|\d{{2,5}}):{_FIELD}:{_FIELD}:(?P<password>{_FIELD})[ \t]*$", re.MULTILINE
 )
 # user:hash, one per line.
 _HTPASSWD_LINE = re.compile(

@@ -44,6 +44,8 @@ _CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
 _MACRO_REFERENCE = re.compile(
     r"^\s*#\s*define\s+\w+\s+(?:[A-Za-z_]\w*|\(?-?(?:0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\)?)\s*(?:/[/*].*)?$"
 )
+# An unquoted hex integer literal (`PASSWORD_MASK = 0xFFFF0000u;`) is a number in code, not a value.
+_HEX_LITERAL = re.compile(r"0[xX][0-9A-Fa-f_]+[uUlL]*")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -68,8 +70,18 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         # Sentence punctuation after a value is not part of it.
         while end > start and line[end - 1] in ".)":
             end -= 1
-        if end > start and not _CODE_VALUE.match(line[start:end]):
+        if end > start and not _CODE_VALUE.match(line[start:end]) and not is_hex_literal(line[start:end]):
             yield start, end, label
+
+
+def is_hex_literal(value: str) -> bool:
+    """True for an integer literal in hex, as code writes it (``0xFFFF0000u``, ``0x5DEECE66DL``).
+
+    Example:
+        >>> is_hex_literal("0x7F3A9C21u"), is_hex_literal("7F3A9C21")
+        (True, False)
+    """
+    return _HEX_LITERAL.fullmatch(value) is not None
 
 
 def table_values(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:

@@ -47,7 +47,7 @@ from smscan.detectors.command_forms import (
 )
 from smscan.detectors.enclosing_names import share_enclosing_names
 from smscan.detectors.literal_values import literal_values
-from smscan.detectors.prose_labels import label_values, table_values
+from smscan.detectors.prose_labels import is_hex_literal, label_values, table_values
 from smscan.detectors.query_strings import query_values
 from smscan.detectors.sealed_values import sealed_spans
 from smscan.detectors.secret_names import is_secret_name
@@ -248,6 +248,8 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         value_end = match.end("value")
         rest = line[value_end:].lstrip()
         if _EXPRESSION_CHARS.search(match.group("value")) or rest.startswith(("(", "[", ".")):
+            continue
+        if is_hex_literal(match.group("value")):
             continue
         yield from literal_values(line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT)
     yield from token_runs(line, offset)

@@ -176,6 +176,8 @@ def test_only_the_encrypted_data_of_a_sealed_secret_is_sealed() -> None:
         ("It is :data:`~flask.session`, signed with :attr:`~flask.Flask.secret_key`.", "~flask.Flask.secret_key"),
         ('<a class="headerlink" href="#paramiko.client.SSHClient.connect" title="x">', "#paramiko.client.SSHClient.connect"),
         ("#define PASSWORD_MASK          0xFFFF0000u", "0xFFFF0000u"),
+        ("static const uint32_t PASSWORD_FLAGS = 0x7F3A9C21u;", "0x7F3A9C21u"),
+        ("TOKEN_SEED = 0x5DEECE66D", "0x5DEECE66D"),
     ],
 )
 def test_references_and_constants_are_no_slots(text: str, value: str) -> None:

@@ -63,6 +63,11 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
             start, end = start + 1, end - 1
         name = match.group("name").lstrip("-")
         value = line[start:end]
+        if start > match.start("value") and any(c.isspace() for c in value) and not is_secret_name(name):
+            # A quoted value with spaces under a plain option is a sentence or a format
+            # (`time -f "%e s wall, %M KB maxrss"`, `-m "fix the build"`), not a token.
+            if _HEADER_LINE.match(value) is None and _OPTION_PAIR.match(value) is None:
+                continue
         header = _HEADER_LINE.match(value)
         labelled = _LABELLED_VALUE.match(value)
         pair = _OPTION_PAIR.match(value)

@@ -20,14 +20,17 @@ _LABEL = re.compile(
     r"[ \t]*[:=|][ \t]*"
     r"[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
 )
-# One word and the value after a space: `login frank password <value>`.
+# One word and the value after a space: `login frank password <value>`. Not after `(` (a call or
+# formula in prose: `p(token start+k+1 | ...)`), and not a plural (`tokens start..end`), which
+# names things in general.
 _SPACED = re.compile(
-    r"(?:^|(?<=[\s,;(]))(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>(?![a-z_]+=)[^\s`'\",;|=:][^\s`'\",;|:]*)"
+    r"(?:^|(?<=[\s,;]))(?!(?:tokens|passwords|secrets|keys)\b)(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>(?![a-z_]+=)[^\s`'\",;|=:][^\s`'\",;|:]*)"
 )
-# A sentence: up to eight words, `is`/`was`, the value (`The api key for the staging box is <value>`).
+# A sentence: up to eight words, `is`/`was`, the value (never `are`: a plural subject describes
+# things in general, `the tokens fed are exact`) (`The api key for the staging box is <value>`).
 _SENTENCE = re.compile(
     r"(?:^|(?<=[\s,;(>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,7}?)"
-    r"[ \t]+(?:(?:is|was|are)(?:[ \t]+set[ \t]+to)?|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
+    r"[ \t]+(?:(?:is|was)(?:[ \t]+set[ \t]+to)?|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
 )
 # The value first: `Use <value> as the password`.
 _USE_AS = re.compile(
@@ -68,7 +71,7 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
             continue
         seen.add(start)
         # Sentence punctuation after a value is not part of it.
-        while end > start and line[end - 1] in ".)":
+        while end > start and line[end - 1] in ".):":
             end -= 1
         if end > start and not _CODE_VALUE.match(line[start:end]) and not is_hex_literal(line[start:end]):
             yield start, end, label

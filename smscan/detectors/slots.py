@@ -86,6 +86,12 @@ _LOOKUP_CALL = re.compile(
     r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
     r"GetEnvironmentVariable|Getenv|LookupEnv|require|import|include|ENV)\s*[\(\[]|\[)\s*$"
 )
+# Strings that are patterns or placeholders, not values: a regular expression's source
+# (`re.compile(r"...")`, `new RegExp("...")`) and a command-line metavar (`metavar="FILE[:LINE]"`).
+_PATTERN_OR_METAVAR = re.compile(
+    r"(?:\b(?:re|regex)\.(?:compile|search|match|fullmatch|sub|subn|findall|finditer|split)\(\s*[rRbB]{0,2}"
+    r"|\bRegExp\(\s*|\bRegex\(\s*@?|\bmetavar\s*=\s*)$"
+)
 # Matched at the end of a string (no `^`: a slice per string would make a minified line quadratic).
 _KEY_AFTER = re.compile(r"\s*(?:[\"'`]\s*)?(?::(?!:)|=>)")
 # A reST role before a back-quoted target (`:data:`~flask.session``, `:ref:`config``): a reference.
@@ -257,11 +263,13 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
 
 def _is_name_position(line: str, quote_start: int, quote_end: int, *, markup: bool) -> bool:
     """A string used as a name: a mapping key (``"k": v``), the first argument of a lookup, a
-    reST role's target, or an HTML attribute that holds a link target or a name (`id` is left to its name)."""
+    regular expression's source, a metavar, a reST role's target, or an HTML attribute that holds a link target or a name (`id` is left to its name)."""
     # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
     if _KEY_AFTER.match(line, quote_end):
         return True
     before = line[max(quote_start - 24, 0) : quote_start]
+    if _PATTERN_OR_METAVAR.search(before):
+        return True
     if line[quote_start] == "`" and _REST_ROLE.search(before):
         return True
     if markup and _MARKUP_NAME_ATTRIBUTE.search(before):

@@ -26,7 +26,7 @@ _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # A value that says what it is before a colon: openssl's `-passout pass:<password>`.
 _LABELLED_VALUE = re.compile(r"^(?P<k>[A-Za-z]+):(?P<v>[^\s:/].*)$")
 _DATABASE_CLIENT = re.compile(r"\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin|mycli|sshpass)\b")
-_GLUED_PASSWORD = re.compile(r"(?<![\w\-])-p(?P<value>[^\s'\"\-][^\s'\"]{3,})")
+_GLUED_PASSWORD = re.compile(r"(?<![\w\-])-p(?P<value>[^\s'\"`\-][^\s'\"`]{3,})")
 _DOCKER_ENV = re.compile(r"^\s*(?:ENV|ARG)\s+(?P<key>[A-Za-z_]\w*)\s+(?P<value>[^\s=][^\s]*)\s*$")
 
 

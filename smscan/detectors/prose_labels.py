@@ -49,6 +49,8 @@ _MACRO_REFERENCE = re.compile(
 )
 # An unquoted hex integer literal (`PASSWORD_MASK = 0xFFFF0000u;`) is a number in code, not a value.
 _HEX_LITERAL = re.compile(r"0[xX][0-9A-Fa-f_]+[uUlL]*")
+_DEFINE_BEFORE = re.compile(r"#[ \t]*define[ \t]+$")
+_SYMBOL = re.compile(r"[A-Za-z_]\w*`?")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -69,6 +71,8 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         start, end = match.start("value"), match.end("value")
         if start in seen or not is_secret_name(label) or match.group("value").lower() in _FUNCTION_WORDS:
             continue
+        if _DEFINE_BEFORE.search(line, 0, match.start("label")) and _SYMBOL.fullmatch(match.group("value")):
+            continue  # `#define NAME symbol` quoted in prose (`` `#define AUTH_PROTO usmHMACMD5` ``)
         seen.add(start)
         # Sentence punctuation after a value is not part of it.
         while end > start and line[end - 1] in ".):":

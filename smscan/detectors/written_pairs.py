@@ -16,12 +16,12 @@ _PASSWORD_LABEL = r"(?:pass(?:word|wd)?|pwd|pw|psw)"
 # `ID/Password=name/value`, `user/pass: name/value`: two labels, then the two values in order.
 _LABELS_THEN_VALUES = re.compile(
     rf"(?i)(?<![\w/]){_USER_LABEL}[ \t]*/[ \t]*(?P<label>{_PASSWORD_LABEL})[ \t]*[:=][ \t]*"
-    r"(?P<user>[^\s/,;]+)/(?P<password>[^\s,;]+)"
+    r"(?P<user>[^\s/,;]+)/(?P<password>[^\s,;'\"`]+)"
 )
 # `account:name/password:value`: a labelled user, a slash, a labelled password.
 _PAIR_AFTER_SLASH = re.compile(
     rf"(?i)(?<![\w/]){_USER_LABEL}[ \t]*[:=][ \t]*[^\s/,;]+[ \t]*/[ \t]*(?P<label>{_PASSWORD_LABEL})[ \t]*[:=][ \t]*"
-    r"(?P<password>[^\s,;]+)"
+    r"(?P<password>[^\s,;'\"`]+)"
 )
 
 

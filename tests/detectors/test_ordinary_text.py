@@ -42,3 +42,23 @@ def test_ordinary_text_is_no_candidate(line: str) -> None:
 )
 def test_the_forms_beside_them_still_give_their_secret(line: str, secret: str) -> None:
     assert secret in [line[j.start : j.end] for j in judged_slots(line, CredentialRule())]
+
+
+def test_a_define_quoted_in_prose_names_a_constant() -> None:
+    line = "seed, `#define SNMP_DEFAULT_AUTH_PROTO usmHMACMD5AuthProtocol` in pyparsing's `snmp_api.h`;"
+    assert "usmHMACMD5AuthProtocol" not in [line[j.start : j.end] for j in judged_slots(line, CredentialRule()) if j.where == "label"]
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        # A note quoted in docs: the password after its label, not the whole code span.
+        ("- `ID:deploy,PW:Vw=^ub6M2EOi` was cut by the assignment finder", "Vw=^ub6M2EOi"),
+        ('>>> line = "ID:master,PW:Zq8xP1sV9"', "Zq8xP1sV9"),
+        # A quote or backtick closing the literal is not part of the password.
+        ('>>> line = "Monitoring ID/Password=zabbix/Gv4tKp9sLw7N"', "Gv4tKp9sLw7N"),
+        ("``mysql -u root -pS3cr3tXw9`` (a password glued to ``-p``)", "S3cr3tXw9"),
+    ],
+)
+def test_a_password_quoted_in_docs_is_its_own_span(line: str, secret: str) -> None:
+    assert secret in [line[j.start : j.end] for j in judged_slots(line, CredentialRule())]

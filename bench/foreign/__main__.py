@@ -4,7 +4,7 @@
     python -m bench.foreign eval  --data DATA --tool smscan|detect-secrets|credsweeper|betterleaks \\
         --work WORK [--peers-python PY] [--leave-out SOURCE] [--only SOURCE] [--limit N]
     python -m bench.foreign noise --out NOISE --tools smscan,detect-secrets,credsweeper,betterleaks \\
-        --work WORK [--peers-python PY]
+        --work WORK [--peers-python PY] [--max-lines N]
 
 MIRRORS holds bare git mirrors ``<owner>+<name>/repo`` of the pinned repositories (see sources.py).
 DATA and WORK are folders outside git; nothing here is vendored into the smscan package.
@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--peers-python")
     n.add_argument("--smscan-cmd")
     n.add_argument("--packages", help="comma-separated names of noise_packages.txt (default: all)")
+    n.add_argument("--max-lines", type=int, help="a fixed sample of each package's files up to N lines")
     n.add_argument("--score-only", action="store_true")
     n.add_argument("--json", type=Path)
     a = ap.parse_args(argv)

@@ -7,11 +7,11 @@ from collections import Counter
 from pathlib import Path
 
 from .examples import write_jsonl
-from .sources import SOURCES, collect
+from .sources import SOURCES, Source, collect
 
 
-def build(mirrors: Path, out: Path, names: list[str]) -> dict[str, object]:
-    examples, counts = collect(mirrors, names)
+def build(mirrors: Path, out: Path, names: list[str], sources: tuple[Source, ...] = SOURCES) -> dict[str, object]:
+    examples, counts = collect(mirrors, names, sources)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "examples.jsonl", examples)
     per_source: dict[str, Counter[str]] = {}
@@ -25,7 +25,7 @@ def build(mirrors: Path, out: Path, names: list[str]) -> dict[str, object]:
         "generator": "foreign",
         "sources": {s.name: {"pin": s.pin.describe(), "repo": s.pin.repo, "commit": s.pin.commit, "what": s.what,
                              "kept": dict(per_source.get(s.name, Counter())), "reading": counts.get(s.name, {})}
-                    for s in SOURCES if s.name in names},
+                    for s in sources if s.name in names},
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return manifest

@@ -111,16 +111,17 @@ def guess_path_hint(text: str) -> str:
 
 
 def is_degenerate(value: str) -> bool:
-    """A value of at most three distinct characters (``aaaa...``, ``xxxx``): a placeholder, not a credential."""
-    return len(set(value)) <= 3
+    """A placeholder, not a credential: at most three distinct characters (``aaaa``), or one character
+    making up 60% of it (``AKIAZZZZZZZZZZZZZZZZ``, ``AP6xxxxxxxxxx``)."""
+    if len(set(value)) <= 3:
+        return True
+    return max(value.count(c) for c in set(value)) >= 0.6 * len(value)
 
 
 def write_split(examples: list[Example], dst: Path) -> list[dict[str, Any]]:
     """A fresh split folder ``dst`` (corpus/ + labels.jsonl) for the shared scorer; returns its label rows.
 
-    Examples with identifier spans only are included (their identifier characters count as negatives
-    for character precision would be wrong), so they are left out: they are neither credentials nor
-    look-alikes.
+    Examples with identifier spans only are left out: they hold neither a credential nor a look-alike.
     """
     if dst.exists():
         shutil.rmtree(dst)

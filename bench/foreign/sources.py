@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .detect_secrets_tests import detect_secrets_examples
 from .examples import Example
 from .gitleaks import gitleaks_examples
 from .mirror import Mirror, Pin
@@ -40,6 +41,9 @@ SOURCES: tuple[Source, ...] = (
     Source("gitleaks", Pin("gitleaks/gitleaks", "b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b"),
            "Gitleaks rule true/false positives (string literals of cmd/generate/config/rules/*.go)",
            lambda m, c: gitleaks_examples(m, counts=c)),
+    Source("detect-secrets", Pin("Yelp/detect-secrets", "01886c8a910c64595c47f186ca1ffc0b77fa5458"),
+           "detect-secrets v1.5.0 plugin test tables (tests/plugins/*_test.py, read with ast)",
+           lambda m, c: detect_secrets_examples(m, counts=c)),
 )
 
 
@@ -47,12 +51,13 @@ def source_names() -> list[str]:
     return [s.name for s in SOURCES]
 
 
-def collect(mirrors: Path, names: list[str]) -> tuple[list[Example], dict[str, dict[str, int]]]:
-    """The examples of the named sources, de-duplicated across sources in SOURCES order, and counts per source."""
+def collect(mirrors: Path, names: list[str], sources: tuple[Source, ...] = SOURCES
+            ) -> tuple[list[Example], dict[str, dict[str, int]]]:
+    """The examples of the named sources, de-duplicated across sources in their order, and counts per source."""
     seen: set[str] = set()
     out: list[Example] = []
     counts: dict[str, dict[str, int]] = {}
-    for source in SOURCES:
+    for source in sources:
         if source.name not in names:
             continue
         c: Counter[str] = Counter()

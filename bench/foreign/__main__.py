@@ -18,15 +18,20 @@ import sys
 from pathlib import Path
 
 from .mirror import MirrorError
+from .noise import FetchError
 from .sources import source_names
+
+
+class UsageError(Exception):
+    """A bad argument: one message, exit code 2."""
 
 
 def _names(arg: str | None) -> list[str]:
     known = source_names()
     names = [n for n in (arg or ",".join(known)).split(",") if n]
     bad = [n for n in names if n not in known]
-    if bad:
-        raise SystemExit(f"error: unknown source(s) {', '.join(bad)}; choose from {', '.join(known)}")
+    if bad or not names:
+        raise UsageError(f"unknown source(s) {', '.join(bad) or '(none)'}; choose from {', '.join(known)}")
     return names
 
 
@@ -71,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         from .noise import noise_cmd
 
         return noise_cmd(a)
-    except MirrorError as exc:
+    except (MirrorError, UsageError, FetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -21,7 +21,7 @@ def build(mirrors: Path, out: Path, names: list[str], sources: tuple[Source, ...
         c["credentials"] += len(ex.labels)
         c["look_alikes"] += len(ex.negatives)
         c["identifier_only"] += bool(ex.identifiers and not ex.labels and not ex.negatives)
-    manifest = {
+    manifest: dict[str, object] = {
         "generator": "foreign",
         "sources": {s.name: {"pin": s.pin.describe(), "repo": s.pin.repo, "commit": s.pin.commit, "what": s.what,
                              "kept": dict(per_source.get(s.name, Counter())), "reading": counts.get(s.name, {})}

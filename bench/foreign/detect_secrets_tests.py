@@ -104,9 +104,9 @@ def value_span(line: str, expect: Any) -> tuple[int, int] | None:
     return (cut + 1, end) if cut >= 0 and end - cut - 1 >= 8 else (start, end)
 
 
-def detect_secrets_examples(mirror: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
+def detect_secrets_examples(mirror: Mirror, *, counts: Counter[str], folder: str = TESTS_FOLDER) -> Iterator[Example]:
     seen: set[str] = set()
-    for path in mirror.list_files(TESTS_FOLDER):
+    for path in mirror.list_files(folder):
         if not path.endswith("_test.py") or path.endswith("ip_public_test.py"):
             continue
         meta = {"rule": path.rsplit("/", 1)[-1], "file": path, "pin": mirror.pin.describe()}

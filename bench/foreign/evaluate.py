@@ -111,6 +111,9 @@ def eval_cmd(a: argparse.Namespace) -> int:
         run_tool(a.tool, data, shared=shared, work=a.work, peers_python=a.peers_python,
                  smscan_cmd=a.smscan_cmd or SMSCAN_CMD.format(python=sys.executable))
         print(f"{a.tool}: {time.time() - t0:.0f} s", file=sys.stderr)
+    if not (data / "preds" / f"{a.tool}.json").exists():
+        print(f"error: no predictions of {a.tool} under {data / 'preds'}: run without --score-only", file=sys.stderr)
+        return 2
     split = score.Split(data)
     pred = json.loads((data / "preds" / f"{a.tool}.json").read_text())
     results = measure(score, split, pred["files"], pred.get("wall_s"))

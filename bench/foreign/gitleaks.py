@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from typing import Iterator
 
-import regex
+import regex  # type: ignore[import-untyped]  # Rust-style patterns (inline flags, POSIX classes); comes with transformers
 
 from .examples import Example, Span, guess_path_hint, is_degenerate, whole_text_span
 from .mirror import Mirror
@@ -53,7 +53,9 @@ def literal(tok: str) -> str | None:
 def _group(toks: list[str], i: int) -> tuple[list[list[str]], int]:
     """Top-level comma-separated elements of the bracketed list opening at toks[i]; index after it."""
     close = {"(": ")", "{": "}", "[": "]"}
-    depth, elems, cur = 0, [], []
+    depth = 0
+    elems: list[list[str]] = []
+    cur: list[str] = []
     j = i
     while j < len(toks):
         t = toks[j]
@@ -188,8 +190,8 @@ def cases(body: list[str], which: str, counts: Counter[str]) -> Iterator[str]:
                 yield lit
 
 
-def gitleaks_examples(mirror: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
-    for path in mirror.list_files(RULES_FOLDER):
+def gitleaks_examples(mirror: Mirror, *, counts: Counter[str], folder: str = RULES_FOLDER) -> Iterator[Example]:
+    for path in mirror.list_files(folder):
         if not path.endswith(".go") or path.endswith("_test.go"):
             continue
         for name, body in functions(mirror.read(path)):

@@ -27,6 +27,10 @@ from bench.multiformat_eval import find_shared, load_scorer, run_tool
 from .evaluate import SMSCAN_CMD, TOOLS
 
 PACKAGES = Path(__file__).with_name("noise_packages.txt")
+
+
+class FetchError(Exception):
+    """pip could not give the sdist of a pinned package."""
 MAX_FILE_BYTES = 256 * 1024
 
 
@@ -51,11 +55,11 @@ def fetch_sdist(name: str, version: str, into: Path) -> Path:
         return None
     found = find()
     if found is None:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-                        f"{name}=={version}", "-d", str(into)], check=True, stdout=sys.stderr)
-        found = find()
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                               f"{name}=={version}", "-d", str(into)], stdout=sys.stderr)
+        found = find() if done.returncode == 0 else None
     if found is None:
-        raise SystemExit(f"error: pip gave no sdist of {name}=={version}")
+        raise FetchError(f"pip gave no sdist of {name}=={version} (exit {done.returncode}); is PyPI reachable?")
     return found
 
 
@@ -177,6 +181,11 @@ def noise_cmd(a: argparse.Namespace) -> int:
         for tool in tools:
             run_tool(tool, data, shared=shared, work=a.work, peers_python=a.peers_python,
                      smscan_cmd=a.smscan_cmd or SMSCAN_CMD.format(python=sys.executable))
+    missing = [t for t in tools if not (data / "preds" / f"{t}.json").exists()]
+    if missing:
+        print(f"error: no predictions of {', '.join(missing)} under {data / 'preds'}: run without --score-only",
+              file=sys.stderr)
+        return 2
     split = score.Split(data)
     results = {}
     for tool in tools:

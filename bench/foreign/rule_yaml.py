@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from typing import Any, Iterator
 
-import regex
-import yaml
+import regex  # type: ignore[import-untyped]  # Rust-style patterns (inline flags, POSIX classes); comes with transformers
+import yaml  # type: ignore[import-untyped]
 
 from .examples import Example, Span, guess_path_hint, is_degenerate, whole_text_span
 from .mirror import Mirror

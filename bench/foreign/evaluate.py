@@ -74,13 +74,17 @@ def measure(score: ModuleType, split: Any, files: dict[str, list[list[int]]], wa
 
 
 def markdown(tool: str, results: dict[str, Any]) -> str:
-    lines = [f"Tool: {tool}.", "",
-             "| source | credentials | look-alikes | credential recall | look-alikes flagged | char P | char R | char F1 |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [f"Tool: {tool}. Recall also on realistic values alone and on patterned stand-ins (abcd1234..., "
+             "FakeValues...), n in brackets.", "",
+             "| source | credentials | look-alikes | credential recall | realistic | patterned | look-alikes flagged | "
+             "char P | char R | char F1 |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for source, m in results.items():
-        lines.append(f"| {source} | {m['secrets']} | {m['hard_negatives']} | {m['secret_recall']:.3f} | "
-                     f"{m['hard_negative_fp_rate']:.3f} | {m['char']['precision']:.3f} | {m['char']['recall']:.3f} | "
-                     f"{m['char']['f1']:.3f} |")
+        cat = m["per_category"]
+        cells = [f"{cat[c]['recall']:.3f} ({cat[c]['secrets']})" if c in cat else "-" for c in ("realistic", "patterned")]
+        lines.append(f"| {source} | {m['secrets']} | {m['hard_negatives']} | {m['secret_recall']:.3f} | {cells[0]} | "
+                     f"{cells[1]} | {m['hard_negative_fp_rate']:.3f} | {m['char']['precision']:.3f} | "
+                     f"{m['char']['recall']:.3f} | {m['char']['f1']:.3f} |")
     return "\n".join(lines) + "\n"
 
 

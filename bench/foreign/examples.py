@@ -118,6 +118,32 @@ def is_degenerate(value: str) -> bool:
     return max(value.count(c) for c in set(value)) >= 0.6 * len(value)
 
 
+_PLACEHOLDER_WORD = re.compile(r"example|fake|dummy|sample|placeholder|your|xxxx|0000|1234|abcd", re.I)
+_REPEATED_UNIT = re.compile(r"(.{2,8}?)\1{2,}")
+
+
+def _has_ascending_run(value: str, n: int = 5) -> bool:
+    run = 1
+    for a, b in zip(value, value[1:]):
+        run = run + 1 if ord(b) == ord(a) + 1 else 1
+        if run >= n:
+            return True
+    return False
+
+
+def value_category(value: str) -> str:
+    """``patterned`` for a value a person typed as a stand-in (``abcd1234abcd1234``, ``1234567890abcdef``,
+    ``FakeValues99...``, ``your-key``), else ``realistic``. Both stay credentials, as their source says;
+    the scorer reports recall on each, so a judgement that calls a stand-in a placeholder is seen doing so."""
+    letters = "".join(c for c in value.lower() if c.isalpha())
+    digits = "".join(c for c in value if c.isdigit())
+    if (value.isalpha() and value.islower() and len(value) <= 12  # "password", "secret": a word
+            or _PLACEHOLDER_WORD.search(value) or _REPEATED_UNIT.search(value) or _has_ascending_run(value)
+            or _has_ascending_run(letters, 6) or _has_ascending_run(digits, 6)):  # a1b2c3d4e5f6g7...
+        return "patterned"
+    return "realistic"
+
+
 def write_split(examples: list[Example], dst: Path) -> list[dict[str, Any]]:
     """A fresh split folder ``dst`` (corpus/ + labels.jsonl) for the shared scorer; returns its label rows.
 
@@ -134,8 +160,8 @@ def write_split(examples: list[Example], dst: Path) -> list[dict[str, Any]]:
         target = dst / "corpus" / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(ex.text.encode("utf-8"))
-        spans = [{"start": s.start, "end": s.end, "category": s.category, "secret_id": i, "context": ex.source}
-                 for i, s in enumerate(ex.labels)]
+        spans = [{"start": s.start, "end": s.end, "category": value_category(ex.text[s.start:s.end]), "secret_id": i,
+                  "context": ex.source} for i, s in enumerate(ex.labels)]
         negatives = [{"start": s.start, "end": s.end, "category": s.category} for s in ex.negatives]
         rows.append({"path": rel, "source": ex.source, "id": ex.id, "ext_class": ex.path_hint.rsplit(".", 1)[-1],
                      "spans": spans, "negatives": negatives})

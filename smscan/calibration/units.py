@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.labels import LabelledText
-from smscan.detectors.candidate import Candidate, Detector, propagate_values
+from smscan.sources.labels import LabelledText
+from smscan.records import Candidate, Detector
+from smscan.engine.propagate import propagate_values
 from smscan.records import TokenScores
 
 

@@ -13,14 +13,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from smscan.cli.calibrate_options import LabelsOption, MeasureOptions, SelectionOptions
+from smscan.cli.calibrate_options import LabelsOption, MeasureOptions, PointOptions, SelectionOptions
 from smscan.cli.groups import command
 from smscan.cli.measurement import (
     check_detector_kind,
     command_settings,
     load_cached_scorer,
     score_planned_with_progress,
+    working_root,
 )
+from smscan.cli.scanning import check_inputs
 from smscan.cli.options import ModelOptions, finite_float
 from smscan.cli.scanning import write_atomically
 from smscan.cli.services import Services, current_services
@@ -28,18 +30,6 @@ from smscan.kinds import SURPRISE
 
 # Eval reports metrics, not findings: no SARIF.
 EVAL_FORMATS = ("text", "json")
-
-
-@dataclass(frozen=True)
-class PointOptions:
-    """The threshold to evaluate at: a saved one (file, operating point) or a given one."""
-
-    thresholds: Annotated[
-        Optional[Path],
-        typer.Option("--thresholds", metavar="FILE", help="Thresholds file (default lookup: config, .smscan/thresholds.json, packaged)."),
-    ] = None
-    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Evaluate at this threshold instead of a saved one.")] = None
-    operating_point: Annotated[Optional[str], typer.Option("--operating-point", metavar="NAME", help="A saved operating point (SM50 ... SM95, best-f1) instead of the saved threshold.")] = None
 
 
 @dataclass(frozen=True)
@@ -65,7 +55,7 @@ def eval_command(
     of one finding kind on labelled data, as in the paper's appendix B.4. --kind surprise
     measures raw masking in reference tokens under its window selection (global or local)."""
     from smscan.calibration.calibrate import evaluate_kind
-    from smscan.calibration.labels import read_labels
+    from smscan.sources.labels import read_labels
     from smscan.errors import SmscanError
 
     services = current_services()
@@ -86,9 +76,10 @@ def eval_command(
         _write(evaluate_surprise_command(labels, documents, point, selection, model, measure, services), out, services)
         return 0
     settings = command_settings(measure.config, model, services)
-    files = _threshold_files(settings, point)  # read before the model loads
+    if point.threshold is None:
+        check_inputs(settings, working_root(), thresholds=point.thresholds, baseline=None)  # before the model loads
     scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
-    threshold, rule, source = _threshold(kind, point, files, settings, scorer.fingerprint)
+    threshold, rule, source = _threshold(kind, point, settings, scorer.fingerprint)
     scores = score_planned_with_progress(scorer, kind, documents, rule)
     result = evaluate_kind(kind, documents, scores, threshold=threshold, rule=rule)
     if measure.plot is not None:
@@ -101,28 +92,19 @@ def eval_command(
     return 0
 
 
-def _threshold_files(settings: Any, point: PointOptions) -> list[Any]:
-    from smscan.calibration.thresholds import threshold_files
-    from smscan.cli.scanning import check_inputs
+def _threshold(kind: str, point: PointOptions, settings: Any, fingerprint: str) -> tuple[float, dict[str, Any] | None, str]:
+    """The threshold, the saved rule (None with --threshold: the detector's default rule) and
+    where they came from, resolved as every command resolves them."""
+    import dataclasses
 
-    if point.threshold is not None:
-        return []
-    check_inputs(settings, Path.cwd(), thresholds=point.thresholds, baseline=None)
-    return threshold_files(Path.cwd(), flag=point.thresholds, configured=settings.thresholds)
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules
 
-
-def _threshold(
-    kind: str, point: PointOptions, files: list[Any], settings: Any, fingerprint: str
-) -> tuple[float, dict[str, Any] | None, str]:
-    """The threshold, the saved rule and where they came from (as a scan looks them up)."""
-    from smscan.calibration.thresholds import find_entry
-
-    if point.threshold is not None:
-        return point.threshold, None, "--threshold"
-    entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
-    threshold = entry.operating_point(point.operating_point) if point.operating_point else entry.threshold
-    source = entry.source + (f" ({point.operating_point})" if point.operating_point else "")
-    return threshold, dict(entry.rule), source
+    flags = RuleFlags(thresholds=point.thresholds, operating_point=point.operating_point, threshold=point.threshold)
+    rules = resolve_rules(dataclasses.replace(settings, kinds=(kind,)), flags, root=working_root(), fingerprint=fingerprint, purpose="eval")
+    [detection] = rules.detections
+    rule = None if point.threshold is not None else detection.detector.rule()
+    return detection.threshold, rule, detection.source
 
 
 def _write(result: dict[str, Any], out: EvalOutputOptions, services: Services) -> None:

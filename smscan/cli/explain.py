@@ -1,7 +1,7 @@
 """`smscan explain FILE[:LINE[-LINE]]`: why each span of a file was or was not reported.
 
 Reads the file, builds the scorer and rules as a scan does, and renders what the library's
-tracing view of the scan's chain found (``smscan/explain.py``). Baselines are not applied.
+tracing view of the scan's chain found (``smscan/decide/explain.py``). Baselines are not applied.
 """
 
 from __future__ import annotations
@@ -17,15 +17,16 @@ from smscan.cli.options import ModelOptions, NoRedactOption, ScanOptions
 from smscan.cli.scanning import check_inputs, command_settings
 from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError
-from smscan.explain import Explanation, explain_document
 from smscan.records import Document
 
 if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
     from rich.console import Console
 
-    from smscan.config import Settings
+    from smscan.config.settings import Settings
+    from smscan.reports.explain import Explanation
 
-__all__ = ["explain_command", "explain_document", "parse_target"]
+__all__ = ["explain_command", "parse_target"]
 
 _TARGET = re.compile(r"^(?P<path>.+?):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
@@ -76,7 +77,7 @@ _MAX_EXPLAIN_BYTES = 64 << 20
 
 
 def _read_text(path: Path) -> str:
-    from smscan.regular_files import read_regular_file
+    from smscan.fileio.regular import read_regular_file
     from smscan.sources.text import decode_text
 
     try:  # a regular file only: a FIFO would block, /dev/zero never end
@@ -102,16 +103,18 @@ def _lines(target: str, text: str, first: int | None, last: int | None) -> tuple
 def _explain(
     path: Path, text: str, lines: tuple[int, int], model: ModelOptions, scan: ScanOptions, services: Services
 ) -> tuple[Explanation, Settings, Any]:
-    """Score the file and trace it through the scan's chain (``smscan.explain``); also the
+    """Score the file and trace it through the scan's chain (``smscan.decide.explain``); also the
     settings and scorer it used."""
-    from smscan.rules import scan_rules
+    from smscan.decide.explain import explain_document
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules
     from smscan.sources.worktree import find_root
 
     root, _ = find_root(path.resolve().parent)
     settings = command_settings(root, scan.config, model.overrides() | scan.overrides(), services)
     inputs = check_inputs(settings, root, thresholds=scan.thresholds, baseline=None)
     scorer = services.scorer(settings)
-    rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=inputs.thresholds)
+    rules = resolve_rules(settings, RuleFlags(thresholds=inputs.thresholds), root=root, fingerprint=scorer.fingerprint)
     try:
         name = path.resolve().relative_to(root).as_posix()
     except ValueError:  # a link to a file outside the root
@@ -126,12 +129,12 @@ def _explain(
 
 
 def _render_contrast(
-    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Any, services: Services,
+    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Scorer, services: Services,
     *, redact: bool,
 ) -> None:
     """Under ``contrast``, each window's NLL under both instructions: which one the text follows."""
-    from smscan.model.chain import score_passes
-    from smscan.passes import contrast_windows
+    from smscan.scoring.chain import score_passes
+    from smscan.engine.passes import contrast_windows
     from smscan.reports.passes import render_contrast_passes
 
     [passes] = score_passes(scorer, settings, [text], in_process=lambda: services.model_scorer(settings))

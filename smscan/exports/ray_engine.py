@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from smscan.exports.job import ExportSource, ScorerRecipe, open_writer, write_finished_group
-from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput
+from smscan.exports.masked import ExportStats, GroupOutput
+from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_cluster import (
     RayCluster,
     check_room,
@@ -141,7 +142,7 @@ def run_ray_export(
 def _results(
     ray: Any, source: ExportSource, done: int, make_scorer: Callable[[], Scorer], plan: ExportPlan, cluster: RayCluster
 ) -> Iterator[tuple[bytes, bool]]:
-    from ray.data import ActorPoolStrategy  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ray.data import ActorPoolStrategy
 
     # The read task runs on the driver's node, so input paths mean what they mean here (with a
     # Ray client, the driver is on the head node: see RayCluster). It takes no CPU slot, else

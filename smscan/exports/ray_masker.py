@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from smscan.errors import SmscanError
-from smscan.exports.masked import ExportPlan, export_groups
+from smscan.exports.masked import export_groups
+from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_read import Chunk
 from smscan.model.scorer import Scorer
 
@@ -37,7 +38,7 @@ class GroupMasker:
         self.model = dict(describe()) if describe else {"fingerprint": self.scorer.fingerprint}
 
     def __call__(self, batch: Any) -> Any:
-        import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import pyarrow as pa
 
         if self.error is not None:
             raise self.error

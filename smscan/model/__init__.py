@@ -17,33 +17,7 @@
     ct2_model.py    the CTranslate2 copies of the default model (converted once, atomic)
     ct2.py          CT2Scorer: the same tokens and chunks, NLLs from CTranslate2 (no torch)
 
-Importing this package never imports torch or transformers; neither does loading and running
+Importing this package (or a module of it) never imports torch or transformers, and the package
+itself imports none of its modules (``smscan --version`` reads ``pull_stages.py`` alone); neither does loading and running
 the default model on the CTranslate2 runtime (only converting it does).
 """
-
-from __future__ import annotations
-
-from smscan.model.ct2 import CT2Scorer
-from smscan.model.fingerprint import Fingerprint
-from smscan.model.load import load_scorer
-from smscan.model.pull import DEFAULT_MODEL_NAME, default_model_dir, pull_default_model
-from smscan.model.scorer import Scorer, TransformersScorer
-from smscan.model.scoring_settings import ScoringSettings
-from smscan.model.source import ModelSource, resolve_model
-from smscan.model.transformers_load import LoadedModel, load_model
-
-__all__ = [
-    "CT2Scorer",
-    "DEFAULT_MODEL_NAME",
-    "Fingerprint",
-    "LoadedModel",
-    "ModelSource",
-    "Scorer",
-    "ScoringSettings",
-    "TransformersScorer",
-    "default_model_dir",
-    "load_model",
-    "load_scorer",
-    "pull_default_model",
-    "resolve_model",
-]

@@ -25,7 +25,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from smscan.errors import SmscanError
-from smscan.worker.protocol import (
+from smscan.scoring.worker_protocol import (
     PROTOCOL_VERSION,
     ProtocolError,
     decode_texts,
@@ -69,21 +69,6 @@ class WorkerLock:
         if self._fd is not None:
             os.close(self._fd)  # closing releases the flock
             self._fd = None
-
-
-def is_claimed(folder: Path, key: str) -> bool:
-    """Whether a worker for ``key`` holds its lock (it is loading or serving)."""
-    try:
-        fd = os.open(folder / f"{key}.lock", os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
 
 
 class WorkerServer:

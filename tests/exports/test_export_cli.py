@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+from smscan.rules.maskings import DEFAULT_VALUE_THRESHOLD
 from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable
@@ -284,7 +284,7 @@ def test_parquet_input_exports_like_jsonl(tmp_path: Path, cli, capsys) -> None:
 
 
 def test_detector_kinds_mask_findings_and_redact_with_their_placeholder(tmp_path: Path, cli, capsys) -> None:
-    from smscan.calibration.thresholds import write_entry
+    from smscan.rules.thresholds_file import write_entry
 
     write_entry(tmp_path / "t.json", "credential", {"fingerprint": RandomWordScorer.fingerprint, "rule": {}, "threshold": 0.5})
     text = f"import os\n\nAPI_TOKEN = '{KEY}'\n"

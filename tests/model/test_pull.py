@@ -10,6 +10,8 @@ import pytest
 
 from smscan.errors import ModelError
 from smscan.model import pip_download, pull
+from smscan.model import pull_stages
+from smscan.model.pull_stages import ProgressFn
 from smscan.model.store import MANIFEST_NAME, cache_root, read_manifest
 
 FAKE_GGUF = b"GGUF" + bytes(range(256)) * 64
@@ -27,7 +29,7 @@ def fake_pinned(monkeypatch: pytest.MonkeyPatch, tiny_model_dir: Path) -> list[P
     monkeypatch.setattr(pull, "DEFAULT_GGUF_SHA256", hashlib.sha256(FAKE_GGUF).hexdigest())
     converted: list[Path] = []
 
-    def fake_convert(gguf: Path, out: Path, report: pull.ProgressFn) -> None:
+    def fake_convert(gguf: Path, out: Path, report: ProgressFn) -> None:
         assert gguf.read_bytes() == FAKE_GGUF
         converted.append(gguf)
         report("convert", 0, None)
@@ -88,7 +90,7 @@ def test_pull_keeps_an_intact_cache_and_repairs_or_forces(fake_pinned: list[Path
 
 def test_killed_conversion_leaves_no_cache(fake_pinned: list[Path], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(gguf: Path, out: Path, report: pull.ProgressFn) -> None:
+    def interrupted(gguf: Path, out: Path, report: ProgressFn) -> None:
         (out / "model.safetensors").write_bytes(b"half")
         raise KeyboardInterrupt
 
@@ -174,7 +176,7 @@ def test_a_pull_on_first_use_reports_to_the_commands_display(fake_pinned: list[P
     gguf = tmp_path / "model.gguf"
     gguf.write_bytes(FAKE_GGUF)
     stages: list[str] = []
-    with pull.reporting_pulls(lambda stage, done, total: stages.append(stage)):
+    with pull_stages.reporting_pulls(lambda stage, done, total: stages.append(stage)):
         pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "cache")  # as a load does: no progress
     pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "other", force=True)
     assert stages[0] == "convert" and set(stages) == {"convert"}  # the second pull was outside

@@ -211,7 +211,7 @@ def test_eval_command_scores_existing_predictions_and_refuses_bad_input(tmp_path
     (work / "data" / "preds").mkdir()
     (work / "data" / "preds" / "smscan.json").write_text(json.dumps({"files": {"a/00000/.env": [[6, 26]]}}))
     assert main(["eval", "--data", str(data), "--tool", "smscan", "--work", str(work), "--score-only"]) == 0
-    assert "| a | 1 | 0 | 1.000 | 0.000 | 1.000 | 1.000 | 1.000 |" in capsys.readouterr().out
+    assert "| a | 1 | 0 | 1.000 | 1.000 (1) | - | 0.000 | 1.000 | 1.000 | 1.000 |" in capsys.readouterr().out
     for argv in (["eval", "--data", str(data), "--tool", "grep", "--work", str(work)],
                  ["eval", "--data", str(tmp_path / "none"), "--tool", "smscan", "--work", str(work)],
                  ["eval", "--data", str(data), "--tool", "credsweeper", "--work", str(work), "--score-only"],

@@ -210,13 +210,18 @@ def test_eval_command_scores_existing_predictions_and_refuses_bad_input(tmp_path
     write_split(load_examples(data), work / "data")
     (work / "data" / "preds").mkdir()
     (work / "data" / "preds" / "smscan.json").write_text(json.dumps({"files": {"a/00000/.env": [[6, 26]]}}))
-    assert main(["eval", "--data", str(data), "--tool", "smscan", "--work", str(work), "--score-only"]) == 0
+    out_json = tmp_path / "rules.json"
+    assert main(["eval", "--data", str(data), "--tool", "smscan", "--work", str(work), "--score-only", "--json", str(out_json)]) == 0
     assert "| a | 1 | 0 | 1.000 | 1.000 (1) | - | 0.000 | 1.000 | 1.000 | 1.000 |" in capsys.readouterr().out
+    assert main(["table", str(out_json), str(out_json), "--names", "rules,learned"]) == 0
+    assert "| a | 1, 0 | 1.00 (1.00) / 0.00 / 1.00 | 1.00 (1.00) / 0.00 / 1.00 |" in capsys.readouterr().out
     for argv in (["eval", "--data", str(data), "--tool", "grep", "--work", str(work)],
                  ["eval", "--data", str(tmp_path / "none"), "--tool", "smscan", "--work", str(work)],
                  ["eval", "--data", str(data), "--tool", "credsweeper", "--work", str(work), "--score-only"],
                  ["build", "--mirrors", str(tmp_path), "--out", str(tmp_path / "o"), "--sources", "nope"],
-                 ["build", "--mirrors", str(tmp_path), "--out", str(tmp_path / "o"), "--sources", "gitleaks"]):
+                 ["build", "--mirrors", str(tmp_path), "--out", str(tmp_path / "o"), "--sources", "gitleaks"],
+                 ["table", str(tmp_path / "missing.json")],
+                 ["table", str(out_json), "--names", "a,b"]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("error: ") and "Traceback" not in err and err.count("\n") == 1, err

@@ -3,6 +3,7 @@
     python -m bench.foreign build --mirrors MIRRORS --out DATA [--sources noseyparker,gitleaks]
     python -m bench.foreign eval  --data DATA --tool smscan|detect-secrets|credsweeper|betterleaks \\
         --work WORK [--peers-python PY] [--leave-out SOURCE] [--only SOURCE] [--limit N]
+    python -m bench.foreign table RUN1.json RUN2.json [--names rules,learned]
     python -m bench.foreign noise --out NOISE --tools smscan,detect-secrets,credsweeper,betterleaks \\
         --work WORK [--peers-python PY] [--max-lines N]
 
@@ -53,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--limit", type=int, help="a fixed sample of at most N examples per source (the same every run)")
     e.add_argument("--score-only", action="store_true", help="score the predictions already under --work")
     e.add_argument("--json", type=Path, help="write the figures here")
+    t = sub.add_parser("table", help="several eval --json files side by side, per source")
+    t.add_argument("json_files", type=Path, nargs="+")
+    t.add_argument("--names", help="comma-separated column names (default: each file's tool)")
     n = sub.add_parser("noise", help="false alarms per 1,000 lines on pinned packages with no secrets")
     n.add_argument("--out", type=Path, required=True, help="folder for the unpacked packages (downloaded once)")
     n.add_argument("--tools", default="smscan")
@@ -73,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
             from .evaluate import eval_cmd
 
             return eval_cmd(a)
+        if a.command == "table":
+            from .evaluate import table_cmd
+
+            return table_cmd(a)
         from .noise import noise_cmd
 
         return noise_cmd(a)

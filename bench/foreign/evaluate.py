@@ -126,3 +126,40 @@ def eval_cmd(a: argparse.Namespace) -> int:
         a.json.write_text(json.dumps({"tool": a.tool, "results": results}, indent=1) + "\n")
     print(markdown(a.tool, results))
     return 0
+
+
+def side_by_side(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    """One table of several eval runs (``--json`` files): per source, credential recall (realistic values
+    only) / look-alikes flagged / char F1 of each run, e.g. today's rules beside a learned judgement."""
+    sources = [s for s in runs[0][1] if all(s in r for _, r in runs)]
+    names = [n for n, _ in runs]
+    lines = ["Per source: credential recall (realistic values only) / look-alikes flagged / char F1.", "",
+             "| source | credentials, look-alikes | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    for source in sources:
+        first = runs[0][1][source]
+        cells = []
+        for _, r in runs:
+            m = r[source]
+            real = m["per_category"].get("realistic", {}).get("recall")
+            cells.append(f"{m['secret_recall']:.2f} ({'-' if real is None else f'{real:.2f}'}) / "
+                         f"{m['hard_negative_fp_rate']:.2f} / {m['char']['f1']:.2f}")
+        lines.append(f"| {source} | {first['secrets']}, {first['hard_negatives']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def table_cmd(a: argparse.Namespace) -> int:
+    runs = []
+    for path in a.json_files:
+        if not path.exists():
+            print(f"error: no eval figures at {path}: write them with eval --json", file=sys.stderr)
+            return 2
+        doc = json.loads(path.read_text())
+        runs.append((doc.get("tool", path.stem), doc["results"]))
+    if a.names:
+        names = a.names.split(",")
+        if len(names) != len(runs):
+            print(f"error: --names gives {len(names)} names for {len(runs)} files", file=sys.stderr)
+            return 2
+        runs = [(n, r) for n, (_, r) in zip(names, runs)]
+    print(side_by_side(runs))
+    return 0

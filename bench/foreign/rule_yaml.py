@@ -63,32 +63,53 @@ def compile_pattern(pattern: str) -> regex.Pattern[str] | None:
         return None
 
 
-_ID_BEFORE = re.compile(r"(?:://|@|(?:user(?:_?name)?|login|uid|user id|client_?id|app_?id|key_?id|account|host|server|"
-                        r"database|data source|db)\W{0,4})$", re.I)
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[^A-Za-z0-9]{0,6}$")
+_ID_WORD = re.compile(r"(?:name|id|user|login|machine|host|server|endpoint|account|domain|uid|region|url|uri|"
+                      r"database|db|source|email)$", re.I)
+_SECRET_WORD = re.compile(r"pass|pwd|secret|key|token|auth|cred|sig|sas", re.I)
+_HOST_OR_NUMBER = re.compile(r"^(?:[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?|\d+|[\w.-]+:\d+)$")
+
+
+def is_identifier_group(text: str, start: int, end: int, before_from: int) -> bool:
+    """Whether one of several captured values is a user, a host or an id rather than the credential.
+
+    Read from the last word between the previous value and this one (``AccountName=``, ``machine``,
+    ``password``), then from ``://`` and ``@`` before it, then from its shape (a host name, a port).
+    """
+    between = text[before_from:start]
+    word = _LAST_WORD.search(between)
+    if word and _ID_WORD.search(word.group(1)):
+        return True
+    if word and _SECRET_WORD.search(word.group(1)):
+        return False
+    if between.endswith(("://", "@")):
+        return True
+    return bool(_HOST_OR_NUMBER.match(text[start:end]))
 
 
 def secret_spans(pattern: regex.Pattern[str], text: str) -> list[tuple[int, int, bool]]:
     """(start, end, is_identifier) of the values in every match of the rule on text.
 
     The capture groups are the values; no group: the whole match. Where a rule captures several, a
-    group that holds a user, an id or a host is an identifier, not the credential: a named group so
-    named, or one that follows ``://``, ``@`` or such a name, or a ``user`` directly followed by
-    ``:`` and the next group (``user:password``).
+    named group named for an id, a user or a host is an identifier, and so is an unnamed one that
+    ``is_identifier_group`` says holds one (``user`` in ``scheme://user:password@host``, ``host``,
+    ``AccountName=...``, ``machine ...``).
     """
     out: set[tuple[int, int, bool]] = set()
     names = {i: n for n, i in pattern.groupindex.items()}
     for m in pattern.finditer(text):
-        spans = [(m.start(i), m.end(i), names.get(i, "")) for i in range(1, (pattern.groups or 0) + 1)
-                 if m.start(i) >= 0 and m.end(i) > m.start(i)]
+        spans = sorted((m.start(i), m.end(i), names.get(i, "")) for i in range(1, (pattern.groups or 0) + 1)
+                       if m.start(i) >= 0 and m.end(i) > m.start(i))
         if not spans:
             out.add((m.start(), m.end(), False))
             continue
-        starts = {s for s, _, _ in spans}
+        before_from = m.start()
         for s, e, name in spans:
             ident = bool(name and _ID_GROUP.match(name))
             if len(spans) > 1 and not ident:
-                ident = bool(_ID_BEFORE.search(text[max(0, s - 24):s])) or (text[e:e + 1] == ":" and e + 1 in starts)
+                ident = is_identifier_group(text, s, e, max(before_from, s - 40))
             out.add((s, e, ident))
+            before_from = max(before_from, e)
     return sorted(out)
 
 

@@ -67,6 +67,7 @@ _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[^A-Za-z0-9]{0,6}$")
 _ID_WORD = re.compile(r"(?:name|id|user|login|machine|host|server|endpoint|account|domain|uid|region|url|uri|"
                       r"database|db|source|email)$", re.I)
 _SECRET_WORD = re.compile(r"pass|pwd|secret|key|token|auth|cred|sig|sas", re.I)
+_ID_VALUE = re.compile(r"^(?:machine|login|user(?:name)?)\s|client[_-]?id|:$|^\w+\\\w+$", re.I)  # machine x, DOMAIN\\user
 _HOST_OR_NUMBER = re.compile(r"^(?:[\w-]+(?:\.[\w-]+)+(?::\d+)?(?:/\S*)?|\d+|[\w.-]+:\d+)$")
 
 
@@ -76,9 +77,13 @@ def is_identifier_group(text: str, start: int, end: int, before_from: int) -> bo
     Read from the last word between the previous value and this one (``AccountName=``, ``machine``,
     ``password``), then from ``://`` and ``@`` before it, then from its shape (a host name, a port).
     """
-    between = text[before_from:start]
+    between, value = text[before_from:start], text[start:end]
+    if _ID_VALUE.search(value):
+        return True
     word = _LAST_WORD.search(between)
     if word and _ID_WORD.search(word.group(1)):
+        return True
+    if _HOST_OR_NUMBER.match(value) and "." in value:
         return True
     if word and _SECRET_WORD.search(word.group(1)):
         return False
@@ -103,13 +108,13 @@ def secret_spans(pattern: regex.Pattern[str], text: str) -> list[tuple[int, int,
         if not spans:
             out.add((m.start(), m.end(), False))
             continue
-        before_from = m.start()
+        prev_end: int | None = None
         for s, e, name in spans:
             ident = bool(name and _ID_GROUP.match(name))
             if len(spans) > 1 and not ident:
-                ident = is_identifier_group(text, s, e, max(before_from, s - 40))
+                ident = is_identifier_group(text, s, e, max(0, s - 40) if prev_end is None else min(prev_end, s))
             out.add((s, e, ident))
-            before_from = max(before_from, e)
+            prev_end = e
     return sorted(out)
 
 

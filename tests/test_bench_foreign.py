@@ -21,7 +21,7 @@ from bench.foreign.mirror import Mirror, MirrorError, Pin
 from bench.foreign.noise import count_alarms, sample, text_members
 from bench.foreign.rule_yaml import rule_examples
 from bench.foreign.sources import Source
-from bench.multiformat_eval import find_shared, load_scorer
+from bench.common.splits import find_shared, load_scorer
 from tests.conftest import commit_files, head_id, init_repo
 
 RULES = r"""rules:

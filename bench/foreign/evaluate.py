@@ -21,7 +21,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bench.multiformat_eval import find_shared, load_scorer, run_tool
+from bench.common.splits import find_shared, load_scorer
+from bench.multiformat_eval import run_tool
 
 from .examples import Example, read_jsonl, write_split
 

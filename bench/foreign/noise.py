@@ -22,7 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
-from bench.multiformat_eval import find_shared, load_scorer, run_tool
+from bench.common.splits import find_shared, load_scorer
+from bench.multiformat_eval import run_tool
 
 from .evaluate import SMSCAN_CMD, TOOLS
 

@@ -30,7 +30,7 @@ RULES = r"""rules:
   pattern: '\b(acme_[a-zA-Z0-9]{20})\b'
   categories: [api, secret]
   examples:
-  - 'ACME_TOKEN=acme_Zq8rT2mX9vL4kP7wN3bY'
+  - 'ACME_TOKEN=acme_Zq8rT2mX9vL4kP7wN3bY'  # smscan: ignore
   - 'acme_aaaaaaaaaaaaaaaaaaaa'
   negative_examples:
   - 'acme_short'
@@ -46,7 +46,7 @@ RULES = r"""rules:
   pattern: 'acme://([^:]+):([^@]+)@'
   categories: [secret]
   examples:
-  - 'acme://deploy:Hx7pQ2vR9t@db.example'
+  - 'acme://deploy:Hx7pQ2vR9t@db.example'  # smscan: ignore
 """
 
 GO_RULE = """package rules
@@ -57,7 +57,7 @@ func AcmeToken() *config.Rule {
 		Regex:  utils.GenerateUniqueTokenRegex(`acme_[a-zA-Z0-9]{20}`, false),
 	}
 	tps := []string{
-		`token = "acme_Zq8rT2mX9vL4kP7wN3bZ"`,
+		`token = "acme_Zq8rT2mX9vL4kP7wN3bZ"`,  // smscan: ignore
 		"acme_" + secrets.NewSecret(`[a-z]{20}`),
 	}
 	fps := []string{
@@ -72,22 +72,22 @@ func AcmeKey() *config.Rule {
 		RuleID: "acme-key",
 		Regex:  regexp.MustCompile(`key=(` + utils.Hex("8") + `)`),
 	}
-	tps := []string{"key=9f8e7d6c"}
+	tps := []string{"key=9f8e7d6c"}  // smscan: ignore
 	return utils.Validate(r, tps, nil)
 }
 """
 
 DS_TEST = """import pytest
-SECRET = 'Zq8rT2mX9vL4kP7wN3bQ'
+SECRET = 'Zq8rT2mX9vL4kP7wN3bQ'  # smscan: ignore
 CASES = [
     ('password = "{}"'.format(SECRET), SECRET),
     ('password = "{}";'.format(SECRET), None),
     ("password = ''", None),
 ]
 @pytest.mark.parametrize('payload, should_flag', [
-    ('acme_token: Hq2Lx9Vb7Tz4Rk8Wm3Pn', True),
-    ('https://user:Pw9xTq2Lm@host.example', True),
-    ('acme://deploy:Hx7pQ2vR9t@db.example', True),
+    ('acme_token: Hq2Lx9Vb7Tz4Rk8Wm3Pn', True),  # smscan: ignore
+    ('https://user:Pw9xTq2Lm@host.example', True),  # smscan: ignore
+    ('acme://deploy:Hx7pQ2vR9t@db.example', True),  # smscan: ignore
     ('foo', False),
 ])
 def test_x(payload, should_flag):
@@ -126,27 +126,27 @@ def test_build_reads_every_format_at_the_pinned_commit(mirrors: tuple[Path, Pin]
     manifest = build(root, tmp_path / "out", ["yaml", "gitleaks", "detect-secrets"], sources_for(pin))
     got = {(ex.source, ex.id): ex for ex in read_jsonl(tmp_path / "out" / "examples.jsonl")}
 
-    assert spans_of(got["yaml", "acme.1#ex0"]) == ["acme_Zq8rT2mX9vL4kP7wN3bY"]
+    assert spans_of(got["yaml", "acme.1#ex0"]) == ["acme_Zq8rT2mX9vL4kP7wN3bY"]  # smscan: ignore
     assert ("yaml", "acme.1#ex1") not in got  # acme_aaaa...: a placeholder, dropped
     assert spans_of(got["yaml", "acme.1#neg0"], "negatives") == ["acme_short"]
     assert ("yaml", "acme.1#neg1") not in got  # '======' is a separator
     assert spans_of(got["yaml", "acme.2#ex0"], "identifiers") == ["123456"] and not got["yaml", "acme.2#ex0"].labels
     uri = got["yaml", "acme.3#ex0"]
-    assert spans_of(uri) == ["Hx7pQ2vR9t"] and spans_of(uri, "identifiers") == ["deploy"]
+    assert spans_of(uri) == ["Hx7pQ2vR9t"] and spans_of(uri, "identifiers") == ["deploy"]  # smscan: ignore
 
-    assert spans_of(got["gitleaks", "AcmeToken#tp0"]) == ["acme_Zq8rT2mX9vL4kP7wN3bZ"]
-    assert spans_of(got["gitleaks", "AcmeKey#tp0"]) == ["9f8e7d6c"]
+    assert spans_of(got["gitleaks", "AcmeToken#tp0"]) == ["acme_Zq8rT2mX9vL4kP7wN3bZ"]  # smscan: ignore
+    assert spans_of(got["gitleaks", "AcmeKey#tp0"]) == ["9f8e7d6c"]  # smscan: ignore
     assert spans_of(got["gitleaks", "AcmeToken#fp1"], "negatives") == ['token = "acme_example"']
     reading = manifest["sources"]["gitleaks"]["reading"]  # type: ignore[index]
     assert reading["tps_built_at_run_time"] == 1 and reading["false_positives"] == 2
 
     ds = {ex.text: ex for ex in got.values() if ex.source == "detect-secrets"}
-    assert spans_of(ds['password = "Zq8rT2mX9vL4kP7wN3bQ"']) == ["Zq8rT2mX9vL4kP7wN3bQ"]
-    assert 'password = "Zq8rT2mX9vL4kP7wN3bQ";' not in ds  # a "not here" case holding a credential
-    assert spans_of(ds["acme_token: Hq2Lx9Vb7Tz4Rk8Wm3Pn"]) == ["Hq2Lx9Vb7Tz4Rk8Wm3Pn"]
-    assert spans_of(ds["https://user:Pw9xTq2Lm@host.example"]) == ["Pw9xTq2Lm"]
+    assert spans_of(ds['password = "Zq8rT2mX9vL4kP7wN3bQ"']) == ["Zq8rT2mX9vL4kP7wN3bQ"]  # smscan: ignore
+    assert 'password = "Zq8rT2mX9vL4kP7wN3bQ";' not in ds  # a "not here" case holding a credential  # smscan: ignore
+    assert spans_of(ds["acme_token: Hq2Lx9Vb7Tz4Rk8Wm3Pn"]) == ["Hq2Lx9Vb7Tz4Rk8Wm3Pn"]  # smscan: ignore
+    assert spans_of(ds["https://user:Pw9xTq2Lm@host.example"]) == ["Pw9xTq2Lm"]  # smscan: ignore
     assert spans_of(ds["foo"], "negatives") == ["foo"]
-    assert "acme://deploy:Hx7pQ2vR9t@db.example" not in ds  # already given by an earlier source
+    assert "acme://deploy:Hx7pQ2vR9t@db.example" not in ds  # already given by an earlier source  # smscan: ignore
     assert manifest["sources"]["detect-secrets"]["reading"]["duplicate_of_earlier_source"] == 1  # type: ignore[index]
 
 
@@ -170,9 +170,9 @@ def test_split_scores_per_source_with_the_shared_scorer(tmp_path: Path) -> None:
     assert shared is not None, "shared/bench/secrets_eval must sit beside the checkout"
     score = load_scorer(shared)
     examples = [
-        example("a", "1", "TOKEN=Zq8rT2mX9vL4kP7wN3bY\n", "Zq8rT2mX9vL4kP7wN3bY"),
+        example("a", "1", "TOKEN=Zq8rT2mX9vL4kP7wN3bY\n", "Zq8rT2mX9vL4kP7wN3bY"),  # smscan: ignore
         example("a", "2", "token = changeme_example\n", None),
-        example("b", "1", "secret: Hq2Lx9Vb7Tz4Rk8Wm3Pn\n", "Hq2Lx9Vb7Tz4Rk8Wm3Pn"),
+        example("b", "1", "secret: Hq2Lx9Vb7Tz4Rk8Wm3Pn\n", "Hq2Lx9Vb7Tz4Rk8Wm3Pn"),  # smscan: ignore
         Example("b", "2", "client_id=123456\n", ".env", identifiers=(Span(10, 16, "identifier"),)),
     ]
     rows = write_split(examples, tmp_path / "split")
@@ -189,7 +189,7 @@ def test_split_scores_per_source_with_the_shared_scorer(tmp_path: Path) -> None:
 def test_leave_one_out_loading_and_a_stable_sample(tmp_path: Path) -> None:
     from bench.foreign.examples import write_jsonl
 
-    examples = [example(s, str(i), f"key_{i} = Zq8rT2mX9vL4kP7wN{i:03d}\n", f"Zq8rT2mX9vL4kP7wN{i:03d}")
+    examples = [example(s, str(i), f"key_{i} = Zq8rT2mX9vL4kP7wN{i:03d}\n", f"Zq8rT2mX9vL4kP7wN{i:03d}")  # smscan: ignore
                 for s in ("a", "b", "c") for i in range(20)]
     write_jsonl(tmp_path / "examples.jsonl", examples)
     assert {ex.source for ex in load_examples(tmp_path, exclude="b")} == {"a", "c"}
@@ -205,7 +205,8 @@ def test_eval_command_scores_existing_predictions_and_refuses_bad_input(tmp_path
 
     data = tmp_path / "data"
     data.mkdir()
-    write_jsonl(data / "examples.jsonl", [example("a", "1", "TOKEN=Zq8rT2mX9vL4kP7wN3bY\n", "Zq8rT2mX9vL4kP7wN3bY")])
+    token = "Zq8rT2mX9vL4kP7wN3bY"  # smscan: ignore
+    write_jsonl(data / "examples.jsonl", [example("a", "1", f"TOKEN={token}\n", token)])
     work = tmp_path / "work"
     write_split(load_examples(data), work / "data")
     (work / "data" / "preds").mkdir()
@@ -257,4 +258,4 @@ def test_guessed_file_names_and_placeholders() -> None:
     assert guess_path_hint("token: abc") == "config.yaml"
     assert guess_path_hint("just words") == "notes.txt"
     assert is_degenerate("AKIAZZZZZZZZZZZZZZZZ") and is_degenerate("xxxx")
-    assert not is_degenerate("Zq8rT2mX9vL4kP7wN3bY")
+    assert not is_degenerate("Zq8rT2mX9vL4kP7wN3bY")  # smscan: ignore

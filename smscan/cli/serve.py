@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -140,15 +140,27 @@ def _detach(settings: Settings, idle_timeout: float) -> int:
 
 
 def _serve(settings: Settings, idle_timeout: float) -> int:
-    from smscan.worker.address import make_private_dir, run_dir, socket_path, worker_key
+    from smscan.worker.address import open_run_dir, run_dir, socket_path, worker_key
     from smscan.worker.server import WorkerLock, WorkerServer
 
     folder = run_dir()
-    make_private_dir(folder)
     key = worker_key(settings)
-    path = socket_path(folder, key)
-    with WorkerLock(folder, key):
+    socket_path(folder, key)  # refuses a path too long for a socket before loading anything
+    with open_run_dir(folder, create=True) as run, WorkerLock(run, key):
         typer.echo(f"smscan worker: loading model {settings.model}", err=True)
-        scorer = current_services().model_scorer(settings)
-        WorkerServer(scorer, path=path, key=key, model=settings.model, idle_timeout=idle_timeout).serve()
+        scorer = _with_own_cache(current_services().model_scorer(settings), settings)
+        WorkerServer(scorer, run=run, key=key, model=settings.model, idle_timeout=idle_timeout).serve()
     return 0
+
+
+def _with_own_cache(scorer: Any, settings: Settings) -> Any:
+    """The worker's scorer behind the score cache: clients never store what a worker sends, so
+    the worker, which runs the model, stores it (``cached_scorer.py``)."""
+    from smscan.model.chain import open_score_cache
+
+    cache = open_score_cache(settings, environ=current_services().environ)
+    if cache is None or not callable(getattr(scorer, "tokenize", None)):
+        return scorer
+    from smscan.cached_scorer import CachedScorer
+
+    return CachedScorer(scorer, cache)

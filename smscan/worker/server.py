@@ -16,15 +16,16 @@ import fcntl
 import os
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
 from smscan.errors import SmscanError
+from smscan.worker.address import RunDir
 from smscan.worker.protocol import (
     PROTOCOL_VERSION,
     ProtocolError,
@@ -42,14 +43,20 @@ MAX_WAIT_S = 60.0
 
 
 class WorkerLock:
-    """An exclusive ``flock`` on ``<folder>/<key>.lock``: held while a worker loads and serves."""
+    """An exclusive ``flock`` on ``<run dir>/<key>.lock``: held while a worker loads and serves.
 
-    def __init__(self, folder: Path, key: str) -> None:
-        self.path = folder / f"{key}.lock"
+    The lock file is opened relative to the run dir's descriptor, never through a symlink, and
+    must be a plain file of ours with one link (it outlives a worker, so it is not ``O_EXCL``).
+    """
+
+    def __init__(self, run: RunDir, key: str) -> None:
+        self.run = run
+        self.name = f"{key}.lock"
+        self.path = run.path / self.name
         self._fd: int | None = None
 
     def __enter__(self) -> WorkerLock:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_private_file(self.run, self.name, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as error:
@@ -71,11 +78,25 @@ class WorkerLock:
             self._fd = None
 
 
-def is_claimed(folder: Path, key: str) -> bool:
+def open_private_file(run: RunDir, name: str, flags: int) -> int:
+    """Open ``name`` in the run dir without following a symlink; refuse anything but a plain file
+    of ours with one link (SmscanError naming it)."""
+    try:
+        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=run.fd)
+    except OSError as error:
+        raise SmscanError(f"cannot open {run.path / name}: {error.strerror}; remove it") from error
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_nlink != 1:
+        os.close(fd)
+        raise SmscanError(f"{run.path / name} is not a plain file of yours; remove it")
+    return fd
+
+
+def is_claimed(run: RunDir, key: str) -> bool:
     """Whether a worker for ``key`` holds its lock (it is loading or serving)."""
     try:
-        fd = os.open(folder / f"{key}.lock", os.O_RDONLY)
-    except OSError:
+        fd = open_private_file(run, f"{key}.lock", os.O_RDONLY)
+    except SmscanError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -91,30 +112,31 @@ class WorkerServer:
 
     Args:
         scorer: a loaded scorer (``fingerprint``, ``settings``, ``score_texts``, ``describe``).
-        path: the socket path (its folder already checked by ``address.check_private_dir``).
+        run: the run dir, opened and checked (``address.open_run_dir``); the socket is made in it.
         key: the ``worker_key`` of the settings the scorer was built with.
         model: the model name shown by ``--status``.
         idle_timeout: seconds without a request after which the worker stops.
         log: where one-line notices go (stderr by default).
 
     Example:
-        >>> with WorkerLock(folder, key):  # doctest: +SKIP
-        ...     WorkerServer(scorer, path=folder / f"{key}.sock", key=key, model="default",
-        ...                  idle_timeout=900).serve()
+        >>> with open_run_dir(folder, create=True) as run, WorkerLock(run, key):  # doctest: +SKIP
+        ...     WorkerServer(scorer, run=run, key=key, model="default", idle_timeout=900).serve()
     """
 
     def __init__(
         self,
         scorer: Any,
         *,
-        path: Path,
+        run: RunDir,
         key: str,
         model: str,
         idle_timeout: float,
         log: Callable[[str], None] | None = None,
     ) -> None:
         self.scorer = scorer
-        self.path = path
+        self.run = run
+        self.name = f"{key}.sock"
+        self.path = run.path / self.name
         self.key = key
         self.model = model
         self.idle_timeout = idle_timeout
@@ -139,6 +161,7 @@ class WorkerServer:
             "protocol": PROTOCOL_VERSION,
             "key": self.key,
             "pid": os.getpid(),
+            "executable": os.path.realpath(sys.executable),
             "model": self.model,
             "fingerprint": str(self.scorer.fingerprint),
             "settings": {
@@ -174,10 +197,9 @@ class WorkerServer:
         """
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            if self.path.exists() or self.path.is_symlink():
-                self.path.unlink()  # stale: the caller holds the WorkerLock, so no worker owns it
-            listener.bind(str(self.path))
-            os.chmod(self.path, 0o600)
+            self._remove_socket()  # stale: the caller holds the WorkerLock, so no worker owns it
+            listener.bind(self.run.entry(self.name))  # fails if anything appeared there meanwhile
+            os.chmod(self.run.entry(self.name), 0o600)
             listener.listen(16)
         except OSError as error:
             listener.close()
@@ -205,12 +227,15 @@ class WorkerServer:
         finally:
             self._restore_signal_handlers(previous)
             listener.close()
-            try:
-                self.path.unlink()
-            except FileNotFoundError:
-                pass
+            self._remove_socket()
         self.log(f"stopped: {reason}")
         return reason
+
+    def _remove_socket(self) -> None:
+        try:
+            os.unlink(self.name, dir_fd=self.run.fd)
+        except FileNotFoundError:
+            pass
 
     def _is_idle(self) -> bool:
         with self._state:

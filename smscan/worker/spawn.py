@@ -2,7 +2,9 @@
 
 The child is ``python -m smscan serve`` with the caller's settings spelled out as flags (and its
 config file, for keys without a flag), in a new session, its output in ``<run dir>/<key>.log``
-(mode 0600; it holds notices, never scanned text).
+(mode 0600; it holds notices, never scanned text). The log is made afresh (``O_EXCL``,
+``O_NOFOLLOW``) relative to the run dir's descriptor, so no symlink planted there is written
+through.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from smscan.config import Settings
 from smscan.errors import SmscanError
-from smscan.worker.address import make_private_dir, run_dir, socket_path, worker_key
+from smscan.worker.address import RunDir, open_run_dir, run_dir, socket_path, worker_key
 from smscan.worker.client import WorkerClient, WorkerUnavailable
 
 DEFAULT_IDLE_TIMEOUT_S = 15 * 60.0
@@ -53,14 +55,9 @@ def start_detached(
     Raises:
         SmscanError: the run dir is not private or the process cannot be started.
     """
-    folder = run_dir(environ)
-    make_private_dir(folder)
     key = worker_key(settings, environ=environ)
-    log = folder / f"{key}.log"
-    try:
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    except OSError as error:
-        raise SmscanError(f"cannot write the worker log {log}: {error.strerror}") from error
+    with open_run_dir(run_dir(environ), create=True) as run:
+        fd = _fresh_log(run, f"{key}.log")
     argv = serve_argv(settings, idle_timeout=idle_timeout)
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
@@ -78,6 +75,19 @@ def start_detached(
         os.close(fd)
 
 
+def _fresh_log(run: RunDir, name: str) -> int:
+    try:
+        os.unlink(name, dir_fd=run.fd)  # the last worker's log (or anything planted in its place)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        raise SmscanError(f"cannot replace the worker log {run.path / name}: {error.strerror}") from error
+    try:
+        return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=run.fd)
+    except OSError as error:
+        raise SmscanError(f"cannot write the worker log {run.path / name}: {error.strerror}") from error
+
+
 def wait_until_serving(
     pid: int, settings: Settings, *, timeout: float, environ: Mapping[str, str] = os.environ
 ) -> int:
@@ -88,7 +98,7 @@ def wait_until_serving(
     """
     folder = run_dir(environ)
     key = worker_key(settings, environ=environ)
-    client = WorkerClient(socket_path(folder, key))
+    path = socket_path(folder, key)
     log = folder / f"{key}.log"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -97,8 +107,8 @@ def wait_until_serving(
             raise SmscanError(
                 f"the worker exited with status {os.waitstatus_to_exitcode(status)} before serving; see {log}"
             )
-        try:
-            return client.hello(timeout=1.0).pid
+        try:  # a client makes one connection: a new one per try
+            return WorkerClient(path).hello(timeout=1.0).pid
         except WorkerUnavailable:
             time.sleep(0.1)
     raise SmscanError(f"the worker did not answer within {timeout:g} s; see {log}")
@@ -113,8 +123,9 @@ def start_worker_unless_starting(settings: Settings, *, environ: Mapping[str, st
     from smscan.worker.server import is_claimed
 
     try:
-        if is_claimed(run_dir(environ), worker_key(settings, environ=environ)):
-            return False
+        with open_run_dir(run_dir(environ), create=True) as run:
+            if is_claimed(run, worker_key(settings, environ=environ)):
+                return False
         start_detached(settings, environ=environ)
     except SmscanError:
         return False

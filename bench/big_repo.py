@@ -19,7 +19,7 @@ fresh score cache and no warm worker:
   finding; 6: only windows with two such words), so every byte of every file is scored: smscan's own memory
   (sources, selection, engine, detectors, report) over the whole 50 MB, without the model's.
 - ``--scorer real``: the default model and kinds (credential, dead-code), which score only the
-  pieces their model-free evidence leaves open (smscan/plan.py).
+  pieces their model-free evidence leaves open (smscan/plan/pieces.py).
 
 Printed: files, bytes, wall time, the child's peak RSS (``ru_maxrss`` from ``wait4``), findings
 and skips from the report, and the progress lines on stderr: how many, and the longest gap

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from smscan.cache import ScoreCache
-from smscan.cached_scorer import CachedScorer
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cached_scorer import CachedScorer
 from smscan.records import TokenScores
 
 
@@ -43,14 +43,14 @@ class CacheOnlyScorer:
 
 class _Unscored:
     def __init__(self, fingerprint: str, settings: _Key, cache_dir: Path) -> None:
-        from smscan.model.lazy import load_tokenizer_file
+        from smscan.scoring.lazy import load_tokenizer_file
         from smscan.model.source import resolve_model
 
         self.fingerprint, self.settings, self.cache_dir = fingerprint, settings, cache_dir
         self.tokenizer = load_tokenizer_file(resolve_model("default").folder / "tokenizer.json")
 
     def tokenize(self, texts: Sequence[str]) -> list[TokenScores]:
-        from smscan.model.lazy import tokenize_with
+        from smscan.scoring.lazy import tokenize_with
 
         return tokenize_with(self.tokenizer, texts)
 

@@ -1,6 +1,6 @@
 """Snapshot what scan, baseline, explain and export write, to compare two checkouts byte for byte.
 
-Used to show that a refactor of the chain (``smscan/stages.py`` and its callers) changes no
+Used to show that a refactor of the chain (``smscan/judge/stages.py`` and its callers) changes no
 output. Run once per checkout, with that checkout first on the path, then compare::
 
     cd /path/to/old && PYTHONPATH=$PWD python3 /path/to/new/bench/chain_snapshot.py /tmp/old-out

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache_entries import cache_key
+from smscan.scoring.cache_entries import cache_key
 from smscan.calibration.calibrate import choose_threshold, cross_validate, evaluate
-from smscan.calibration.labels import read_labels
+from smscan.sources.labels import read_labels
 from smscan.calibration.metrics import sweep
 from smscan.calibration.units import score_units
 from smscan.detectors import make_detector
@@ -133,7 +133,7 @@ def main() -> int:
 def _fixed_threshold(value: str) -> float:
     if value != "packaged":
         return float(value)
-    from smscan.calibration.thresholds import packaged_thresholds
+    from smscan.rules.thresholds_file import packaged_thresholds
 
     return float(packaged_thresholds()["kinds"]["credential"]["threshold"])
 

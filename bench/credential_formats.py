@@ -20,8 +20,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache import ScoreCache
-from smscan.cache_entries import cache_key
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cache_entries import cache_key
 from smscan.detectors import make_detector, propagate_values
 
 
@@ -47,7 +47,7 @@ def main() -> int:
     rows, texts = [rows[i] for i in keep], [texts[i] for i in keep]
     detector = make_detector("credential", {key: float(value) for key, value in (item.split("=", 1) for item in args.set)})
     if args.threshold == "packaged":
-        from smscan.calibration.thresholds import packaged_thresholds
+        from smscan.rules.thresholds_file import packaged_thresholds
 
         threshold = float(packaged_thresholds()["kinds"]["credential"]["threshold"])
     else:

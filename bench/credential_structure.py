@@ -18,7 +18,7 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from smscan.calibration.thresholds import packaged_thresholds
+from smscan.rules.thresholds_file import packaged_thresholds
 from smscan.detectors import make_detector
 from smscan.records import TokenScores
 

@@ -19,9 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache_entries import cache_key
-from smscan.calibration.labels import read_labels
-from smscan.calibration.thresholds import PACKAGED, find_entry, packaged_thresholds, read_thresholds_file
+from smscan.scoring.cache_entries import cache_key
+from smscan.sources.labels import read_labels
+from smscan.rules.thresholds_file import PACKAGED, find_entry, packaged_thresholds, read_thresholds_file
 from smscan.detectors import make_detector
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from bench.cached import CacheOnlyScorer, default_model_identity
 from smscan.calibration.calibrate import choose_threshold, cross_validate, evaluate
-from smscan.calibration.labels import LabelledText, read_labels
+from smscan.sources.labels import LabelledText, read_labels
 from smscan.calibration.metrics import sweep
 from smscan.calibration.units import UnitScores, score_units
 from smscan.detectors import make_detector

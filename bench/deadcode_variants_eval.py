@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from smscan.calibration.thresholds import packaged_thresholds
+from smscan.rules.thresholds_file import packaged_thresholds
 
 
 def thresholds_with(changes: dict[str, Any], base: Path | None) -> dict[str, Any]:

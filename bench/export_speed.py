@@ -50,7 +50,7 @@ def write_input(path: Path, *, files: int, max_chars: int) -> int:
 
 def run_local(source: Path, output: Path, threads: int) -> dict[str, float]:
     from smscan.exports.job import ExportSource, run_export
-    from smscan.exports.masked import ExportPlan
+    from smscan.exports.plan import ExportPlan
     from smscan.exports.rule import MaskRule
     from smscan.model.load import load_scorer
 
@@ -69,7 +69,7 @@ def run_ray(source: Path, output: Path, workers: int) -> dict[str, float]:
     import ray
 
     from smscan.exports.job import ExportSource, ScorerRecipe
-    from smscan.exports.masked import ExportPlan
+    from smscan.exports.plan import ExportPlan
     from smscan.exports.ray_cluster import RayCluster
     from smscan.exports.ray_engine import run_ray_export
     from smscan.exports.rule import MaskRule

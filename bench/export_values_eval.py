@@ -95,16 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=4)
     args = parser.parse_args(argv)
 
-    from smscan.cache import ScoreCache, default_cache_dir
-    from smscan.cached_scorer import CachedScorer
-    from smscan.calibration.labels import read_labels
-    from smscan.config import load_settings
-    from smscan.exports.masked import ExportPlan
+    from smscan.scoring.cache import ScoreCache, default_cache_dir
+    from smscan.scoring.cached_scorer import CachedScorer
+    from smscan.sources.labels import read_labels
+    from smscan.config.settings import load_settings
+    from smscan.exports.plan import ExportPlan
     from smscan.calibration.operating_points import calibrate_surprise
     from smscan.calibration.value_points import calibrate_values
-    from smscan.masking import MaskRule
-    from smscan.model.chain import build_scorer
-    from smscan.rules import resolve_detections
+    from smscan.engine.masking import MaskRule
+    from smscan.scoring.chain import build_scorer
+    from smscan.rules.resolve import resolve_detections
 
     settings = load_settings(Path.cwd(), explicit=None, overrides={})
     scorer = CachedScorer(build_scorer(replace(settings, score_cache=False)), ScoreCache(default_cache_dir()))

@@ -36,7 +36,7 @@ def rows_of(split: Path) -> list[dict[str, Any]]:
 
 def unread(split: Path) -> Counter[str]:
     """Labelled credentials per "format reason" in files a scan of the corpus does not read."""
-    from smscan.config import Settings
+    from smscan.config.settings import Settings
     from smscan.records import Document
     from smscan.sources.selection import Selection
     from smscan.sources.worktree import iter_worktree

@@ -98,7 +98,7 @@ def print_accuracy() -> None:
 
     import numpy as np
 
-    from smscan.config import DEFAULT_SURPRISE_THRESHOLD as TAU
+    from smscan.config.settings import DEFAULT_SURPRISE_THRESHOLD as TAU
     from smscan.engine.windows import fixed_windows
     from smscan.model.load import load_scorer
 

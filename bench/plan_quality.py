@@ -6,7 +6,7 @@
 
 One run scores both through the score cache (the real default model; a text scored before is
 never scored again): every selected text whole, as scans did, and the pieces
-``smscan.plan.plan_pieces`` gives for the kind's detector. Prints P/R/F1 (char and line for
+``smscan.plan.pieces.plan_pieces`` gives for the kind's detector. Prints P/R/F1 (char and line for
 ``credential``, line for ``dead-code``) at the packaged threshold and at each variant's best-F1
 threshold, and the tokens each variant needed. ``--targets-only`` keeps only texts that hold a
 labelled target or a planned region (the others cannot change: the plan scores nothing there and
@@ -20,15 +20,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from smscan.cache import ScoreCache
-from smscan.cached_scorer import CachedScorer
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cached_scorer import CachedScorer
 from smscan.calibration.calibrate import choose_threshold, evaluate
-from smscan.calibration.labels import read_labels
+from smscan.sources.labels import read_labels
 from smscan.calibration.metrics import sweep
-from smscan.calibration.thresholds import PACKAGED, find_entry, packaged_thresholds
+from smscan.rules.thresholds_file import PACKAGED, find_entry, packaged_thresholds
 from smscan.calibration.units import score_units
 from smscan.detectors import make_detector
-from smscan.plan import score_planned
+from smscan.plan.pieces import score_planned
 from smscan.records import Document
 
 

@@ -6,7 +6,7 @@
 Tokenizer only (the default model's ``tokenizer.json``; no weights are run). A folder is read the
 way ``smscan repo`` reads it (``iter_worktree``, the default size limit); a labels file gives its
 texts. For each input prints files, whole-file tokens, planned tokens (the pieces
-``smscan.plan.plan_pieces`` gives for the kinds, each tokenized on its own as the scan scores
+``smscan.plan.pieces.plan_pieces`` gives for the kinds, each tokenized on its own as the scan scores
 it) and their share, split by what asked for it: credential values, dead-code evidence lines, and
 whole files (dead code outside parseable Python).
 """
@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from smscan.calibration.labels import read_labels
+from smscan.sources.labels import read_labels
 from smscan.detectors import make_detector
-from smscan.plan import plan_pieces
+from smscan.plan.pieces import plan_pieces
 from smscan.records import Document
-from smscan.regions import pieces_for_targets
+from smscan.plan.regions import pieces_for_targets
 
 
 def documents_of(source: Path) -> list[Document]:

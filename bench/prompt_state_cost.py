@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from smscan.calibration.labels import read_labels
-from smscan.instructions import resolve_instructions
+from smscan.sources.labels import read_labels
+from smscan.config.instructions import resolve_instructions
 from smscan.model.load import load_scorer
 from smscan.model.prompted import PromptedScorer
 

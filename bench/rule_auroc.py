@@ -9,7 +9,7 @@ Rules (paper section 2, D.1, D.2, D.4), all on the same texts and the same model
 
 - global: unprompted mean NLL of a window (4 tokens for credentials, a code line for dead code).
 - local: the same windows ranked against up to 32 valid neighbours on each side (score 100 - rank).
-- prompted: mean NLL under the purpose's compliant instruction (``smscan/instructions.py``).
+- prompted: mean NLL under the purpose's compliant instruction (``smscan/config/instructions.py``).
 - contrast: mean of ``nll(compliant) - nll(violating)`` over the window.
 
 Units: credentials score each character by its best covering 4-token window (labels: the secret
@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.labels import LabelledText, read_labels
+from smscan.sources.labels import LabelledText, read_labels
 from smscan.calibration.metrics import auroc
 from smscan.calibration.units import score_units
 from smscan.detectors.candidate import Candidate
 from smscan.engine.windows import Windows, fixed_windows, line_windows
-from smscan.instructions import resolve_instructions
+from smscan.config.instructions import resolve_instructions
 from smscan.model.context import plan_chunks
 from smscan.model.load import load_scorer
 from smscan.model.prompted import PromptedScorer, plan_pieces

@@ -122,8 +122,8 @@ def print_drift(files: int, chars: int) -> None:
 
     import numpy as np
 
-    from smscan.calibration.thresholds import packaged_thresholds
-    from smscan.config import DEFAULT_SURPRISE_THRESHOLD
+    from smscan.rules.thresholds_file import packaged_thresholds
+    from smscan.config.settings import DEFAULT_SURPRISE_THRESHOLD
     from smscan.engine.windows import fixed_windows
     from smscan.model.load import load_scorer
 

@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from smscan.cache import ScoreCache
-from smscan.cached_scorer import CachedScorer
-from smscan.calibration.labels import read_labels
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cached_scorer import CachedScorer
+from smscan.sources.labels import read_labels
 from smscan.model.load import load_scorer
 
 

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from smscan.masking import MaskRule, mask_text
+from smscan.engine.masking import MaskRule, mask_text
 from smscan.records import TokenScores
 
 

@@ -11,7 +11,7 @@ Run from the repository root with the default model pulled (``smscan model pull`
 Rows (the issue's numbering):
 
 1. raw forward throughput of each inference runtime this smscan offers (torch fp32 always;
-   CTranslate2 float32/int8 when ``smscan.config.Settings`` has a ``runtime`` field), 1x32 and 1x512;
+   CTranslate2 float32/int8 when ``smscan.config.settings.Settings`` has a ``runtime`` field), 1x32 and 1x512;
 2. cold full scan of real repositories nobody here wrote (the ``requests`` 2.32.3 sdist and a larger
    one, ``flask`` 3.0.3), each unpacked and committed into a temporary git repository, smscan beside
    detect-secrets 1.5.0 and CredSweeper 1.19.5 (installed into a venv under ``--cache``);
@@ -308,7 +308,7 @@ def literal_choices(field_name: str) -> tuple[str, ...]:
     """The allowed values of a ``Literal`` field of ``Settings`` (empty if not a Literal)."""
     import typing
 
-    from smscan import config
+    from smscan.config.settings import settings as config
 
     hints = typing.get_type_hints(config.Settings, vars(config))
     hint = hints.get(field_name)
@@ -317,7 +317,7 @@ def literal_choices(field_name: str) -> tuple[str, ...]:
 
 def runtime_variants() -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """(label, Settings overrides) of each scorer this smscan can build, and notes on the skipped."""
-    from smscan.config import Settings
+    from smscan.config.settings import Settings
 
     fields = {field.name for field in dataclasses.fields(Settings)}
     variants: list[tuple[str, dict[str, Any]]] = []
@@ -327,7 +327,7 @@ def runtime_variants() -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     base = {"device": "cpu", "dtype": "fp32"}
     variants.append(("torch fp32, smscan scorer", {**base, **({"runtime": torch_name} if torch_name else {})}))
     if "runtime" not in fields:
-        notes.append("CTranslate2 rows skipped: `smscan.config.Settings` has no `runtime` field in this smscan.")
+        notes.append("CTranslate2 rows skipped: `smscan.config.settings.Settings` has no `runtime` field in this smscan.")
         return variants, notes
     ct2 = [r for r in runtimes if "ct" in r.lower() or "translate" in r.lower()]
     if not ct2:
@@ -387,8 +387,8 @@ def throughput_child(spec: dict[str, Any]) -> dict[str, float]:
                 times.append(time.perf_counter() - started)
             result[f"{batch_size}x{length}"] = batch_size * length / statistics.median(times)
         return result
-    from smscan.config import Settings
-    from smscan.model.chain import build_scorer
+    from smscan.config.settings import Settings
+    from smscan.scoring.chain import build_scorer
 
     # No score cache and no worker: every repeat must run the model.
     scorer = build_scorer(Settings(**spec["overrides"], score_cache=False, worker="off"), environ={})

@@ -17,8 +17,8 @@ import shutil
 from pathlib import Path
 
 from bench.cached import default_model_identity
-from smscan.cache import ScoreCache
-from smscan.cache_entries import cache_key
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cache_entries import cache_key
 
 
 class _Key:

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from bench.cached import CacheOnlyScorer, default_model_identity
-from smscan.cache import default_cache_dir
-from smscan.calibration.labels import read_labels
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.scoring.cache import default_cache_dir
+from smscan.sources.labels import read_labels
+from smscan.rules.thresholds_file import OPERATING_POINTS
 from smscan.exports.rule import MaskRule
 from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.records import TokenScores

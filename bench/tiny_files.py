@@ -25,7 +25,7 @@ import numpy as np
 from smscan.model.load import load_scorer
 from smscan.model.passes import listening
 
-BATCH_ITEMS = 16  # smscan.stages.BATCH_ITEMS
+BATCH_ITEMS = 16  # smscan.judge.stages.BATCH_ITEMS
 
 
 def tiny_files(count: int, seed: int = 1) -> list[str]:

@@ -27,10 +27,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from smscan.errors import SmscanError
-from smscan.exports.masked import ExportPlan, Mode, export_groups
-from smscan.masking import MaskRule
+from smscan.exports.masked import export_groups
+from smscan.exports.plan import ExportPlan, Mode
+from smscan.engine.masking import MaskRule
 from smscan.model.scorer import Scorer
-from smscan.rules import Detection
+from smscan.rules.resolve import Detection
 from smscan.sources.datasets import DEFAULT_ROLES, RecordFormat, parse_record
 
 __all__ = ["MaskRule", "batch_masker", "load_masking_scorer", "mask_records", "mask_texts"]
@@ -132,7 +133,7 @@ def mask_records(
 
 def _default_detections(scorer: Scorer) -> tuple[Detection, ...]:
     """``credential`` at its packaged threshold when it was calibrated for the scorer's model."""
-    from smscan.calibration.thresholds import PACKAGED, find_entry, packaged_thresholds
+    from smscan.rules.thresholds_file import PACKAGED, find_entry, packaged_thresholds
     from smscan.detectors import make_detector
     from smscan.errors import ThresholdsError
     from smscan.kinds import CREDENTIAL

@@ -188,7 +188,7 @@ class BaselineEntry:
 
 @dataclass(frozen=True, slots=True)
 class Suppressed:
-    """What was taken out of a scan's findings after scoring (``smscan.decisions``), for the report."""
+    """What was taken out of a scan's findings after scoring (``smscan.decide.decisions``), for the report."""
 
     inline: int = 0
     baseline_file: str | None = None

@@ -101,7 +101,7 @@ def test_empty_texts_and_chats_export_with_nothing_masked() -> None:
 
 def test_the_default_adds_credential_findings_only_for_the_packaged_model() -> None:
     from smscan.api import _default_detections
-    from smscan.calibration.thresholds import packaged_thresholds
+    from smscan.rules.thresholds_file import packaged_thresholds
 
     class PackagedModel:
         fingerprint = packaged_thresholds()["kinds"]["credential"]["fingerprint"]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.baseline import (
+from smscan.decide.baseline import (
     Baseline,
     BaselineEntry,
     dump_baseline,

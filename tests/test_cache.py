@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from smscan.cache import ScoreCache, default_cache_dir
-from smscan.cache_database import DATABASE_NAME
-from smscan.cache_entries import cache_key, decode_entry, encode_entry
-from smscan.cached_scorer import CachedScorer
+from smscan.scoring.cache import ScoreCache, default_cache_dir
+from smscan.scoring.cache_database import DATABASE_NAME
+from smscan.scoring.cache_entries import cache_key, decode_entry, encode_entry
+from smscan.scoring.cached_scorer import CachedScorer
 from smscan.records import TokenScores
 from tests.scorers import RandomWordScorer
 

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from smscan.cache_database import DATABASE_NAME
+from smscan.scoring.cache_database import DATABASE_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"

@@ -1,4 +1,4 @@
-"""What a scan reports is decided once (smscan/decisions.py): scan, baseline and explain agree.
+"""What a scan reports is decided once (smscan/decide/decisions.py): scan, baseline and explain agree.
 
 The fixture has a dead block of two lines and, in a second function, a dead line that also holds a
 credential: the scan reports the block and the credential, not that line's dead code; `smscan
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.baseline import Baseline
-from smscan.decisions import decide, without_dead_code_on_credential_lines
+from smscan.decide.baseline import Baseline
+from smscan.decide.decisions import decide, without_dead_code_on_credential_lines
 from smscan.records import Document, Finding, Position, ScanResult
 from tests.cli_runner import Cli
 from tests.conftest import commit_files

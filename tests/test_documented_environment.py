@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from smscan.cache import default_cache_dir
+from smscan.scoring.cache import default_cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = re.compile(r"\bSMSCAN_[A-Z0-9_]+\b")

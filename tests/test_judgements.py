@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cache import ScoreCache
-from smscan.cache_database import DATABASE_NAME
-from smscan.cached_scorer import CachedScorer
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cache_database import DATABASE_NAME
+from smscan.scoring.cached_scorer import CachedScorer
 from smscan.detectors import make_detector
 from smscan.detectors.credential import CredentialDetector
-import smscan.judgements as judgements
-from smscan.judgements import JudgementMemo
-from smscan.pipeline import ScanResult, scan
+import smscan.scoring.judgements as judgements
+from smscan.scoring.judgements import JudgementMemo
+from smscan.judge.pipeline import ScanResult, scan
 from smscan.records import Document
-from smscan.rules import Detection
+from smscan.rules.resolve import Detection
 from tests.scorers import RandomWordScorer
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
@@ -115,7 +115,7 @@ def test_changed_detector_code_judges_everything_again(tmp_path: Path, monkeypat
     # An upgrade or an edit of a detector must not answer from what its older code remembered.
     counting = Counting(monkeypatch)
     run(tmp_path, documents(), detections())
-    monkeypatch.setattr("smscan.judgements.detector_code_digest", lambda: "other code")
+    monkeypatch.setattr("smscan.scoring.judgements.detector_code_digest", lambda: "other code")
     run(tmp_path, documents(), detections())
     assert len(counting.judged) == 6
 

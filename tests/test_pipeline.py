@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from smscan.decisions import without_dead_code_on_credential_lines
+from smscan.decide.decisions import without_dead_code_on_credential_lines
 from smscan.detectors import make_detector
-from smscan.pipeline import Detection, SurpriseRule, scan
+from smscan.judge.pipeline import Detection, SurpriseRule, scan
 from smscan.records import Document, Skip
 from tests.scorers import RandomWordScorer
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from smscan.detectors import make_detector
-from smscan.pipeline import Detection, SurpriseRule, scan
-from smscan.plan import document_scores, plan_pieces
+from smscan.judge.pipeline import Detection, SurpriseRule, scan
+from smscan.plan.pieces import document_scores, plan_pieces
 from smscan.records import Document
-from smscan.regions import Piece, pieces_for_targets, pieces_to_score
+from smscan.plan.regions import Piece, pieces_for_targets, pieces_to_score
 from tests.scorers import RandomWordScorer
 
 # A format no rule names: an invented prefix, then random characters (RandomWordScorer finds the

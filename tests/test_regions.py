@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from smscan.records import Document
-from smscan.regions import line_starts, pieces_to_score, touches_changed_lines
+from smscan.plan.regions import line_starts, pieces_to_score, touches_changed_lines
 
 TEXT = "".join(f"line {n}\n" for n in range(1, 11))  # each line is 7 characters
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from smscan.config import Settings, load_settings
+from smscan.config.settings import Settings, load_settings
 from smscan.errors import ThresholdsError
 from smscan.exports.rule import MaskRule
-from smscan.rules import RuleFlags, resolve_detections, resolve_surprise
+from smscan.rules.flags import RuleFlags
+from smscan.rules.resolve import resolve_detections, resolve_surprise
 from tests.cli_runner import Cli
 from tests.scorers import RandomWordScorer
 

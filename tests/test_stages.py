@@ -1,4 +1,4 @@
-"""The stages a scan, an export and the Ray engine share (smscan/stages.py)."""
+"""The stages a scan, an export and the Ray engine share (smscan/judge/stages.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from collections.abc import Sequence
 import pytest
 
 from smscan.errors import SourceError
-from smscan.exports.masked import ExportPlan, export_groups
+from smscan.exports.masked import export_groups
+from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_read import group_chunks
-from smscan.masking import MaskRule
-from smscan.pipeline import scan
+from smscan.engine.masking import MaskRule
+from smscan.judge.pipeline import scan
 from smscan.records import DatasetRecord, Document, Rejected, Skip, TokenScores
 from smscan.sources.datasets import records_from_texts
-from smscan.stages import (
+from smscan.judge.stages import (
     BATCH_CHARS,
     BATCH_ITEMS,
     buffer_groups,

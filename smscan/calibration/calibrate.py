@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.metrics import Confusion, Sweep, auroc, confusion, sweep
-from smscan.calibration.thresholds import OPERATING_POINTS, operating_point_criterion
+from smscan.rules.thresholds_file import OPERATING_POINTS, operating_point_criterion
 from smscan.calibration.units import UnitScores, score_units
 from smscan.detectors import make_detector
 from smscan.errors import SmscanError

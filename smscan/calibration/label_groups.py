@@ -1,11 +1,12 @@
-"""The propagation groups of labelled texts, and the cross-validation folds they are dealt to whole."""
+"""The shape of a kind's labels, the propagation groups of labelled texts, and the cross-validation
+folds they are dealt to whole."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
 from smscan.calibration.calibrate import deal_folds
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 
 
 def group_folds(documents: Sequence[LabelledText], folds: int, seed: int) -> Iterator[tuple[list[int], list[int]]]:
@@ -24,3 +25,12 @@ def group_key(document: LabelledText) -> str:
     from the row alone (``group``, else the first component of ``path``, else the row itself),
     never from where the labels file lies; a text built without one is a group of its own."""
     return document.group or document.name
+
+
+def label_shape(kind: str) -> str:
+    """The label rows ``kind`` is measured on: ``"lines"`` for a detector that counts whole lines
+    (its ``unit``), else ``"spans"`` (raw ``surprise`` masks character spans)."""
+    from smscan.detectors import make_detector
+    from smscan.kinds import SURPRISE
+
+    return "spans" if kind == SURPRISE else ("lines" if make_detector(kind).unit == "line" else "spans")

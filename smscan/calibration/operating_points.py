@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from smscan.calibration.calibrate import too_few_folds_message
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import operating_point_criterion
+from smscan.rules.thresholds_file import operating_point_criterion
 from smscan.errors import SmscanError
 from smscan.calibration.label_groups import group_folds, group_key
 from smscan.calibration.surprise_calibration import SurpriseCalibration
-from smscan.masking import MaskRule
+from smscan.engine.masking import MaskRule
 from smscan.records import TokenScores
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.metrics import sweep
 from smscan.errors import SmscanError
 from smscan.records import TokenScores

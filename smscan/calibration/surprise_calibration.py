@@ -4,7 +4,7 @@ A threshold chosen on windows alone misjudges what a rule masks: consensus remov
 duplicate propagation adds every repeat of a masked value (repeats are predictable to the model,
 so their own windows score low). As the paper recommends, each candidate threshold here is
 judged by the final token mask: windows, selection (global or local), consensus, restriction, and duplicate
-propagation within each group (:func:`~smscan.masking.mask_group`).
+propagation within each group (:func:`~smscan.engine.masking.mask_group`).
 
 Units are reference tokens: a token is a target when it overlaps a labelled span by a code point.
 Recall (target coverage) is the share of target tokens masked, FPR (collateral) the share of
@@ -24,15 +24,15 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import OPERATING_POINTS
+from smscan.rules.thresholds_file import OPERATING_POINTS
 from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
 from smscan.errors import SmscanError
 from smscan.calibration.label_groups import group_key
 from smscan.exports.labels import overlaps
-from smscan.masking import MaskRule, mask_group
+from smscan.engine.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
 _F1_GRID = 64

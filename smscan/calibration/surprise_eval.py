@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.metrics import auroc
 from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
@@ -25,7 +25,7 @@ from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.calibration.value_points import ValueCalibration
 from smscan.exports.values import ValueRule
 from smscan.kinds import SURPRISE
-from smscan.masking import MaskRule
+from smscan.engine.masking import MaskRule
 from smscan.records import TokenScores
 
 

@@ -17,7 +17,8 @@ import string
 from collections.abc import Callable
 from pathlib import Path
 
-from smscan.calibration.labels import LabelledText, label_shape
+from smscan.calibration.label_groups import label_shape
+from smscan.sources.labels import LabelledText
 from smscan.errors import SmscanError
 from smscan.kinds import CREDENTIAL, DEAD_CODE
 

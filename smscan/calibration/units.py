@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.detectors.candidate import Candidate, Detector, propagate_values
 from smscan.records import TokenScores
 

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from smscan.calibration.calibrate import too_few_folds_message
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.metrics import Confusion
-from smscan.calibration.thresholds import operating_point_criterion
+from smscan.rules.thresholds_file import operating_point_criterion
 from smscan.errors import SmscanError
 from smscan.calibration.label_groups import group_folds, group_key
 from smscan.calibration.surprise_calibration import SurpriseCalibration
@@ -45,7 +45,7 @@ from smscan.exports.values import (
     token_mask_of,
     value_spans,
 )
-from smscan.masking import MaskRule, mask_group
+from smscan.engine.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
 CODE_THRESHOLDS = (6.0, 7.0, 8.0, 10.0, 12.0)

@@ -149,7 +149,8 @@ def _usage_message(error: Exception) -> str:
 def _pull_progress() -> Iterator[None]:
     # A model pulled on first use (a scan or export that finds none) shows its stages, download
     # size and rate on stderr, as `smscan model pull` does, not a bare spinner for minutes.
-    from smscan.model.pull import BYTE_STAGES, STAGE_LABELS, reporting_pulls
+    from smscan.model.pull import reporting_pulls
+    from smscan.model.pull_stages import BYTE_STAGES, STAGE_LABELS
     from smscan.reports.progress import StageProgress
 
     with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as pulls, reporting_pulls(pulls.update):

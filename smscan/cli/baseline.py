@@ -39,7 +39,7 @@ def baseline_command(
     Scans given the baseline (--baseline FILE, or 'baseline' in the config) then report only new
     findings. The file holds no line numbers or timestamps; rewriting it keeps its salt.
     """
-    from smscan.baseline import Baseline, dump_baseline, load_baseline
+    from smscan.decide.baseline import Baseline, dump_baseline, load_baseline
     from smscan.sources.selection import DEFAULT_BASELINE, Selection
     from smscan.sources.worktree import find_root, iter_worktree
 
@@ -55,7 +55,7 @@ def baseline_command(
         for item in iter_worktree(path, max_file_bytes=settings.max_file_bytes, path_filter=selection.path_filter)
         if (refined := selection.refine(item)) is not None
     ]
-    # Exactly what `smscan repo` reports without a baseline (smscan.decisions).
+    # Exactly what `smscan repo` reports without a baseline (smscan.decide.decisions).
     result, _, _, _ = collect(ScanJob(items, settings, root, inputs), services)
     accepted = previous.with_findings(result.findings, result.values)
     try:

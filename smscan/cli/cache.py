@@ -12,13 +12,13 @@ from smscan.cli.scanning import command_settings
 from smscan.cli.services import current_services
 
 if TYPE_CHECKING:
-    from smscan.cache import ScoreCache
+    from smscan.scoring.cache import ScoreCache
 
 cache_app = plain_app(help="Inspect or clear the score cache (token scores of texts scanned before; no text).")
 
 
 def _cache(config: Path | None) -> ScoreCache:
-    from smscan.cache import ScoreCache, default_cache_dir
+    from smscan.scoring.cache import ScoreCache, default_cache_dir
 
     services = current_services()
     settings = command_settings(Path.cwd(), config, {}, services)

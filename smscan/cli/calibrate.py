@@ -46,7 +46,7 @@ def calibrate_command(
     from your own files) and add it to a thresholds file; the validation metrics and the model
     fingerprint are saved with it. --kind surprise chooses the raw masking threshold of
     `smscan export` with the whole masking procedure (windows, consensus, propagation) in the loop."""
-    from smscan.calibration.thresholds import write_entry
+    from smscan.rules.thresholds_file import write_entry
     from smscan.errors import SmscanError
 
     services = current_services()
@@ -69,7 +69,7 @@ def calibrate_command(
     if entry["validation"][entry["unit"]]["tp"] == 0:
         raise SmscanError(f"{labels_name}: the chosen threshold finds no target; not saving it")
     if surprise_rule is not None:  # the file's entry for the other --masking stays, nested
-        from smscan.calibration.maskings import with_other_masking
+        from smscan.rules.maskings import with_other_masking
 
         provenance = with_other_masking(output, provenance)
     write_entry(output, kind, provenance)
@@ -162,7 +162,7 @@ def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> An
     the default: the rule a scan or an export of the same repository masks with.
     """
     from smscan.errors import SmscanError
-    from smscan.masking import MaskRule
+    from smscan.engine.masking import MaskRule
 
     window, consensus, propagate = options.window, options.consensus, options.propagate
     ranking, neighbours = options.ranking, options.neighbours
@@ -187,7 +187,8 @@ def _surprise_rule(kind: str, options: SurpriseRuleOptions, settings: Any) -> An
 
 
 def _documents(kind: str, data: DataOptions) -> tuple[list[Any], str, str]:
-    from smscan.calibration.labels import label_shape, read_labels
+    from smscan.calibration.label_groups import label_shape
+    from smscan.sources.labels import read_labels
     from smscan.errors import SmscanError
 
     labels, synthetic, seed = data.labels, data.synthetic, data.seed

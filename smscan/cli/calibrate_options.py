@@ -99,3 +99,15 @@ class SelectionOptions:
         """The flags given, for a refusal under a detector kind."""
         names = {"ranking": "--ranking", "rank_max": "--rank-max", "neighbours": "--neighbours", "consensus": "--consensus", "window": "--window"}
         return [names[key] for key, value in self.overrides().items() if value is not None]
+
+
+@dataclass(frozen=True)
+class PointOptions:
+    """The threshold to evaluate at: a saved one (file, operating point) or a given one."""
+
+    thresholds: Annotated[
+        Optional[Path],
+        typer.Option("--thresholds", metavar="FILE", help="Thresholds file (default lookup: config, .smscan/thresholds.json, packaged)."),
+    ] = None
+    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Evaluate at this threshold instead of a saved one.")] = None
+    operating_point: Annotated[Optional[str], typer.Option("--operating-point", metavar="NAME", help="A saved operating point (SM50 ... SM95, best-f1) instead of the saved threshold.")] = None

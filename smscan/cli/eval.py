@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from smscan.cli.calibrate_options import LabelsOption, MeasureOptions, SelectionOptions
+from smscan.cli.calibrate_options import LabelsOption, MeasureOptions, PointOptions, SelectionOptions
 from smscan.cli.groups import command
 from smscan.cli.measurement import (
     check_detector_kind,
@@ -28,18 +28,6 @@ from smscan.kinds import SURPRISE
 
 # Eval reports metrics, not findings: no SARIF.
 EVAL_FORMATS = ("text", "json")
-
-
-@dataclass(frozen=True)
-class PointOptions:
-    """The threshold to evaluate at: a saved one (file, operating point) or a given one."""
-
-    thresholds: Annotated[
-        Optional[Path],
-        typer.Option("--thresholds", metavar="FILE", help="Thresholds file (default lookup: config, .smscan/thresholds.json, packaged)."),
-    ] = None
-    threshold: Annotated[Optional[float], typer.Option("--threshold", parser=finite_float, metavar="NATS", help="Evaluate at this threshold instead of a saved one.")] = None
-    operating_point: Annotated[Optional[str], typer.Option("--operating-point", metavar="NAME", help="A saved operating point (SM50 ... SM95, best-f1) instead of the saved threshold.")] = None
 
 
 @dataclass(frozen=True)
@@ -65,7 +53,7 @@ def eval_command(
     of one finding kind on labelled data, as in the paper's appendix B.4. --kind surprise
     measures raw masking in reference tokens under its window selection (global or local)."""
     from smscan.calibration.calibrate import evaluate_kind
-    from smscan.calibration.labels import read_labels
+    from smscan.sources.labels import read_labels
     from smscan.errors import SmscanError
 
     services = current_services()
@@ -102,7 +90,7 @@ def eval_command(
 
 
 def _threshold_files(settings: Any, point: PointOptions) -> list[Any]:
-    from smscan.calibration.thresholds import threshold_files
+    from smscan.rules.thresholds_file import threshold_files
     from smscan.cli.scanning import check_inputs
 
     if point.threshold is not None:
@@ -115,7 +103,7 @@ def _threshold(
     kind: str, point: PointOptions, files: list[Any], settings: Any, fingerprint: str
 ) -> tuple[float, dict[str, Any] | None, str]:
     """The threshold, the saved rule and where they came from (as a scan looks them up)."""
-    from smscan.calibration.thresholds import find_entry
+    from smscan.rules.thresholds_file import find_entry
 
     if point.threshold is not None:
         return point.threshold, None, "--threshold"

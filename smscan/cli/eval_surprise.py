@@ -1,5 +1,5 @@
 """`smscan eval --kind surprise`: raw masking measured in reference tokens under its window
-selection (global or local), with the rule every command resolves (``smscan.rules``)."""
+selection (global or local), with the rule every command resolves (``smscan.rules.resolve``)."""
 
 from __future__ import annotations
 
@@ -14,20 +14,21 @@ from smscan.cli.options import ModelOptions
 from smscan.cli.services import Services
 
 if TYPE_CHECKING:
-    from smscan.cli.eval import PointOptions
+    from smscan.cli.calibrate_options import PointOptions
 
 
 def evaluate_surprise_command(
     labels: Path, documents: list[Any], point: PointOptions, selection: SelectionOptions, model: ModelOptions,
     measure: MeasureOptions, services: Services,
 ) -> dict[str, Any]:
-    """Raw masking under the rule every command resolves (``smscan.rules.resolve_surprise``)."""
+    """Raw masking under the rule every command resolves (``smscan.rules.resolve.resolve_surprise``)."""
     from smscan.cli.measurement import load_cached_scorer, score_with_progress
     from smscan.cli.scanning import check_inputs
     from smscan.cli.scanning import command_settings as settings_at
     from smscan.errors import SmscanError
     from smscan.calibration.surprise_eval import evaluate_surprise
-    from smscan.rules import RuleFlags, resolve_surprise
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_surprise
 
     if any(document.shape != "spans" for document in documents):
         raise SmscanError(f"{labels}: --kind surprise needs span rows (text or path, spans)")

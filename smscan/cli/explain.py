@@ -1,7 +1,7 @@
 """`smscan explain FILE[:LINE[-LINE]]`: why each span of a file was or was not reported.
 
 Reads the file, builds the scorer and rules as a scan does, and renders what the library's
-tracing view of the scan's chain found (``smscan/explain.py``). Baselines are not applied.
+tracing view of the scan's chain found (``smscan/decide/explain.py``). Baselines are not applied.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from smscan.cli.options import ModelOptions, NoRedactOption, ScanOptions
 from smscan.cli.scanning import check_inputs, command_settings
 from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError
-from smscan.explain import Explanation, explain_document
+from smscan.decide.explain import Explanation, explain_document
 from smscan.records import Document
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from smscan.config import Settings
+    from smscan.config.settings import Settings
 
 __all__ = ["explain_command", "explain_document", "parse_target"]
 
@@ -76,7 +76,7 @@ _MAX_EXPLAIN_BYTES = 64 << 20
 
 
 def _read_text(path: Path) -> str:
-    from smscan.regular_files import read_regular_file
+    from smscan.fileio.regular import read_regular_file
     from smscan.sources.text import decode_text
 
     try:  # a regular file only: a FIFO would block, /dev/zero never end
@@ -102,9 +102,9 @@ def _lines(target: str, text: str, first: int | None, last: int | None) -> tuple
 def _explain(
     path: Path, text: str, lines: tuple[int, int], model: ModelOptions, scan: ScanOptions, services: Services
 ) -> tuple[Explanation, Settings, Any]:
-    """Score the file and trace it through the scan's chain (``smscan.explain``); also the
+    """Score the file and trace it through the scan's chain (``smscan.decide.explain``); also the
     settings and scorer it used."""
-    from smscan.rules import scan_rules
+    from smscan.rules.resolve import scan_rules
     from smscan.sources.worktree import find_root
 
     root, _ = find_root(path.resolve().parent)
@@ -130,8 +130,8 @@ def _render_contrast(
     *, redact: bool,
 ) -> None:
     """Under ``contrast``, each window's NLL under both instructions: which one the text follows."""
-    from smscan.model.chain import score_passes
-    from smscan.passes import contrast_windows
+    from smscan.scoring.chain import score_passes
+    from smscan.engine.passes import contrast_windows
     from smscan.reports.passes import render_contrast_passes
 
     [passes] = score_passes(scorer, settings, [text], in_process=lambda: services.model_scorer(settings))

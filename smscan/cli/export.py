@@ -48,7 +48,7 @@ def export_command(
     """Score SOURCE with the reference model and write each record with its masked spans (and,
     with --tokenizer, training labels). Exit 0 when every record was exported, 1 when some were
     rejected (see the reject file), 2 on a usage or input error."""
-    from smscan.exports.masked import ExportPlan
+    from smscan.exports.plan import ExportPlan
 
     services = current_services()
     cluster = check_export_options(source, output, records, write, engine)
@@ -77,7 +77,7 @@ def export_command(
     if note:  # credential findings left out of the default for an uncalibrated model
         services.err_console(soft_wrap=True).print(note, markup=False)
     if write.labels is not None:
-        from smscan.calibration.coverage import coverage_report, reference_tokenizer
+        from smscan.exports.coverage import coverage_report, reference_tokenizer
 
         report = coverage_report(
             output, write.labels, text_field=records.text_field, roles=records.role_names(),

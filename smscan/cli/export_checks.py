@@ -70,7 +70,7 @@ def check_engine(engine: EngineOptions, *, labels: Path | None) -> Any:
 
 def check_labels(labels: Path) -> None:
     """Read --labels before scoring: a bad labels file is found in seconds, not after the export."""
-    from smscan.calibration.labels import read_labels
+    from smscan.sources.labels import read_labels
     from smscan.errors import SmscanError
 
     if not read_labels(labels):

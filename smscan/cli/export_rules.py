@@ -15,7 +15,7 @@ def export_rules(
     """The masking rule, detections, value threshold (None: raw rule alone) and a note for the
     summary (``smscan.exports.defaults.export_rules``)."""
     from smscan.exports.defaults import export_rules as resolve_export_rules
-    from smscan.rules import RuleFlags
+    from smscan.rules.flags import RuleFlags
 
     flags = RuleFlags(
         thresholds=mask.thresholds, operating_point=mask.operating_point, window=mask.window,

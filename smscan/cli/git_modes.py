@@ -3,7 +3,7 @@
 Every scanning command builds its list of Documents and Skips from one source and hands it to
 :func:`smscan.cli.scanning.run_scan`: one report format and one exit-code contract for all
 (0 clean, 1 findings, 2 error). The diff modes score changed lines with bounded left context and
-report only findings touching them (:mod:`smscan.regions`).
+report only findings touching them (:mod:`smscan.plan.regions`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from smscan.cli.scanning import ScanJob, run_scan
 from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError, SourceError
 from smscan.records import Document, ScanResult, Skip
-from smscan.regions import touches_changed_lines
+from smscan.plan.regions import touches_changed_lines
 
 # What to do when the hook stopped a commit, printed under the report (stderr).
 NEXT_STEPS = (

@@ -26,7 +26,8 @@ def check_detector_kind(kind: str) -> None:
 def load_cached_scorer(settings: Any, *, score_cache: Path | None, services: Services) -> Any:
     """The configured reference model (model, device, dtype, threads, as a scan would load it)
     behind the score cache: calibration and evaluation never rescore a text."""
-    from smscan.cache import CachedScorer, ScoreCache, default_cache_dir
+    from smscan.scoring.cache import ScoreCache, default_cache_dir
+    from smscan.scoring.cached_scorer import CachedScorer
 
     with services.err_console().status("loading the reference model", spinner="dots"):
         # The model itself: the cache in front of it is this command's (--score-cache).
@@ -67,7 +68,7 @@ def score_planned_with_progress(scorer: Any, kind: str, documents: Sequence[Any]
     """Score what a scan of ``kind`` scores (its detector's plan), so thresholds are chosen and
     judged on the scores a scan reads; the plan ignores the labelled texts' names."""
     from smscan.detectors import make_detector
-    from smscan.plan import assemble_scores, plan_pieces
+    from smscan.plan.pieces import assemble_scores, plan_pieces
     from smscan.records import Document
 
     detector = make_detector(kind, rule)

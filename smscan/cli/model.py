@@ -38,7 +38,8 @@ def pull_command(
     """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache, and its
     CTranslate2 copy (the default runtime on CPU)."""
     from smscan.model.ct2_model import is_ct2_model_intact, make_ct2_model
-    from smscan.model.pull import BYTE_STAGES, DEFAULT_MODEL_NAME, STAGE_LABELS, pull_default_model
+    from smscan.model.pull import DEFAULT_MODEL_NAME, pull_default_model
+    from smscan.model.pull_stages import BYTE_STAGES, STAGE_LABELS
     from smscan.reports.progress import StageProgress
 
     with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as progress:

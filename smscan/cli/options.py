@@ -102,7 +102,7 @@ def _check_format(name: str) -> str:
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Which reference model runs, where, and how it scores tokens (smscan/instructions.py)."""
+    """Which reference model runs, where, and how it scores tokens (smscan/config/instructions.py)."""
 
     model: ModelOption = None
     device: DeviceOption = None

@@ -8,7 +8,7 @@ from pathlib import Path
 from smscan.cli.options import ModelOptions, ScanOptions
 from smscan.cli.scanning import CheckedInputs, check_inputs, command_settings
 from smscan.cli.services import Services
-from smscan.config import Settings
+from smscan.config.settings import Settings
 from smscan.sources.selection import Selection
 
 

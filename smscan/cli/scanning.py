@@ -12,15 +12,15 @@ from typing import Any
 
 from rich.console import Console
 
-from smscan.baseline import Baseline, load_baseline
+from smscan.decide.baseline import Baseline, load_baseline
 from smscan.cli.options import FLAGS, ReportOptions
 from smscan.cli.services import Services
-from smscan.config import Settings, load_settings
+from smscan.config.settings import Settings, load_settings
 from smscan.errors import SmscanError, ThresholdsError
 from smscan.records import Document, ScanResult, Skip, Suppressed
 from smscan.reports.formats import Report, report_format
-from smscan.rules import ScanRules, scan_rules, unscored_rules
-from smscan.scanner import scan_and_decide
+from smscan.rules.resolve import ScanRules, scan_rules, unscored_rules
+from smscan.decide.scanner import scan_and_decide
 
 __all__ = ["ScanJob", "ScanRules", "check_inputs", "collect", "command_settings", "run_scan"]
 
@@ -48,7 +48,7 @@ def check_inputs(
 ) -> CheckedInputs:
     """Read every thresholds file and the baseline now, so a bad one fails in a second, not
     after the model loaded; errors name the flag or the config key that named the file."""
-    from smscan.calibration.thresholds import threshold_files
+    from smscan.rules.thresholds_file import threshold_files
 
     for origin, flag, configured in (
         ("--thresholds", thresholds, ""),
@@ -93,7 +93,7 @@ def run_scan(job: ScanJob, options: ReportOptions, services: Services) -> int:
 
 def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, dict[str, object], Suppressed]:
     """Build the scorer (only when there is something to score), scan and decide what is
-    reported (``smscan.scanner.scan_and_decide``): result, rules, model, what was suppressed.
+    reported (``smscan.decide.scanner.scan_and_decide``): result, rules, model, what was suppressed.
 
     The score cache (``score_cache``, on by default; ``SMSCAN_SCORE_CACHE=DIR`` moves it) reuses
     the scores of texts scored before, and the model loads only for texts it lacks.
@@ -124,7 +124,7 @@ def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, di
 def _warn_if_cache_off(console: Console, scorer: object) -> None:
     # A cache that could not be used does not fail the scan; say so once, since the next scan
     # will be as slow as this one.
-    from smscan.cache import CachedScorer
+    from smscan.scoring.cached_scorer import CachedScorer
 
     reason = scorer.cache.disabled if isinstance(scorer, CachedScorer) else None
     if reason:
@@ -159,7 +159,7 @@ def _with_values(report: Report, show: bool) -> Report:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: never a partial file."""
-    from smscan.atomic import write_text_atomically
+    from smscan.fileio.atomic import write_text_atomically
 
     try:
         write_text_atomically(path, text)

@@ -17,11 +17,11 @@ from smscan.cli.groups import command
 from smscan.cli.options import FLAG, ConfigOption, ModelOptions
 from smscan.cli.scanning import command_settings
 from smscan.cli.services import current_services
-from smscan.config import Settings
+from smscan.config.settings import Settings
 from smscan.errors import SmscanError
 
 if TYPE_CHECKING:
-    from smscan.worker.client import WorkerClient
+    from smscan.scoring.worker_client import WorkerClient
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*([smh]?)")
 _UNIT_SECONDS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -66,13 +66,13 @@ def serve_command(
 
 
 def _client(settings: Settings) -> tuple[Path, WorkerClient]:
-    from smscan.worker.address import (
+    from smscan.scoring.worker_address import (
         check_private_dir,
         run_dir,
         socket_path,
         worker_key,
     )
-    from smscan.worker.client import WorkerClient
+    from smscan.scoring.worker_client import WorkerClient
 
     folder = run_dir()
     if folder.exists():
@@ -82,7 +82,7 @@ def _client(settings: Settings) -> tuple[Path, WorkerClient]:
 
 
 def _show_status(settings: Settings) -> int:
-    from smscan.worker.client import WorkerUnavailable
+    from smscan.scoring.worker_client import WorkerUnavailable
 
     path, client = _client(settings)
     try:
@@ -108,7 +108,7 @@ def _show_status(settings: Settings) -> int:
 
 
 def _stop(settings: Settings) -> int:
-    from smscan.worker.client import WorkerUnavailable
+    from smscan.scoring.worker_client import WorkerUnavailable
 
     path, client = _client(settings)
     try:
@@ -125,8 +125,8 @@ def _stop(settings: Settings) -> int:
 
 
 def _detach(settings: Settings, idle_timeout: float) -> int:
-    from smscan.worker.client import WorkerUnavailable
-    from smscan.worker.spawn import start_detached, wait_until_serving
+    from smscan.scoring.worker_client import WorkerUnavailable
+    from smscan.scoring.worker_spawn import start_detached, wait_until_serving
 
     path, client = _client(settings)
     try:
@@ -140,7 +140,7 @@ def _detach(settings: Settings, idle_timeout: float) -> int:
 
 
 def _serve(settings: Settings, idle_timeout: float) -> int:
-    from smscan.worker.address import open_run_dir, run_dir, socket_path, worker_key
+    from smscan.scoring.worker_address import open_run_dir, run_dir, socket_path, worker_key
     from smscan.worker.server import WorkerLock, WorkerServer
 
     folder = run_dir()
@@ -156,11 +156,11 @@ def _serve(settings: Settings, idle_timeout: float) -> int:
 def _with_own_cache(scorer: Any, settings: Settings) -> Any:
     """The worker's scorer behind the score cache: clients never store what a worker sends, so
     the worker, which runs the model, stores it (``cached_scorer.py``)."""
-    from smscan.model.chain import open_score_cache
+    from smscan.scoring.chain import open_score_cache
 
     cache = open_score_cache(settings, environ=current_services().environ)
     if cache is None or not callable(getattr(scorer, "tokenize", None)):
         return scorer
-    from smscan.cached_scorer import CachedScorer
+    from smscan.scoring.cached_scorer import CachedScorer
 
     return CachedScorer(scorer, cache)

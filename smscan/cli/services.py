@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from rich.console import Console
 
-from smscan.config import Settings
+from smscan.config.settings import Settings
 
 ModelLoader = Callable[..., Any]
 """``smscan.model.load.load_scorer``'s shape: ``(spec, *, device, dtype, ...) -> Scorer``."""
@@ -34,7 +34,7 @@ class Services:
     Attributes:
         environ: read for ``SMSCAN_MODEL``, the cache folders and ``CI`` (redaction).
         load_model: loads the reference model; the score cache and the warm worker stay in
-            front of it (``smscan.model.chain.build_scorer``).
+            front of it (``smscan.scoring.chain.build_scorer``).
         stdout: where reports go (None: the process's stdout at the time of writing).
         stderr: where progress and notes go (None: the process's stderr).
 
@@ -59,14 +59,14 @@ class Services:
 
     def scorer(self, settings: Settings, *, dtype: str | None = None, batch_size: int | None = None) -> Any:
         """The command's scorer: score cache, warm worker, then ``load_model`` (model/chain.py)."""
-        from smscan.model.chain import build_scorer
+        from smscan.scoring.chain import build_scorer
 
         load = _naming_the_model_source(self.load_model, settings)
         return build_scorer(settings, environ=self.environ, dtype=dtype, batch_size=batch_size, load=load)
 
     def model_scorer(self, settings: Settings) -> Any:
         """The reference model in this process, no layer in front (what ``smscan serve`` holds)."""
-        from smscan.model.chain import build_model_scorer
+        from smscan.scoring.chain import build_model_scorer
 
         return build_model_scorer(settings, environ=self.environ, load=_naming_the_model_source(self.load_model, settings))
 

@@ -49,7 +49,7 @@ class Detector(Protocol):
         candidates need the whole document scored.
 
         The scan scores each span with bounded left context and the rest of its line
-        (:mod:`smscan.plan`); whatever lies outside every span may be left unscored, so
+        (:mod:`smscan.plan.pieces`); whatever lies outside every span may be left unscored, so
         ``candidates`` must judge only what these spans cover (tokens outside them are absent).
         """
         ...

@@ -283,7 +283,7 @@ def _piece_starts(scores: TokenScores) -> np.ndarray:
     """Indices of the tokens that begin a scored text: the first, and each one after a gap.
 
     Tokens of one scored text partition it, so consecutive tokens touch; the sparse scores of a
-    scan's pieces (:func:`smscan.plan.document_scores`) have a gap where one piece ends and the
+    scan's pieces (:func:`smscan.plan.pieces.document_scores`) have a gap where one piece ends and the
     next begins.
     """
     if len(scores) == 0:

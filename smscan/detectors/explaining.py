@@ -1,6 +1,6 @@
 """What each detector says about its own spans in ``smscan explain``: evidence and dropped slots.
 
-The detectors' ``reasons`` and ``dropped`` methods delegate here, so ``smscan/explain.py`` asks
+The detectors' ``reasons`` and ``dropped`` methods delegate here, so ``smscan/decide/explain.py`` asks
 every detector the same questions and never branches on a kind or reaches into a detector.
 """
 
@@ -64,7 +64,7 @@ def credential_dropped(
         near: how far below ``tau`` still counts as near.
         path: the document's path (a test file's hand-typed values are test data).
     """
-    from smscan.detectors.credential import judge_slot
+    from smscan.detectors.credential_evidence import judge_slot
     from smscan.detectors.placeholders import is_reference, is_stand_in
     from smscan.detectors.slots import find_slots
     from smscan.detectors.test_context import is_made_up, is_test_path

@@ -1,6 +1,6 @@
 """Training-ready exports: masked spans, downstream labels, redaction (docs/export-format.md).
 
-    masked.py   the export's chain (smscan/stages.py): records -> scores -> masks per group
+    masked.py   the export's chain (smscan/judge/stages.py): records -> scores -> masks per group
     values.py, value_units.py  value-aware masking (the default): values whole, their repeats
     letter_pairs.py  whether a run of letters reads as a word (letters-only ids are values)
     defaults.py the default export's credential findings
@@ -15,7 +15,7 @@
                          surprise_calibration.py the threshold search, label_groups.py the folds
     value_points.py      value-aware calibration: curve, cross-validated spread, landing
 
-The raw masking rule is ``smscan/masking.py`` and mask coverage is ``smscan/calibration/coverage.py``
+The raw masking rule is ``smscan/engine/masking.py`` and mask coverage is ``smscan/exports/coverage.py``
 (``rule.py`` and ``coverage.py`` here only re-export them for old imports).
 
 Importing this package never imports torch.

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smscan.config import Settings
+from smscan.config.settings import Settings
 from smscan.errors import SmscanError, ThresholdsError
 from smscan.kinds import CREDENTIAL, SURPRISE
-from smscan.masking import MaskRule
-from smscan.rules import Detection, RuleFlags, resolve_detections, resolve_surprise
+from smscan.engine.masking import MaskRule
+from smscan.rules.flags import RuleFlags
+from smscan.rules.resolve import Detection, resolve_detections, resolve_surprise
 
 
 def export_rules(
     settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags, masking: str = "paper"
 ) -> tuple[MaskRule | None, tuple[Detection, ...], float | None, str | None]:
     """The masking rule, detections, value threshold (None: raw rule alone) and a note for the
-    summary, resolved as every command resolves them (``smscan.rules``: flag > config >
+    summary, resolved as every command resolves them (``smscan.rules.resolve``: flag > config >
     thresholds file > packaged default). An export masks ``surprise`` unless ``kinds`` says
     otherwise; ``masking="values"`` adds credential findings to the default kinds
     (:func:`default_export_detections`). ``flags.masking`` picks the thresholds file's ``surprise``

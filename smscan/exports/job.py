@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput, export_groups
+from smscan.exports.masked import ExportStats, GroupOutput, export_groups
+from smscan.exports.plan import ExportPlan
 from smscan.exports.writer import ExportWriter
 from smscan.model.scorer import Scorer
 from smscan.records import DatasetRecord, Document, Rejected, Skip

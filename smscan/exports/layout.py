@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from smscan.records import DatasetRecord
 
 if TYPE_CHECKING:
-    from smscan.exports.masked import ExportPlan
+    from smscan.exports.plan import ExportPlan
 
 Span = tuple[int, int, str]
 """``[start, end)`` in the scored text, and the kind that masked it."""

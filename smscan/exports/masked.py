@@ -1,13 +1,13 @@
 """The export's chain: records -> reference scores -> masks per group -> output records.
 
-The stages are the scan's (``smscan/stages.py``): records are scored a few at a time; duplicate
+The stages are the scan's (``smscan/judge/stages.py``): records are scored a few at a time; duplicate
 propagation needs a whole group, so the records of one group are held until the next group
 starts, then the group is masked and handed on (with the records rejected while it was open).
 Groups must arrive contiguously: a group key seen again after another group is a
 :class:`~smscan.errors.SourceError` naming the key (``--two-pass``, ``exports/two_pass.py``,
 regroups such input).
 
-What is masked: Surprise Masking, raw (:class:`~smscan.masking.MaskRule`, the paper's rule) or
+What is masked: Surprise Masking, raw (:class:`~smscan.engine.masking.MaskRule`, the paper's rule) or
 value-aware (:class:`~smscan.exports.values.ValueRule`: surprising values masked whole with their
 repeats), or detector findings (``credential``, ``dead-code``, each value whole) at their
 calibrated thresholds, or both. Only supervised messages' tokens are scored for masking and
@@ -23,71 +23,18 @@ from typing import Any, Literal
 
 import numpy as np
 
-from smscan.detect import candidates_of, kept_in_group
+from smscan.judge.detect import candidates_of, kept_in_group
 from smscan.engine.spans import char_spans
 from smscan.errors import SmscanError, SourceError
+from smscan.exports.plan import ExportPlan
 from smscan.exports.layout import Span, output_record, raw_json, render_chat
 from smscan.exports.values import RepeatIndex, TextValues, ValueRule, value_spans
 from smscan.kinds import SURPRISE
-from smscan.masking import MaskRule, mask_group, supervised_tokens
+from smscan.engine.masking import MaskRule, mask_group, supervised_tokens
 from smscan.model.scorer import Scorer
 from smscan.records import DatasetRecord, Rejected, TokenScores
-from smscan.rules import Detection
-from smscan.stages import Scored, buffer_groups, contiguous, flatten, score_batches
-
-Mode = Literal["mask", "redact"]
-SURPRISE_PLACEHOLDER = "<MASKED>"
-
-
-@dataclass(frozen=True, slots=True)
-class ExportPlan:
-    """What an export masks and writes.
-
-    Attributes:
-        rule: raw Surprise Masking, or None for detector findings only.
-        detections: detectors with their thresholds.
-        mode: ``mask`` (spans for training) or ``redact`` (text with placeholders, for release).
-        placeholders: kind -> placeholder in redact mode (defaults: ``<MASKED>`` for surprise,
-            ``<CREDENTIAL>``, ``<DEAD_CODE>``).
-        labeler: adds downstream ``input_ids``/``attention_mask``/``labels`` to a record
-            (``exports/labels.py``); None adds none.
-        value_threshold: with a ``rule``, mask value-aware (``exports/values.py``: values whose
-            randomness reaches this masked whole with their repeats, code structure by ``rule``);
-            None masks by ``rule`` alone (the paper's rule, ``--masking paper``). ``smscan
-            export`` masks value-aware by default.
-    """
-
-    rule: MaskRule | None
-    detections: tuple[Detection, ...] = ()
-    mode: Mode = "mask"
-    placeholders: dict[str, str] = field(default_factory=dict)
-    labeler: Callable[[DatasetRecord, list[list[tuple[int, int]]]], dict[str, Any]] | None = None
-    value_threshold: float | None = None
-
-    @property
-    def values(self) -> ValueRule | None:
-        """The value-aware rule, or None when the raw rule alone masks (``--masking paper``)."""
-        if self.rule is None or self.value_threshold is None:
-            return None
-        return ValueRule(self.rule, value_threshold=self.value_threshold)
-
-    def rule_dict(self) -> dict[str, Any]:
-        kinds = ([SURPRISE] if self.rule is not None else []) + [d.detector.kind for d in self.detections]
-        out: dict[str, Any] = {"kinds": kinds}
-        if self.rule is not None:
-            out[SURPRISE] = self.rule.as_dict()
-            values = self.values
-            out[SURPRISE].update(values.as_dict() if values is not None else {"masking": "paper"})
-        for detection in self.detections:
-            out[detection.detector.kind] = detection.as_dict()
-        out["mode"] = self.mode
-        return out
-
-    def placeholder(self, kind: str) -> str:
-        if kind in self.placeholders:
-            return self.placeholders[kind]
-        return SURPRISE_PLACEHOLDER if kind == SURPRISE else f"<{kind.upper().replace('-', '_')}>"
-
+from smscan.rules.resolve import Detection
+from smscan.judge.stages import Scored, buffer_groups, contiguous, flatten, score_batches
 
 @dataclass(slots=True)
 class GroupOutput:

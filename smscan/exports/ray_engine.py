@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from smscan.exports.job import ExportSource, ScorerRecipe, open_writer, write_finished_group
-from smscan.exports.masked import ExportPlan, ExportStats, GroupOutput
+from smscan.exports.masked import ExportStats, GroupOutput
+from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_cluster import (
     RayCluster,
     check_room,

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from smscan.errors import SmscanError
-from smscan.exports.masked import ExportPlan, export_groups
+from smscan.exports.masked import export_groups
+from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_read import Chunk
 from smscan.model.scorer import Scorer
 

@@ -17,7 +17,7 @@ from typing import Any
 from smscan.exports.job import ExportSource, iter_source, not_done
 from smscan.exports.masked import ExportStats, record_group, scattered_record
 from smscan.records import DatasetRecord, Rejected
-from smscan.stages import buffer_groups, contiguous
+from smscan.judge.stages import buffer_groups, contiguous
 
 # Chunks per read block and per actor call: with one record per group this is the local
 # engine's 16-record scoring batch; large groups are one chunk each anyway.

@@ -1,5 +1,5 @@
-"""Moved to :mod:`smscan.masking` (one rule type for scans and exports); kept for imports."""
+"""Moved to :mod:`smscan.engine.masking` (one rule type for scans and exports); kept for imports."""
 
-from smscan.masking import MaskRule, Ranking, mask_group, supervised_tokens
+from smscan.engine.masking import MaskRule, Ranking, mask_group, supervised_tokens
 
 __all__ = ["MaskRule", "Ranking", "mask_group", "supervised_tokens"]

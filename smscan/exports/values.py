@@ -39,7 +39,7 @@ import numpy as np
 
 from smscan.engine.spans import char_spans
 from smscan.exports.value_units import value_units
-from smscan.masking import MaskRule, mask_group
+from smscan.engine.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
 CharSpan = tuple[int, int]

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from smscan.atomic import write_text_atomically
+from smscan.fileio.atomic import write_text_atomically
 from smscan.errors import SmscanError
 from smscan.records import Rejected
 

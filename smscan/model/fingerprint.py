@@ -135,7 +135,7 @@ def _read_hash_cache(hash_cache: Path | None) -> _HashCache:
 
 
 def _write_hash_cache(hash_cache: Path, known: _HashCache) -> None:
-    from smscan.atomic import write_text_atomically
+    from smscan.fileio.atomic import write_text_atomically
 
     try:
         write_text_atomically(hash_cache, json.dumps(known, sort_keys=True))

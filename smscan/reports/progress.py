@@ -232,7 +232,7 @@ class StageProgress(StderrDisplay):
         self._drawn = False
 
     def update(self, stage: str, done: int, total: int | None) -> None:
-        """A ``ProgressFn`` (``smscan.model.pull``): ``stage`` reached ``done`` of ``total``."""
+        """A ``ProgressFn`` (``smscan.model.pull_stages``): ``stage`` reached ``done`` of ``total``."""
         now = self.clock()
         starting = not self.stages or self.stages[-1] != stage
         if starting:

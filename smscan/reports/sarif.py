@@ -5,7 +5,7 @@ finding with a physical location (root-relative URI, 1-based lines and code-poin
 ``columnKind: unicodeCodePoints``, end column exclusive as in the JSON report).
 
 ``partialFingerprints["smscan/v1"]`` is the finding's fingerprint: a hash of the kind, the path
-and the flagged text, the same content a baseline entry matches on (:mod:`smscan.baseline`), so
+and the flagged text, the same content a baseline entry matches on (:mod:`smscan.decide.baseline`), so
 an alert survives code moving up or down a file, a rebase or another author; it never includes a
 commit, an author or a line number.
 

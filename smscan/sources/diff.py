@@ -4,7 +4,7 @@ Every diff mode yields, for each file the change adds text to, a Document of the
 version (the index for ``staged``, the head commit for a range) whose ``changed_lines`` are the
 lines the change added (see :mod:`smscan.sources.changes`); the pipeline scores those lines with
 bounded left context from the same file and reports only findings touching them
-(:mod:`smscan.regions`, the one rule of every diff mode). An added file, or one whose type
+(:mod:`smscan.plan.regions`, the one rule of every diff mode). An added file, or one whose type
 changed (a link became a file), is new as a whole: ``changed_lines`` is None.
 
 Per file: renames are followed (only the lines changed by the edit count); a deleted file is a

@@ -39,9 +39,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smscan.config import Settings
+from smscan.config.settings import Settings
 from smscan.records import Document, Skip
-from smscan.regular_files import read_config_file
+from smscan.fileio.regular import read_config_file
 from smscan.sources.select import SKIP_REASONS, PathFilter, classify_bytes
 
 SMSCAN_OUTPUT = "smscan-output"

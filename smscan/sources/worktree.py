@@ -52,7 +52,7 @@ import pathspec
 
 from smscan.errors import SourceError
 from smscan.records import Document, Skip
-from smscan.regular_files import read_config_file, read_regular_file
+from smscan.fileio.regular import read_config_file, read_regular_file
 from smscan.sources.git import find_work_tree
 from smscan.sources.git_work_tree import list_work_tree
 from smscan.sources.select import (

@@ -25,8 +25,8 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from smscan.errors import SmscanError
-from smscan.worker.address import RunDir
-from smscan.worker.protocol import (
+from smscan.scoring.worker_address import RunDir, open_private_file
+from smscan.scoring.worker_protocol import (
     PROTOCOL_VERSION,
     ProtocolError,
     decode_texts,
@@ -76,35 +76,6 @@ class WorkerLock:
         if self._fd is not None:
             os.close(self._fd)  # closing releases the flock
             self._fd = None
-
-
-def open_private_file(run: RunDir, name: str, flags: int) -> int:
-    """Open ``name`` in the run dir without following a symlink; refuse anything but a plain file
-    of ours with one link (SmscanError naming it)."""
-    try:
-        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=run.fd)
-    except OSError as error:
-        raise SmscanError(f"cannot open {run.path / name}: {error.strerror}; remove it") from error
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_nlink != 1:
-        os.close(fd)
-        raise SmscanError(f"{run.path / name} is not a plain file of yours; remove it")
-    return fd
-
-
-def is_claimed(run: RunDir, key: str) -> bool:
-    """Whether a worker for ``key`` holds its lock (it is loading or serving)."""
-    try:
-        fd = open_private_file(run, f"{key}.lock", os.O_RDONLY)
-    except SmscanError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
 
 
 class WorkerServer:

@@ -10,7 +10,7 @@ from smscan.calibration.calibrate import (
     evaluate_kind,
     parse_criterion,
 )
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.metrics import sweep
 from smscan.calibration.units import score_units
 from smscan.detectors import make_detector

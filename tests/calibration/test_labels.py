@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.labels import label_shape, read_labels
+from smscan.calibration.label_groups import label_shape
+from smscan.sources.labels import read_labels
 from smscan.errors import SmscanError
 
 

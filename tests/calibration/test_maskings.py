@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.maskings import with_other_masking
-from smscan.calibration.thresholds import (
+from smscan.rules.maskings import with_other_masking
+from smscan.rules.thresholds_file import (
     OPERATING_POINTS,
     packaged_thresholds,
     write_entry,
 )
-from smscan.config import Settings
+from smscan.config.settings import Settings
 from smscan.errors import ThresholdsError
-from smscan.rules import RuleFlags, resolve_surprise
+from smscan.rules.flags import RuleFlags
+from smscan.rules.resolve import resolve_surprise
 from tests.cli_runner import Cli
 from tests.scorers import RandomWordScorer
 

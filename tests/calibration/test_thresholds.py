@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.thresholds import (
+from smscan.rules.thresholds_file import (
     PACKAGED,
     find_entry,
     is_same_scores,

@@ -227,8 +227,8 @@ def test_allow_comment_suppresses_and_is_counted(cli: Cli, repo: Path, capsys) -
 
 
 def test_kinds_filter_drops_other_kinds(cli: Cli) -> None:
-    from smscan.config import Settings
-    from smscan.decisions import decide
+    from smscan.config.settings import Settings
+    from smscan.decide.decisions import decide
     from smscan.records import Finding, Position, ScanResult
 
     found = [

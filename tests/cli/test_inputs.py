@@ -80,7 +80,7 @@ def test_a_library_parameter_is_named_by_its_flag(cli, tmp_path: Path) -> None:
 
 
 def test_the_library_names_an_override_it_was_not_told_about(tmp_path: Path) -> None:
-    from smscan.config import load_settings
+    from smscan.config.settings import load_settings
     from smscan.errors import ConfigError
 
     with pytest.raises(ConfigError, match="^the value given for window: window must be 1..256"):

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.thresholds import find_entry, packaged_thresholds, split_scoring_rule
+from smscan.rules.thresholds_file import find_entry, packaged_thresholds, split_scoring_rule
 from smscan.cli import main
-from smscan.config import Settings, load_settings
+from smscan.config.settings import Settings, load_settings
 from smscan.errors import ConfigError, ThresholdsError
-from smscan.instructions import PURPOSES, instructions_digest, resolve_instructions
+from smscan.config.instructions import PURPOSES, instructions_digest, resolve_instructions
 from smscan.model.load import load_scorer
 from smscan.model.prompted import PromptedScorer
-from smscan.worker.address import worker_key
+from smscan.scoring.worker_address import worker_key
 from tests.cli_runner import Cli
 from tests.conftest import commit_files, write_key_labels
 from tests.fakes import build_tiny_model
@@ -155,7 +155,7 @@ def test_a_scan_refuses_unprompted_thresholds_under_contrast_and_uses_its_own(
 def test_explain_shows_both_passes_of_a_contrast(
     tmp_path: Path, tiny_loader: object, cli: Cli, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from smscan.passes import contrast_windows
+    from smscan.engine.passes import contrast_windows
 
     path = tmp_path / "app.py"
     path.write_text(SECRET_FILE, encoding="utf-8")
@@ -173,7 +173,7 @@ def test_explain_shows_both_passes_of_a_contrast(
 
 
 def test_a_started_worker_is_told_the_rule_a_flag_chose() -> None:
-    from smscan.worker.spawn import serve_argv
+    from smscan.scoring.worker_spawn import serve_argv
 
     argv = serve_argv(Settings(scoring_rule="contrast", instructions=("keep it", "drop it")), idle_timeout=60)
     assert argv[argv.index("--scoring-rule") + 1] == "contrast"
@@ -218,7 +218,7 @@ def test_calibrate_under_a_rule_then_eval_under_it_only(
 
 
 def test_the_chain_remembers_each_rule_s_identity_apart(tmp_path: Path) -> None:
-    from smscan.model.chain import build_scorer
+    from smscan.scoring.chain import build_scorer
 
     folder = build_tiny_model(tmp_path / "tiny")
     environ = {"SMSCAN_SCORE_CACHE": str(tmp_path / "scores"), "SMSCAN_CACHE": str(tmp_path / "root")}

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smscan.masking import MaskRule, mask_text
+from smscan.engine.masking import MaskRule, mask_text
 from smscan.records import TokenScores
 from tests.conftest import write_files
 from tests.scorers import RandomWordScorer

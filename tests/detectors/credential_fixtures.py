@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.thresholds import packaged_thresholds
+from smscan.rules.thresholds_file import packaged_thresholds
 from smscan.cli import main
 from smscan.detectors.credential import CredentialDetector, CredentialRule, judge_slot
 from smscan.detectors.slots import find_slots

@@ -11,7 +11,7 @@ from smscan.detectors.dead_code import (
     dead_lines,
 )
 from smscan.detectors.python_dead import dead_blocks
-from smscan.plan import document_scores, plan_pieces
+from smscan.plan.pieces import document_scores, plan_pieces
 from smscan.records import Document
 from tests.detectors.scores import char_scores
 

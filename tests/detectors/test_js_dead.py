@@ -7,7 +7,7 @@ import pytest
 
 from smscan.detectors import js_dead, js_syntax
 from smscan.detectors.dead_code import DeadCodeDetector, DeadCodeRule
-from smscan.plan import document_scores, plan_pieces
+from smscan.plan.pieces import document_scores, plan_pieces
 from smscan.records import Document
 from tests.detectors.scores import char_scores
 

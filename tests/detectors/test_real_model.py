@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.calibration.thresholds import packaged_thresholds
+from smscan.rules.thresholds_file import packaged_thresholds
 from smscan.cli import main
 from smscan.detectors import js_syntax
 
@@ -57,7 +57,7 @@ MATH_TWO_LINES = MATH.replace(
 
 
 def test_packaged_thresholds_belong_to_the_default_model() -> None:
-    from smscan.calibration.thresholds import is_same_scores
+    from smscan.rules.thresholds_file import is_same_scores
     from smscan.model.load import load_scorer
 
     fingerprint = load_scorer("default", pull_if_missing=True).fingerprint
@@ -126,7 +126,7 @@ def test_an_invented_format_is_found_through_the_scoring_plan(
 def test_a_planned_piece_tokenizes_its_value_as_the_whole_file_does() -> None:
     from smscan.detectors import make_detector
     from smscan.model.load import load_scorer
-    from smscan.plan import plan_pieces
+    from smscan.plan.pieces import plan_pieces
     from smscan.records import Document
 
     scorer = load_scorer("default", pull_if_missing=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.errors import SmscanError
 from smscan.exports.coverage import coverage_report, measure, measure_tokens, target_spans
 from tests.scorers import TOKEN

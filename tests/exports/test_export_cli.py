@@ -284,7 +284,7 @@ def test_parquet_input_exports_like_jsonl(tmp_path: Path, cli, capsys) -> None:
 
 
 def test_detector_kinds_mask_findings_and_redact_with_their_placeholder(tmp_path: Path, cli, capsys) -> None:
-    from smscan.calibration.thresholds import write_entry
+    from smscan.rules.thresholds_file import write_entry
 
     write_entry(tmp_path / "t.json", "credential", {"fingerprint": RandomWordScorer.fingerprint, "rule": {}, "threshold": 0.5})
     text = f"import os\n\nAPI_TOKEN = '{KEY}'\n"

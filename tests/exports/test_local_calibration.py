@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.operating_points import calibrate_surprise
 from smscan.calibration.surprise_calibration import SurpriseCalibration, selection_cutoffs
 from smscan.calibration.value_points import calibrate_values
-from smscan.masking import MaskRule, mask_group
+from smscan.engine.masking import MaskRule, mask_group
 from smscan.records import TokenScores
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smscan.calibration.labels import LabelledText
-from smscan.calibration.thresholds import write_entry
+from smscan.sources.labels import LabelledText
+from smscan.rules.thresholds_file import write_entry
 from smscan.cli import main
 from smscan.errors import SmscanError
 from smscan.calibration.operating_points import calibrate_surprise, cross_validate_surprise

@@ -20,7 +20,7 @@ from smscan.cli import main
 from smscan.errors import InvalidValue, ModelError, SmscanError, SourceError
 from smscan.exports.job import ExportSource, ScorerRecipe, run_export
 from smscan.exports.labels import DownstreamLabeler
-from smscan.exports.masked import ExportPlan
+from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_cluster import RayCluster, actors_that_fit
 from smscan.exports.ray_engine import run_ray_export
 from smscan.exports.ray_read import group_chunks

@@ -34,7 +34,7 @@ def test_real_model_masks_a_random_secret_and_labels_it(tmp_path: Path, capsys) 
 
 @pytest.mark.model
 def test_packaged_operating_point_needs_no_thresholds_file(tmp_path: Path, capsys) -> None:
-    from smscan.calibration.thresholds import packaged_thresholds
+    from smscan.rules.thresholds_file import packaged_thresholds
 
     paper = packaged_thresholds()["kinds"]["surprise"]
     text = f"import os\n\nAPI_TOKEN = '{SECRET}'\n"

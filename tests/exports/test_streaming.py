@@ -7,7 +7,7 @@ import tracemalloc
 from pathlib import Path
 
 from smscan.exports.job import ExportSource, run_export
-from smscan.exports.masked import ExportPlan
+from smscan.exports.plan import ExportPlan
 from smscan.exports.rule import MaskRule
 from smscan.sources.datasets import RecordFormat
 from tests.scorers import RandomWordScorer

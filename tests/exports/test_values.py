@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from smscan.calibration.labels import LabelledText
+from smscan.sources.labels import LabelledText
 from smscan.calibration.value_points import ValueCalibration, calibrate_values
 from smscan.engine.spans import char_spans
 from smscan.exports.rule import MaskRule, mask_group
@@ -244,7 +244,7 @@ def _export(cli, tmp_path, name: str, *args: str) -> dict:
 
 
 def test_cli_default_masks_values_whole_and_masking_paper_keeps_the_window_rule(tmp_path, cli, capsys) -> None:
-    from smscan.calibration.thresholds import write_entry
+    from smscan.rules.thresholds_file import write_entry
     from tests.scorers import RandomWordScorer
 
     # A calibrated value-aware entry for the stand-in model: code rule at 6 nats (stricter than the

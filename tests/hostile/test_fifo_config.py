@@ -2,7 +2,7 @@
 
 A read of a FIFO blocks until a writer comes, which never happens in a scan: a ``.smscanignore``,
 a ``.gitignore`` of a plain folder or a baseline named by the config hung ``smscan repo`` before
-they were read through ``smscan.regular_files``.
+they were read through ``smscan.fileio.regular``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.regular_files import NotRegularFile, read_config_file, read_regular_file
+from smscan.fileio.regular import NotRegularFile, read_config_file, read_regular_file
 from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import TEST_CONFIG
@@ -115,7 +115,7 @@ def test_read_regular_file_refuses_what_is_not_a_regular_file(tmp_path: Path) ->
 
 
 def test_a_config_file_is_read_bounded_and_as_utf_8(cli: Cli, repo: Path, capsys, monkeypatch) -> None:
-    from smscan import regular_files
+    from smscan.fileio import regular as regular_files
 
     (repo / ".smscan.toml").write_text("# " + "x" * 100 + '\nkinds = ["credential"]\n')
     with monkeypatch.context() as patched:

@@ -64,7 +64,7 @@ def stored_entries(scores: Path) -> int:
 
 
 def test_a_scan_killed_while_writing_the_cache_then_rerun(tmp_path: Path) -> None:
-    from smscan.cache_database import DATABASE_NAME
+    from smscan.scoring.cache_database import DATABASE_NAME
 
     assert DATABASE_NAME == "scores.sqlite3"
     project = _project(tmp_path)

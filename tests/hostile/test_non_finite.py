@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.finite import find_non_finite
+from smscan.fileio.finite import find_non_finite
 from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer
@@ -93,7 +93,7 @@ def test_a_non_finite_number_on_the_command_line_is_refused(cli: Cli, repo: Path
 
 
 def test_a_non_finite_number_in_labels_is_refused(repo: Path, capsys) -> None:
-    from smscan.calibration.labels import read_labels
+    from smscan.sources.labels import read_labels
     from smscan.errors import SmscanError
 
     path = repo / "labels.jsonl"

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from smscan.calibration.thresholds import packaged_thresholds
-from smscan.config import DEFAULT_SURPRISE_THRESHOLD
+from smscan.rules.thresholds_file import packaged_thresholds
+from smscan.config.settings import DEFAULT_SURPRISE_THRESHOLD
 from smscan.engine.windows import fixed_windows
 from smscan.model.ct2 import CT2Scorer
 from smscan.model.load import load_scorer

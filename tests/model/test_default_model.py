@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from smscan.config import DEFAULT_SURPRISE_THRESHOLD
+from smscan.config.settings import DEFAULT_SURPRISE_THRESHOLD
 from smscan.engine.windows import fixed_windows
 from smscan.model.fingerprint import fingerprint_default
 from smscan.model.load import load_scorer

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from smscan.cache import ScoreCache
-from smscan.cache_database import DATABASE_NAME
-from smscan.cached_scorer import CachedScorer
-from smscan.model.lazy import LazyScorer, load_tokenizer_file, tokenize_with
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cache_database import DATABASE_NAME
+from smscan.scoring.cached_scorer import CachedScorer
+from smscan.scoring.lazy import LazyScorer, load_tokenizer_file, tokenize_with
 from smscan.model.scorer import TransformersScorer
 from tests.scorers import RandomWordScorer
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smscan.cache import ScoreCache
-from smscan.cached_scorer import CachedScorer
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cached_scorer import CachedScorer
 from smscan.model.passes import ForwardPass, listening
 from smscan.model.scorer import TransformersScorer
 

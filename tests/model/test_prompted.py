@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from smscan.cache import ScoreCache
-from smscan.cached_scorer import CachedScorer
+from smscan.scoring.cache import ScoreCache
+from smscan.scoring.cached_scorer import CachedScorer
 from smscan.errors import ModelError
 from smscan.model.load import load_scorer
 from smscan.model.prompted import PromptedScorer, plan_pieces, prompt_text, read_chat_template

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from smscan.instructions import resolve_instructions
+from smscan.config.instructions import resolve_instructions
 from smscan.model.load import load_scorer
 from smscan.model.prompted import PromptedScorer
 

@@ -10,6 +10,7 @@ import pytest
 
 from smscan.errors import ModelError
 from smscan.model import pip_download, pull
+from smscan.model.pull_stages import ProgressFn
 from smscan.model.store import MANIFEST_NAME, cache_root, read_manifest
 
 FAKE_GGUF = b"GGUF" + bytes(range(256)) * 64
@@ -27,7 +28,7 @@ def fake_pinned(monkeypatch: pytest.MonkeyPatch, tiny_model_dir: Path) -> list[P
     monkeypatch.setattr(pull, "DEFAULT_GGUF_SHA256", hashlib.sha256(FAKE_GGUF).hexdigest())
     converted: list[Path] = []
 
-    def fake_convert(gguf: Path, out: Path, report: pull.ProgressFn) -> None:
+    def fake_convert(gguf: Path, out: Path, report: ProgressFn) -> None:
         assert gguf.read_bytes() == FAKE_GGUF
         converted.append(gguf)
         report("convert", 0, None)
@@ -88,7 +89,7 @@ def test_pull_keeps_an_intact_cache_and_repairs_or_forces(fake_pinned: list[Path
 
 def test_killed_conversion_leaves_no_cache(fake_pinned: list[Path], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(gguf: Path, out: Path, report: pull.ProgressFn) -> None:
+    def interrupted(gguf: Path, out: Path, report: ProgressFn) -> None:
         (out / "model.safetensors").write_bytes(b"half")
         raise KeyboardInterrupt
 

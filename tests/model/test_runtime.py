@@ -77,7 +77,7 @@ def test_auto_falls_back_to_torch_without_ctranslate2(monkeypatch: pytest.Monkey
     ],
 )
 def test_bad_runtime_config_is_a_config_error(tmp_path, toml: str, message: str) -> None:
-    from smscan.config import load_settings
+    from smscan.config.settings import load_settings
     from smscan.errors import ConfigError
 
     (tmp_path / ".smscan.toml").write_text(toml)
@@ -86,8 +86,8 @@ def test_bad_runtime_config_is_a_config_error(tmp_path, toml: str, message: str)
 
 
 def test_build_scorer_passes_the_configured_runtime(tmp_path) -> None:
-    from smscan.config import load_settings
-    from smscan.model.chain import build_scorer
+    from smscan.config.settings import load_settings
+    from smscan.scoring.chain import build_scorer
 
     (tmp_path / ".smscan.toml").write_text('runtime = "ctranslate2"\ndtype = "int8"\nthreads = 1\nscore_cache = false\n')
     calls = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from smscan.detectors import make_detector
-from smscan.pipeline import Detection, ScanResult, SurpriseRule, scan
+from smscan.judge.pipeline import Detection, ScanResult, SurpriseRule, scan
 from smscan.records import Document, Skip
 from tests.scorers import RandomWordScorer
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.config import Settings
+from smscan.config.settings import Settings
 from smscan.records import Document, Skip
 from smscan.sources.selection import (
     ALL_SKIP_REASONS,

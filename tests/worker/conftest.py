@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from smscan.config import Settings
-from smscan.worker.address import run_dir, socket_path, worker_key
-from smscan.worker.client import WorkerClient, WorkerUnavailable
+from smscan.config.settings import Settings
+from smscan.scoring.worker_address import run_dir, socket_path, worker_key
+from smscan.scoring.worker_client import WorkerClient, WorkerUnavailable
 
 REPO = Path(__file__).resolve().parents[2]
 

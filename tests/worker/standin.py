@@ -21,7 +21,7 @@ import numpy as np
 
 from smscan import __version__
 from smscan.records import TokenScores
-from smscan.worker.protocol import MAGIC, PROTOCOL_VERSION, decode_texts, encode_scores, recv_message, send_message
+from smscan.scoring.worker_protocol import MAGIC, PROTOCOL_VERSION, decode_texts, encode_scores, recv_message, send_message
 from tests.scorers import RandomWordScorer
 
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.config import Settings
-from smscan.worker.address import (
+from smscan.config.settings import Settings
+from smscan.scoring.worker_address import (
     WorkerPlaceError,
     check_private_dir,
     make_private_dir,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smscan.worker.address import run_dir
-from smscan.worker.client import WorkerClient
+from smscan.scoring.worker_address import run_dir
+from smscan.scoring.worker_client import WorkerClient
 from tests.worker.conftest import Workers
 
 SECRETS = ("q8Zt3kPx0wLm9Rv2Yc7Hn4Bd", "Lm9Rv2q8Zt3kPx0wHn4BdYc7")

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from smscan.config import Settings
-from smscan.worker.address import worker_key
+from smscan.config.settings import Settings
+from smscan.scoring.worker_address import worker_key
 from tests.conftest import init_repo, stage_files
 from tests.worker.conftest import REPO, Workers, wait_for_hello
 
@@ -88,7 +88,7 @@ def test_a_forged_answer_never_reaches_the_score_cache(planted: Workers, standin
 
 
 def test_a_real_worker_fills_the_cache_with_what_it_scored(planted: Workers) -> None:
-    from smscan.cache import ScoreCache, default_cache_dir
+    from smscan.scoring.cache import ScoreCache, default_cache_dir
 
     planted.start()
     first = planted.smscan(*SCAN, fake=True)

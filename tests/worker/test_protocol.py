@@ -7,7 +7,7 @@ import struct
 import numpy as np
 import pytest
 
-from smscan.worker.protocol import (
+from smscan.scoring.worker_protocol import (
     MAGIC,
     PROTOCOL_VERSION,
     ProtocolError,

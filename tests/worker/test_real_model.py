@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from smscan.config import Settings
-from smscan.model.chain import build_model_scorer
-from smscan.worker.client import WorkerScorer, connect_worker
+from smscan.config.settings import Settings
+from smscan.scoring.chain import build_model_scorer
+from smscan.scoring.worker_client import WorkerScorer, connect_worker
 from tests.worker.conftest import Workers
 
 pytestmark = pytest.mark.model

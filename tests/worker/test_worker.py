@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from smscan import __version__
-from smscan.config import Settings
-from smscan.model.chain import build_scorer
-from smscan.worker.client import WorkerClient, WorkerScorer, connect_worker
-from smscan.worker.protocol import PROTOCOL_VERSION, recv_message, send_message
+from smscan.config.settings import Settings
+from smscan.scoring.chain import build_scorer
+from smscan.scoring.worker_client import WorkerClient, WorkerScorer, connect_worker
+from smscan.scoring.worker_protocol import PROTOCOL_VERSION, recv_message, send_message
 from tests.scorers import RandomWordScorer
 from tests.worker.conftest import Workers, wait_for_hello, wait_gone
 
@@ -211,7 +211,7 @@ def test_a_worker_answering_garbage_is_not_used(workers: Workers, impostor: Call
 
 
 def test_garbage_scores_fall_back_in_process(workers: Workers, impostor: Callable) -> None:
-    from smscan.worker.address import worker_key
+    from smscan.scoring.worker_address import worker_key
 
     key = worker_key(Settings(), environ=workers.env)
     hello = hello_as(key=key)

@@ -1,0 +1,1 @@
+"""Settings: find, parse and validate the configuration; the scoring rules and their instructions."""

@@ -1,0 +1,1 @@
+"""What a scan reports: kinds asked for, allow comments, overlaps, the baseline; explain traces it."""

@@ -218,9 +218,9 @@ class WorkerClient:
         except OSError as error:
             sock.close()
             raise WorkerUnavailable(f"cannot connect: {error.strerror}") from error
+        self._sock = sock
         try:
             pid = self._check_peer(sock)
-            self._sock = sock
             header, _ = self._exchange(sock, {"op": "hello"}, timeout=timeout, limits=(MAX_INFO_HEADER, 0))
             hello = Hello.parse(header)
             self._check_hello(hello, pid)

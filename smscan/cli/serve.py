@@ -141,12 +141,16 @@ def _detach(settings: Settings, idle_timeout: float) -> int:
 
 def _serve(settings: Settings, idle_timeout: float) -> int:
     from smscan.scoring.worker_address import open_run_dir, run_dir, socket_path, worker_key
+    from smscan.worker.limits import harden_process
     from smscan.worker.server import WorkerLock, WorkerServer
 
     folder = run_dir()
     key = worker_key(settings)
     socket_path(folder, key)  # refuses a path too long for a socket before loading anything
     with open_run_dir(folder, create=True) as run, WorkerLock(run, key):
+        missing = harden_process()  # before any scanned text is in memory
+        if missing:
+            typer.echo(f"smscan worker: could not turn off {' and '.join(missing)}", err=True)
         typer.echo(f"smscan worker: loading model {settings.model}", err=True)
         scorer = _with_own_cache(current_services().model_scorer(settings), settings)
         WorkerServer(scorer, run=run, key=key, model=settings.model, idle_timeout=idle_timeout).serve()

@@ -52,6 +52,8 @@ BUSY_WAIT_S = 3.0
 SCORE_BASE_S = 10.0
 SCORE_BYTES_PER_S = 100.0
 SCORE_MAX_S = 600.0
+# Text per request: well under what a worker takes (``limits.ServerLimits.max_request_bytes``).
+REQUEST_BYTES = 8 << 20
 # hello and status replies are small JSON objects with no payload.
 MAX_INFO_HEADER = 1 << 16
 _PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
@@ -126,6 +128,21 @@ class WorkerSettings:
         )  # fmt: skip
 
 
+def _parts(texts: Sequence[str], size: int) -> list[Sequence[str]]:
+    # Consecutive runs of texts of at most ``size`` UTF-8 bytes (a longer text alone).
+    parts: list[Sequence[str]] = []
+    start, total = 0, 0
+    for index, text in enumerate(texts):
+        length = len(text.encode("utf-8", "surrogatepass"))
+        if index > start and total + length > size:
+            parts.append(texts[start:index])
+            start, total = index, 0
+        total += length
+    if start < len(texts):
+        parts.append(texts[start:])
+    return parts
+
+
 def score_deadline_s(texts: Sequence[str], busy_wait: float) -> float:
     """Seconds a score request may take, whole reply included (see ``SCORE_BASE_S``)."""
     size = sum(len(text) for text in texts)
@@ -167,7 +184,14 @@ class WorkerClient:
         self._request({"op": "stop"}, timeout=timeout, limits=(MAX_INFO_HEADER, 0))
 
     def score(self, texts: Sequence[str], *, op: str = "score", busy_wait: float = BUSY_WAIT_S) -> list[TokenScores]:
-        """Score (``op="tokenize"``: only tokenize) ``texts`` in the worker."""
+        """Score (``op="tokenize"``: only tokenize) ``texts`` in the worker, in requests of at
+        most ``REQUEST_BYTES`` of text each (a worker refuses larger ones)."""
+        scores: list[TokenScores] = []
+        for part in _parts(texts, REQUEST_BYTES):
+            scores += self._score_part(part, op=op, busy_wait=busy_wait)
+        return scores
+
+    def _score_part(self, texts: Sequence[str], *, op: str, busy_wait: float) -> list[TokenScores]:
         lengths, payload = encode_texts(texts)
         header, data = self._request(
             {"op": op, "lengths": lengths, "wait_s": busy_wait}, payload,

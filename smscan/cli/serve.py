@@ -99,12 +99,20 @@ def _show_status(settings: Settings) -> int:
         ("smscan", f"{info.get('smscan')} (protocol {info.get('protocol')})"),
         ("uptime", f"{float(info.get('uptime_s', 0)):.0f} s"),
         ("texts scored", info.get("texts_scored")),
+        ("latency", _latency(info.get("latency"))),
         ("idle timeout", f"{float(info.get('idle_timeout_s', 0)):g} s"),
         ("socket", info.get("socket")),
     ]
     for name, value in rows:
         typer.echo(f"{name + ':':<14}{value}")
     return 0
+
+
+def _latency(window: object) -> str:
+    """``p50 12.0 ms, p95 30.5 ms (20 requests)`` from the worker's status, or "no requests yet"."""
+    if not isinstance(window, dict) or not window.get("count"):
+        return "no requests yet"
+    return f"p50 {window.get('p50_ms')} ms, p95 {window.get('p95_ms')} ms ({window.get('count')} requests)"
 
 
 def _stop(settings: Settings) -> int:

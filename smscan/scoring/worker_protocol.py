@@ -29,19 +29,22 @@ import socket
 import struct
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from smscan.records import TokenScores
+    from smscan.records import TokenScores
 
 PROTOCOL_VERSION = 1
 MAGIC = b"SMSW"
 _PREFIX = struct.Struct(">4sIQ")
 MAX_HEADER_BYTES = 1 << 20
 MAX_PAYLOAD_BYTES = 1 << 32
-_INT = np.dtype("<i8")
-_FLOAT = np.dtype("<f8")
+# Little-endian int64 and float64 (numpy dtype strings; numpy is imported by the functions that
+# need it, so a thin client that only frames messages never loads it).
+_INT = "<i8"
+_FLOAT = "<f8"
 _BYTES_PER_TOKEN = 4 * 8  # token_ids, char_starts, char_ends (int64) and nll (float64)
 # Headers nest two levels (a reply's "settings" and "describe"); anything deeper is not ours.
 MAX_HEADER_DEPTH = 8
@@ -186,6 +189,8 @@ def decode_texts(lengths: object, payload: bytes) -> list[str]:
 
 def encode_scores(scores: Sequence[TokenScores]) -> tuple[list[int], bytes]:
     """Scores as (token counts, the four arrays of each text, little-endian)."""
+    import numpy as np
+
     parts = []
     for item in scores:
         parts += [
@@ -212,6 +217,10 @@ def decode_scores(counts: object, payload: bytes, *, texts: Sequence[str], score
             outside their range, more tokens than bytes, or (``scored``) an NLL that is infinite,
             out of range, or NaN anywhere but a text's first token (a worker answering garbage).
     """
+    import numpy as np
+
+    from smscan.records import TokenScores
+
     if not isinstance(counts, list) or not all(isinstance(n, int) and n >= 0 for n in counts):
         raise ProtocolError("'counts' must be a list of non-negative integers")
     if len(counts) != len(texts) or sum(counts) * _BYTES_PER_TOKEN != len(payload):
@@ -240,6 +249,8 @@ def decode_scores(counts: object, payload: bytes, *, texts: Sequence[str], score
 
 def _are_plausible_nlls(nll: np.ndarray) -> bool:
     # nll: (n_tokens,) float64. Only the first token may lack a score (no context before it).
+    import numpy as np
+
     rest = nll[1:]
     first_ok = bool(np.isnan(nll[0]) or abs(nll[0]) <= MAX_ABS_NLL)
     return first_ok and bool(np.isfinite(rest).all()) and bool((np.abs(rest) <= MAX_ABS_NLL).all())

@@ -99,6 +99,7 @@ def _show_status(settings: Settings) -> int:
         ("smscan", f"{info.get('smscan')} (protocol {info.get('protocol')})"),
         ("uptime", f"{float(info.get('uptime_s', 0)):.0f} s"),
         ("texts scored", info.get("texts_scored")),
+        ("scans", info.get("scans")),
         ("latency", _latency(info.get("latency"))),
         ("idle timeout", f"{float(info.get('idle_timeout_s', 0)):g} s"),
         ("socket", info.get("socket")),

@@ -115,6 +115,13 @@ class WorkerConnection:
         """Ask the worker to stop (it removes its socket within a fraction of a second)."""
         self._request({"op": "stop"}, timeout=timeout, limits=(MAX_INFO_HEADER, 0))
 
+    def request(
+        self, header: dict[str, Any], payload: bytes = b"", *, timeout: float, limits: tuple[int, int]
+    ) -> tuple[dict[str, Any], bytes]:
+        """Send one request and return the reply, whole within ``timeout`` seconds and no larger
+        than ``limits`` (header, payload) bytes; WorkerUnavailable otherwise or on an error reply."""
+        return self._request(header, payload, timeout=timeout, limits=limits)
+
     def close(self) -> None:
         """Close the connection; this client makes no other."""
         if self._sock is not None:

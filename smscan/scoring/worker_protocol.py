@@ -115,21 +115,35 @@ def parse_header(raw: bytes) -> dict[str, Any]:
     Raises:
         ProtocolError: anything else.
     """
+    header = parse_json_object(raw, max_depth=MAX_HEADER_DEPTH)
+    if header.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError("frame of another protocol version")
+    return header
+
+
+def parse_json_object(raw: bytes, *, max_depth: int) -> dict[str, Any]:
+    """A JSON object nested at most ``max_depth`` deep, counted before ``json`` parses it.
+
+    Raises:
+        ProtocolError: not UTF-8 JSON, not an object, nested deeper, or holding NaN or infinity.
+    """
     depth = deepest = 0
     for bracket in _BRACKETS.findall(_JSON_STRING.sub(b'""', raw)):
         depth += 1 if bracket in (b"[", b"{") else -1
         deepest = max(deepest, depth)
-        if deepest > MAX_HEADER_DEPTH:
-            raise ProtocolError("frame header nested too deeply")
+        if deepest > max_depth:
+            raise ProtocolError("JSON nested too deeply")
     try:
-        header = json.loads(raw.decode("utf-8"))
+        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise ProtocolError("frame header is not JSON") from error
-    if not isinstance(header, dict):
-        raise ProtocolError("frame header is not a JSON object")
-    if header.get("v") != PROTOCOL_VERSION:
-        raise ProtocolError("frame of another protocol version")
-    return header
+        raise ProtocolError("not JSON") from error
+    if not isinstance(value, dict):
+        raise ProtocolError("not a JSON object")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number smscan takes")
 
 
 def _recv_exactly(sock: socket.socket, size: int, deadline: float | None, *, allow_eof: bool = False) -> bytes | None:

@@ -21,6 +21,7 @@ from smscan.scoring.worker_address import RunDir, open_run_dir, run_dir, socket_
 from smscan.scoring.worker_client import WorkerClient, WorkerUnavailable
 
 DEFAULT_IDLE_TIMEOUT_S = 15 * 60.0
+_GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX")
 
 
 def serve_argv(settings: Settings, *, idle_timeout: float) -> list[str]:
@@ -59,6 +60,8 @@ def start_detached(
     with open_run_dir(run_dir(environ), create=True) as run:
         fd = _fresh_log(run, f"{key}.log")
     argv = serve_argv(settings, idle_timeout=idle_timeout)
+    # A hook that starts a worker runs inside a commit: the worker must not keep its index or repository.
+    child_env = {name: value for name, value in environ.items() if name not in _GIT_REDIRECTS}
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_DUP2, fd, 1),
@@ -66,9 +69,9 @@ def start_detached(
     ]
     try:
         try:
-            return os.posix_spawn(argv[0], argv, dict(environ), file_actions=actions, setsid=True)
+            return os.posix_spawn(argv[0], argv, child_env, file_actions=actions, setsid=True)
         except NotImplementedError:  # no POSIX_SPAWN_SETSID: at least leave the caller's group
-            return os.posix_spawn(argv[0], argv, dict(environ), file_actions=actions, setpgroup=0)
+            return os.posix_spawn(argv[0], argv, child_env, file_actions=actions, setpgroup=0)
     except OSError as error:
         raise SmscanError(f"cannot start the worker: {error.strerror}") from error
     finally:

@@ -120,6 +120,7 @@ class WorkerServer:
         self.log = log or (lambda line: print(f"smscan worker: {line}", file=sys.stderr, flush=True))
         self.started = time.time()
         self.texts_scored = 0
+        self.scans = 0
         self.requests = 0
         self._stop = threading.Event()
         self._scoring = threading.Lock()
@@ -159,7 +160,10 @@ class WorkerServer:
     def status(self) -> dict[str, Any]:
         """``hello`` plus uptime, counters and the socket path."""
         with self._state:
-            counters = {"texts_scored": self.texts_scored, "requests": self.requests, "connections": self._active}
+            counters = {
+                "texts_scored": self.texts_scored, "scans": self.scans, "requests": self.requests,
+                "connections": self._active,
+            }  # fmt: skip
             latency = self.latency.percentiles()
         return {
             **self.hello(), **counters, "uptime_s": time.time() - self.started,
@@ -273,7 +277,7 @@ class WorkerServer:
                 send_message(connection, reply, data)
                 with self._state:
                     self._last_activity = time.monotonic()
-                    if header.get("op") in ("score", "tokenize"):
+                    if header.get("op") in ("score", "tokenize", "scan"):
                         self.latency.record(self._last_activity - started)
         except ProtocolError:
             self._notice("dropped a client that broke the protocol")
@@ -303,7 +307,44 @@ class WorkerServer:
             return {"ok": True}, b""
         if op in ("score", "tokenize"):
             return self._score(str(op), header, payload, connection)
+        if op == "scan":
+            return self._scan(header, connection)
         raise ProtocolError("unknown request")
+
+    def _scan(self, header: dict[str, Any], connection: socket.socket) -> tuple[dict[str, Any], bytes] | None:
+        """A whole scan for a thin client (``scan_service.py``); its answer is a JSON payload."""
+        import json
+
+        from smscan.worker.scan_service import ScanRefused, run_scan_request
+
+        wait = header.get("wait_s", 5.0)
+        if not isinstance(wait, (int, float)) or isinstance(wait, bool):
+            raise ProtocolError("'wait_s' must be a number")
+        if not self._scoring.acquire(timeout=min(max(float(wait), 0.0), MAX_WAIT_S)):
+            return {"ok": False, "error": "busy"}, b""
+
+        def stop_if_gone(forward: ForwardPass) -> None:
+            if has_left(connection):
+                raise ClientLeft
+
+        try:
+            with listening(stop_if_gone):
+                answer = run_scan_request(header, self.scorer, key=self.key)
+        except ClientLeft:
+            self._notice("a client left: its job was cancelled")
+            return None
+        except ScanRefused as error:
+            return {"ok": False, "error": str(error)}, b""
+        except SmscanError:
+            return {"ok": False, "error": "the scan failed: the client runs it"}, b""
+        except Exception as error:  # noqa: BLE001 - the worker outlives a failed request; the client runs it
+            self.log(f"scan failed: {type(error).__name__}")
+            return {"ok": False, "error": "scan failed"}, b""
+        finally:
+            self._scoring.release()
+        with self._state:
+            self.scans += 1
+        return {"ok": True, "digest": answer.pop("digest")}, json.dumps(answer, allow_nan=False).encode("utf-8")
 
     def _score(
         self, op: str, header: dict[str, Any], payload: bytes, connection: socket.socket

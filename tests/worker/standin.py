@@ -3,13 +3,16 @@ score requests the way its mode says (``python -m tests.worker.standin MODE SOCK
 
 Modes: ``zeros`` (well-formed scores of 0: a forged "nothing here"), ``nan``, ``neginf``, ``hang``
 (never answers), ``trickle`` (a valid answer, one byte every half second), ``nested`` (a header
-of 200,000 nested lists), ``huge`` (a frame announcing 3 GB), ``garbage`` (an HTTP answer).
+of 200,000 nested lists), ``huge`` (a frame announcing 3 GB), ``garbage`` (an HTTP answer),
+``other-version`` (a hello of another smscan). A whole-scan request (the thin client's) is
+answered "no findings" with a made-up digest in every mode.
 Tokenize requests get honest tokens (``RandomWordScorer``). With ``--listen-fd`` it calls
 ``listen`` on a socket bound by its parent (another user's process at our socket).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import struct
@@ -25,10 +28,10 @@ from smscan.scoring.worker_protocol import MAGIC, PROTOCOL_VERSION, decode_texts
 from tests.scorers import RandomWordScorer
 
 
-def hello(key: str) -> dict[str, object]:
+def hello(key: str, mode: str = "") -> dict[str, object]:
     scorer = RandomWordScorer()
     return {
-        "ok": True, "smscan": __version__, "protocol": PROTOCOL_VERSION, "key": key, "pid": os.getpid(),
+        "ok": True, "smscan": "0.0.0-other" if mode == "other-version" else __version__, "protocol": PROTOCOL_VERSION, "key": key, "pid": os.getpid(),
         "executable": os.path.realpath(sys.executable), "model": "default", "fingerprint": scorer.fingerprint,
         "settings": {"key": scorer.settings.key()}, "describe": scorer.describe(), "can_tokenize": True,
     }  # fmt: skip
@@ -54,7 +57,11 @@ def answer(connection: socket.socket, mode: str, key: str) -> None:
             header, payload = message
             op = header.get("op")
             if op in ("hello", "status"):
-                send_message(connection, hello(key))
+                send_message(connection, hello(key, mode))
+                continue
+            if op == "scan":
+                empty = {"findings": [], "model": {}, "rule": {}, "stats": {}, "suppressed": {}, "config": "defaults"}
+                send_message(connection, {"ok": True, "digest": "0" * 64}, json.dumps(empty).encode())
                 continue
             texts = decode_texts(header.get("lengths"), payload)
             if op == "tokenize":

@@ -24,11 +24,15 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
     thin client first; a caller that passes arguments or services gets the full app.
     """
     if argv is None and services is None:
-        from smscan.worker.thin_client import run_thin
+        from smscan.worker.thin_client import WORKER_IGNORED, run_thin
 
         code = run_thin(sys.argv[1:])
-        if code is not None:
+        if isinstance(code, int):
             return code
+        if code == WORKER_IGNORED:
+            from smscan.cli.services import Services
+
+            services = Services(worker_off=True)
     from smscan.cli.app import main as full_main
 
     return full_main(argv, services=services)

@@ -18,32 +18,41 @@
     ct2.py          CT2Scorer: the same tokens and chunks, NLLs from CTranslate2 (no torch)
 
 Importing this package never imports torch or transformers; neither does loading and running
-the default model on the CTranslate2 runtime (only converting it does).
+the default model on the CTranslate2 runtime (only converting it does). The names below are
+imported on first use, so a light submodule (``store``, ``source``) costs only itself: the hook's
+thin client computes a worker's key from them without loading numpy.
 """
 
 from __future__ import annotations
 
-from smscan.model.ct2 import CT2Scorer
-from smscan.model.fingerprint import Fingerprint
-from smscan.model.load import load_scorer
-from smscan.model.pull import DEFAULT_MODEL_NAME, default_model_dir, pull_default_model
-from smscan.model.scorer import Scorer, TransformersScorer
-from smscan.model.scoring_settings import ScoringSettings
-from smscan.model.source import ModelSource, resolve_model
-from smscan.model.transformers_load import LoadedModel, load_model
+import importlib
+from typing import Any
 
-__all__ = [
-    "CT2Scorer",
-    "DEFAULT_MODEL_NAME",
-    "Fingerprint",
-    "LoadedModel",
-    "ModelSource",
-    "Scorer",
-    "ScoringSettings",
-    "TransformersScorer",
-    "default_model_dir",
-    "load_model",
-    "load_scorer",
-    "pull_default_model",
-    "resolve_model",
-]
+_EXPORTS = {
+    "CT2Scorer": "smscan.model.ct2",
+    "DEFAULT_MODEL_NAME": "smscan.model.pull",
+    "Fingerprint": "smscan.model.fingerprint",
+    "LoadedModel": "smscan.model.transformers_load",
+    "ModelSource": "smscan.model.source",
+    "Scorer": "smscan.model.scorer",
+    "ScoringSettings": "smscan.model.scoring_settings",
+    "TransformersScorer": "smscan.model.scorer",
+    "default_model_dir": "smscan.model.pull",
+    "load_model": "smscan.model.transformers_load",
+    "load_scorer": "smscan.model.load",
+    "pull_default_model": "smscan.model.pull",
+    "resolve_model": "smscan.model.source",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smscan.model' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -12,7 +12,8 @@ It returns None, and the full command line runs in this process as if no worker 
 command line is one it does not send, no worker runs (one ``listdir`` of the run dir: the cost
 without a worker), the settings turn the worker off or cannot be read, or with a one-line
 notice on any doubt about the worker: the peer, its version or key, a deadline, a malformed
-answer, or a digest of inputs that is not the one this process computed.
+answer, or a digest of inputs that is not the one this process computed. After such a notice
+the command runs with the worker off: a worker doubted once is not asked for scores either.
 """
 
 from __future__ import annotations
@@ -39,14 +40,18 @@ NEXT_STEPS = (
 )
 
 
+WORKER_IGNORED = "worker ignored"
+"""What ``run_thin`` returns after a notice: the full command line runs with ``worker = "off"``."""
+
+
 def run_thin(
     argv: Sequence[str],
     *,
     environ: Mapping[str, str] = os.environ,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
-) -> int | None:
-    """Run ``argv`` through a warm worker, or return None for the full command line to run it.
+) -> int | str | None:
+    """Run ``argv`` through a warm worker, or say why the full command line must run it.
 
     Args:
         argv: the arguments after the program name.
@@ -55,7 +60,8 @@ def run_thin(
         stderr: where notices go (default ``sys.stderr``).
 
     Returns:
-        0 clean, 1 findings; None when this process must run the command itself.
+        0 clean, 1 findings; None when this process must run the command itself, as if no
+        worker ran; ``WORKER_IGNORED`` when it must run it without the worker it doubted.
     """
     from smscan.worker.scan_request import parse_thin_arguments
 
@@ -64,12 +70,15 @@ def run_thin(
         return None
     out, err = stdout or sys.stdout, stderr or sys.stderr
 
+    doubted: list[str] = []
+
     def notice(reason: str) -> None:
+        doubted.append(reason)
         print(f"smscan: the warm worker was ignored ({reason}); scanning in this process", file=err, flush=True)
 
     answer = _ask_worker(parsed, environ, notice)
     if answer is None:
-        return None
+        return WORKER_IGNORED if doubted else None
     findings = answer["findings"]
     show_values = parsed.report_format == "text" and out.isatty() and not environ.get("CI")
     if parsed.report_format == "json":

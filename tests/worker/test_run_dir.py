@@ -8,13 +8,10 @@ never written through.
 from __future__ import annotations
 
 import os
-import pwd
-import shutil
 import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,21 +25,6 @@ from tests.worker.conftest import Workers
 
 KEY = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
 SCAN = ("staged", "--kinds", "surprise", "--threshold", "3", "-f", "json")
-
-
-@pytest.fixture
-def other_uid() -> Iterator[int]:
-    """A second user, created for the test and removed after it."""
-    if os.geteuid() != 0:
-        pytest.skip("the other-user cases need root to create a second user; run them as root")
-    if shutil.which("useradd") is None:
-        pytest.skip("the other-user cases need useradd to create a second user")
-    name = f"smscan-t{os.getpid()}"
-    subprocess.run(["useradd", "-M", "-N", "-s", "/usr/sbin/nologin", name], check=True, capture_output=True)
-    try:
-        yield pwd.getpwnam(name).pw_uid
-    finally:
-        subprocess.run(["userdel", name], check=False, capture_output=True)
 
 
 @pytest.fixture

@@ -21,7 +21,9 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
     """Run the CLI and return its exit code (``smscan.cli.app.main``; the console script's entry).
 
     Only the real entry (no ``argv`` and no ``services`` given: a process of its own) tries the
-    thin client first; a caller that passes arguments or services gets the full app.
+    thin client first, and only there do ``staged`` and ``hook`` start a worker when none runs
+    (``worker = "auto"`` unless the config or a flag sets ``worker``); a caller that passes
+    arguments or services gets the full app as asked.
     """
     if argv is None and services is None:
         from smscan.worker.thin_client import WORKER_IGNORED, run_thin
@@ -29,10 +31,9 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
         code = run_thin(sys.argv[1:])
         if isinstance(code, int):
             return code
-        if code == WORKER_IGNORED:
-            from smscan.cli.services import Services
+        from smscan.cli.services import Services
 
-            services = Services(worker_off=True)
+        services = Services(worker_off=code == WORKER_IGNORED, hook_starts_worker=True)
     from smscan.cli.app import main as full_main
 
     return full_main(argv, services=services)

@@ -40,6 +40,8 @@ class Services:
         stderr: where progress and notes go (None: the process's stderr).
         worker_off: score in this process whatever ``worker`` says (the thin client doubted the
             worker and said so).
+        hook_starts_worker: ``staged`` and ``hook`` default to ``worker = "auto"`` (the console
+            entry sets it: docs/BENCHMARKS.md, "Hook latency", measured that it pays).
 
     Example:
         >>> main(["repo", "."], services=Services(load_model=lambda *a, **k: FakeScorer()))  # doctest: +SKIP
@@ -50,6 +52,7 @@ class Services:
     stdout: TextIO | None = None
     stderr: TextIO | None = None
     worker_off: bool = False
+    hook_starts_worker: bool = False
 
     def console(self, **options: Any) -> Console:
         """A console on stdout for reports (its terminal test and colour follow the environment)."""

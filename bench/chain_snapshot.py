@@ -17,6 +17,7 @@ baseline's random salt and its salted hashes are left out of the comparison.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import difflib
 import io
@@ -134,7 +135,18 @@ def compare(old: Path, new: Path) -> int:
     return 1 if differ else 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"), help="compare two snapshot folders")
+    parser.add_argument("out", nargs="?", type=Path, help="folder to write the snapshot into")
+    args = parser.parse_args(argv)
+    if args.compare:
+        return compare(*args.compare)
+    if args.out is None:
+        parser.error("give a folder to write the snapshot into, or --compare OLD NEW")
+    snapshot(args.out)
+    return 0
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--compare"]:
-        sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))
-    snapshot(Path(sys.argv[1]))
+    sys.exit(main())

@@ -207,7 +207,7 @@ def build_split(files: list[Path], split: str, per_split: int, rate: float, corp
         code = path.read_text(encoding="utf-8")
         # The path in the corpus names a program (rxjs has a merge.ts in two folders).
         name = path.relative_to(corpus).with_suffix("").as_posix().replace("/", "__")
-        record = {"id": name, "code": code, "poisoned_lines": [], "attack": "clean"}
+        record: dict[str, Any] = {"id": name, "code": code, "poisoned_lines": [], "attack": "clean"}
         if rng.random() < rate:
             attack = ATTACKS[poisoned_count % len(ATTACKS)]
             done = poison(code, attack, rng)

@@ -20,14 +20,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common.runs import run_json
+from bench.common.sections import DOCUMENT, write_section
+from bench.common.splits import read_rows
 from smscan.rules.thresholds_file import packaged_thresholds
+
+SECTION = "Dead code found by the CLI on a labelled set (bench.deadcode_variants_eval)"
 
 
 def thresholds_with(changes: dict[str, Any], base: Path | None) -> dict[str, Any]:
@@ -41,14 +47,10 @@ def scan(records: list[dict[str, Any]], folder: Path, thresholds: Path | None, s
     """Run the CLI on every program; 1-based lines each file's findings cover, by record id."""
     for record in records:
         (folder / f"{record['id']}.{suffix}").write_text(record["code"])
-    command = [sys.executable, "-m", "smscan", "files", *sorted(str(p) for p in folder.glob(f"*.{suffix}")),
-               "--kinds", "dead-code", "--format", "json", "-o", str(folder / "report.json")]
+    args = ["files", *sorted(str(p) for p in folder.glob(f"*.{suffix}")), "--kinds", "dead-code"]
     if thresholds is not None:
-        command += ["--thresholds", str(thresholds)]
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), cwd=folder, check=False)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"smscan exited {done.returncode}: {done.stderr[-2000:]}")
-    report = json.loads((folder / "report.json").read_text())
+        args += ["--thresholds", str(thresholds)]
+    report = run_json(args, cwd=folder, report=folder / "report.json")
     found: dict[str, set[int]] = {}
     for finding in report["findings"]:
         lines = found.setdefault(Path(finding["path"]).stem, set())
@@ -97,7 +99,19 @@ def read_clean(folder: Path, suffix: str = "py") -> list[dict[str, Any]]:
     return records
 
 
-def main() -> int:
+def markdown(name: str, result: dict[str, Any]) -> str:
+    """The figures of one run as a table row, and recall per attack."""
+    lines = ["| set | P | R | F1 | whole blocks | false lines / 1,000 non-blank |", "|---|---|---|---|---|---|",
+             f"| {name} | {result['precision']:.3f} | {result['recall']:.3f} | {result['f1']:.3f} | "
+             f"{result['whole_blocks']} | {result['false_per_1000_lines']:.2f} ({result['fp']} in "
+             f"{result['nonblank_lines']:,}) |"]
+    if result["recall_by_attack"]:
+        lines += ["", "Recall per attack: " + ", ".join(
+            f"{attack} {recall:.3f}" for attack, recall in result["recall_by_attack"].items()) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--labels", type=Path, help="a set written by bench/deadcode_variants_gen.py")
@@ -107,9 +121,10 @@ def main() -> int:
     parser.add_argument("--only-attacks", help="comma-separated attacks to keep (and clean programs)")
     parser.add_argument("--suffix", default="py", help="the programs' file suffix (js, ts: bench/deadcode_js_gen.py)")
     parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    records = read_clean(args.clean, args.suffix) if args.clean else [
-        json.loads(line) for line in args.labels.read_text().splitlines() if line.strip()]
+    parser.add_argument("--write", type=Path, nargs="?", const=DOCUMENT, metavar="FILE",
+                        help=f"also write the table as the section \"## {SECTION}\" of FILE (default docs/BENCHMARKS.md)")
+    args = parser.parse_args(argv)
+    records = read_clean(args.clean, args.suffix) if args.clean else read_rows(args.labels)
     if args.only_attacks:
         keep = set(args.only_attacks.split(",")) | {"clean"}
         records = [r for r in records if r["attack"] in keep]
@@ -128,6 +143,10 @@ def main() -> int:
         print("  false:", line)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
+    if args.write:
+        name = args.labels.name if args.labels else f"{args.clean.name} (clean)"
+        write_section(SECTION, markdown(name, result), module="bench.deadcode_variants_eval", argv=argv,
+                      document=args.write)
     return 0
 
 

@@ -42,6 +42,14 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common.runs import smscan_argv
+from bench.common.sections import DOCUMENT, write_section
+
+SECTION = "Export memory: peak RSS as the input grows (bench.export_memory)"
+
 MB = 1024 * 1024
 
 
@@ -91,14 +99,6 @@ def write_input(path: Path, *, size_mb: float, chunks: list[tuple[str, str]], gr
     return count
 
 
-def smscan_command() -> list[str]:
-    """The installed ``smscan`` script beside this interpreter, else the entry point via ``-c``."""
-    script = Path(sys.executable).with_name("smscan")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-c", "import sys; from smscan.cli import main; sys.exit(main())"]
-
-
 def rss_mb(pid: int) -> float | None:
     """Current resident set of ``pid`` in MB, or None once it is gone."""
     try:
@@ -114,7 +114,7 @@ def run_export(
     source: Path, output: Path, *, model: str, group_by: bool, threshold: float | None, sample: float
 ) -> ExportRun:
     """Run the CLI once; peak RSS from ``wait4``, samples from ``/proc``."""
-    command = [*smscan_command(), "export", str(source), "-o", str(output),
+    command = [*smscan_argv(), "export", str(source), "-o", str(output),
                "--model", model, "--device", "cpu", "--dtype", "fp32"]
     if group_by:
         command += ["--group-by", "group"]
@@ -192,7 +192,7 @@ def build_model(folder: Path, chunks: list[tuple[str, str]], *, vocab_size: int 
     return str(folder)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes-mb", type=float, nargs="+", default=[2, 8, 32])
     parser.add_argument("--layouts", nargs="+", choices=["ungrouped", "grouped"], default=["ungrouped", "grouped"])
@@ -203,7 +203,9 @@ def main() -> None:
                         help="global threshold (nats); 7.0 masks about a third of the tiny model's tokens in "
                         "many short spans, a heavier output than a real model's; 0 leaves the default")
     parser.add_argument("--sample", type=float, default=0.25, help="RSS sampling period in seconds")
-    args = parser.parse_args()
+    parser.add_argument("--write", type=Path, nargs="?", const=DOCUMENT, metavar="FILE",
+                        help=f"also write the table as the section \"## {SECTION}\" of FILE (default docs/BENCHMARKS.md)")
+    args = parser.parse_args(argv)
 
     chunks = stdlib_chunks(args.record_chars)
     with tempfile.TemporaryDirectory(prefix="smscan-export-memory-") as tmp:
@@ -239,6 +241,8 @@ def main() -> None:
                 source.unlink()
                 output.unlink()
         print("\n".join(["", *rows]))
+    if args.write:
+        write_section(SECTION, "\n".join(rows), module="bench.export_memory", argv=argv, document=args.write)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import os
 import sysconfig
 import tempfile
 import time
 from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common.sections import DOCUMENT, write_section
+
+SECTION = "Export throughput: local engine vs Ray (bench.export_speed)"
 
 
 def write_input(path: Path, *, files: int, max_chars: int) -> int:
@@ -51,7 +59,7 @@ def write_input(path: Path, *, files: int, max_chars: int) -> int:
 def run_local(source: Path, output: Path, threads: int) -> dict[str, float]:
     from smscan.exports.job import ExportSource, run_export
     from smscan.exports.plan import ExportPlan
-    from smscan.exports.rule import MaskRule
+    from smscan.engine.masking import MaskRule
     from smscan.model.load import load_scorer
 
     started = time.perf_counter()
@@ -72,7 +80,7 @@ def run_ray(source: Path, output: Path, workers: int) -> dict[str, float]:
     from smscan.exports.plan import ExportPlan
     from smscan.exports.ray_cluster import RayCluster
     from smscan.exports.ray_engine import run_ray_export
-    from smscan.exports.rule import MaskRule
+    from smscan.engine.masking import MaskRule
     from smscan.model.source import resolve_model
 
     begun = time.perf_counter()
@@ -92,20 +100,25 @@ def run_ray(source: Path, output: Path, workers: int) -> dict[str, float]:
     return {"records": stats.records, "tokens": stats.tokens, "seconds": seconds, "init_seconds": init_seconds}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=32)
     parser.add_argument("--max-chars", type=int, default=1000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="Ray actor counts to time")
     parser.add_argument("--threads", type=int, nargs="+", default=[0, 1], help="torch threads of each local run (0: default)")
-    args = parser.parse_args()
+    parser.add_argument("--write", type=Path, nargs="?", const=DOCUMENT, metavar="FILE",
+                        help=f"also write the table as the section \"## {SECTION}\" of FILE (default docs/BENCHMARKS.md)")
+    args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="export-speed-"))
     source = folder / "in.jsonl"
     records = write_input(source, files=args.files, max_chars=args.max_chars)
     print(f"input: {records} stdlib files, <= {args.max_chars} chars each; load avg {os.getloadavg()[0]:.1f}")
     local_out = folder / "local.jsonl"
+    rows = ["| engine | seconds | records/s | tokens/s | output identical to local |", "|---|---|---|---|---|"]
     for threads in args.threads:
         local = run_local(source, local_out, threads)
+        rows.append(f"| local, threads {threads or 'default'} | {local['seconds']:.1f} | "
+                    f"{local['records'] / local['seconds']:.2f} | {local['tokens'] / local['seconds']:.1f} | - |")
         print(
             f"local t={threads or 'default'}: {local['seconds']:7.1f} s  {local['records'] / local['seconds']:6.2f} rec/s  "
             f"{local['tokens'] / local['seconds']:7.1f} tok/s  (export only {local['export_seconds']:.1f} s: "
@@ -115,6 +128,8 @@ def main() -> None:
         out = folder / f"ray{workers}.jsonl"
         result = run_ray(source, out, workers)
         same = out.read_bytes() == local_out.read_bytes()
+        rows.append(f"| Ray, {workers} actor(s) | {result['seconds']:.1f} | {result['records'] / result['seconds']:.2f} | "
+                    f"{result['tokens'] / result['seconds']:.1f} | {same} |")
         print(
             f"ray x{workers}    : {result['seconds']:7.1f} s  {result['records'] / result['seconds']:6.2f} rec/s  "
             f"{result['tokens'] / result['seconds']:7.1f} tok/s  (output identical to local: {same}; "
@@ -122,6 +137,10 @@ def main() -> None:
             f"load avg {os.getloadavg()[0]:.1f})"
         )
     print(f"tokens scored: {local['tokens']}")
+    if args.write:
+        body = (f"{records} stdlib files of at most {args.max_chars} characters, {local['tokens']:,} tokens, "
+                f"the default model on the CPU (fp32); Ray's time leaves out `ray.init`.\n\n" + "\n".join(rows))
+        write_section(SECTION, body, module="bench.export_speed", argv=argv, document=args.write)
 
 
 if __name__ == "__main__":

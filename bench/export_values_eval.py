@@ -23,12 +23,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common.sections import DOCUMENT, write_section
+
+SECTION = "Value-aware masked exports on planted private values (bench.export_values_eval)"
 
 
 def char_metrics(rows: list[Any], spans: list[list[tuple[int, int]]]) -> dict[str, Any]:
@@ -87,12 +95,29 @@ def export_spans(rows: list[Any], scorer: Any, plan: Any) -> list[list[tuple[int
     return out
 
 
+def markdown(report: dict[str, Any]) -> str:
+    """The two rules side by side: thresholds, masked private characters, collateral, misses."""
+    lines = [f"Split `{report['measured']}`, {report['rows']} rows, both rules calibrated on dev at {report['criterion']}.",
+             "", "| rule | threshold | TPR (chars) | collateral | occurrences partly unmasked | under half masked |",
+             "|---|---|---|---|---|---|"]
+    for name in ("paper", "values"):
+        r = report[name]
+        lines.append(f"| {name} | {r['threshold']:.3f} | {r['tpr']:.4f} | {r['collateral']:.4f} | "
+                     f"{r['partly_unmasked']} | {r['under_half_masked']} |")
+    values = report["values"]
+    lines += ["", f"Credential findings left partly masked by `values`: {values['credentials_partly_masked']} of "
+              f"{values['credential_findings']}."]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--measure", choices=("dev", "heldout"), default="dev")
     parser.add_argument("--recall", type=float, default=0.95)
     parser.add_argument("--folds", type=int, default=4)
+    parser.add_argument("--write", type=Path, nargs="?", const=DOCUMENT, metavar="FILE",
+                        help=f"also write the table as the section \"## {SECTION}\" of FILE (default docs/BENCHMARKS.md)")
     args = parser.parse_args(argv)
 
     from smscan.scoring.cache import ScoreCache, default_cache_dir
@@ -142,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                    **char_metrics(measured, values_spans), **partly_masked(findings, values_spans)},
     }
     print(json.dumps(report, indent=1))
+    if args.write:
+        write_section(SECTION, markdown(report), module="bench.export_values_eval", argv=argv, document=args.write)
     return 0
 
 

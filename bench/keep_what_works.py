@@ -30,27 +30,25 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bench.multiformat_eval import (
-    SMSCAN_CMD,
-    find_shared,
-    load_scorer,
-    run_tool,
-    write_rows,
-)
+from bench.common.sections import DOCUMENT, write_section
+from bench.common.splits import find_shared, load_scorer, per_format, read_manifest, split_rows, write_split
+from bench.multiformat_eval import SMSCAN_CMD, run_tool
+
+SECTION = "Keep what works: credentials on code and per file type (bench.keep_what_works)"
 
 
 def copy_subset(data: Path, dst: Path, max_chars: int | None, min_per_type: int = 0) -> int:
     """Copy the labelled files of ``data`` up to ``max_chars`` characters to ``dst``, and the
     ``min_per_type`` shortest of each file type however long (so no type drops out)."""
-    rows = [json.loads(x) for x in (data / "labels.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    rows = split_rows(data)
     size = {r["path"]: len((data / "corpus" / r["path"]).read_bytes().decode("utf-8")) for r in rows}
     shortest: set[str] = set()
     for fmt in {r["ext_class"] for r in rows}:
         of_type = sorted((size[r["path"]], r["path"]) for r in rows if r["ext_class"] == fmt)
         shortest |= {path for _, path in of_type[:min_per_type]}
     kept = [r for r in rows if max_chars is None or size[r["path"]] <= max_chars or r["path"] in shortest]
-    write_rows(data, kept, dst)
-    manifest = json.loads((data / "manifest.json").read_text()) if (data / "manifest.json").exists() else {}
+    write_split(data, kept, dst)
+    manifest = read_manifest(data)
     name = manifest.get("generator", "data").split()[0]
     (dst / "manifest.json").write_text(json.dumps({**manifest, "generator": f"{name}-keep", "subset_files": len(kept)}) + "\n")
     return len(kept)
@@ -78,11 +76,7 @@ def measure(score: ModuleType, data: Path) -> dict[str, Any]:
     files = json.loads((data / "preds" / "smscan.json").read_text())["files"]
     overall = score.score(split, files, None)
     out: dict[str, Any] = {"overall": overall, "alarms": false_alarms(score, split, files, split.rows), "per_format": {}}
-    for fmt in sorted({r["ext_class"] for r in split.rows}):
-        sub = object.__new__(type(split))
-        sub.__dict__.update(split.__dict__)
-        sub.rows = [r for r in split.rows if r["ext_class"] == fmt]
-        sub.bytes = sum(len(split.texts[r["path"]].encode("utf-8")) for r in sub.rows)
+    for fmt, sub in per_format(split):
         out["per_format"][fmt] = {**score.score(sub, files, None), "alarms": false_alarms(score, sub, files, sub.rows)}
     return out
 
@@ -131,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="of --formats, also scan the N shortest files of each file type, however long")
     ap.add_argument("--shared", type=Path, default=None, help="shared/bench/secrets_eval (default: found beside the checkout)")
     ap.add_argument("--json", type=Path, help="write all figures here")
+    ap.add_argument("--write", type=Path, nargs="?", const=DOCUMENT, metavar="FILE",
+                    help=f"also write the tables as the section \"## {SECTION}\" of FILE (default docs/BENCHMARKS.md)")
     a = ap.parse_args(argv)
     for data in (a.code, a.formats):
         if data is not None and not (data / "labels.jsonl").exists():
@@ -151,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps({"code": code, "formats": formats, "max_chars": max_chars, "min_per_type": a.min_per_type}, indent=1) + "\n")
-    print(markdown(code, formats))
+    text = markdown(code, formats)
+    print(text)
+    if a.write:
+        write_section(SECTION, text, module="bench.keep_what_works", argv=argv, document=a.write)
     return 0
 
 

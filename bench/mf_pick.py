@@ -17,6 +17,12 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common.splits import read_manifest, split_rows
 
 
 def _fail(message: str) -> int:
@@ -24,7 +30,7 @@ def _fail(message: str) -> int:
     return 2
 
 
-def pick(splits: list[Path], formats: set[str] | None, out: Path) -> dict:
+def pick(splits: list[Path], formats: set[str] | None, out: Path) -> dict[str, Any]:
     """Copy the files of ``formats`` from ``splits`` into ``out``; the manifest written there."""
     corpus = out / "corpus"
     if corpus.exists():
@@ -32,11 +38,10 @@ def pick(splits: list[Path], formats: set[str] | None, out: Path) -> dict:
     corpus.mkdir(parents=True)
     rows, seeds = [], []
     for split in splits:
-        seed = json.loads((split / "manifest.json").read_text(encoding="utf-8"))["seed"]
+        seed = read_manifest(split)["seed"]
         seeds.append(seed)
-        for line in (split / "labels.jsonl").read_text(encoding="utf-8").splitlines():
-            row = json.loads(line) if line else None
-            if row is None or (formats and row["ext_class"] not in formats):
+        for row in split_rows(split):
+            if formats and row["ext_class"] not in formats:
                 continue
             rel = f"s{seed}/{row['path']}"
             dst = corpus / rel
@@ -63,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     for split in a.splits:
         if not (split / "labels.jsonl").is_file() or not (split / "manifest.json").is_file():
             return _fail(f"{split} is not a split folder (no labels.jsonl or manifest.json)")
-    if len({json.loads((s / "manifest.json").read_text(encoding="utf-8")).get("seed") for s in a.splits}) < len(a.splits):
+    if len({read_manifest(s).get("seed") for s in a.splits}) < len(a.splits):
         return _fail("two splits have the same seed: their paths would collide")
     a.out.mkdir(parents=True, exist_ok=True)
     print(json.dumps(pick(a.splits, formats, a.out)))

@@ -23,15 +23,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from smscan.reports.redact import redact
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-def rows_of(split: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (split / "labels.jsonl").read_text(encoding="utf-8").splitlines() if x]
+from bench.common.listings import masked
+from bench.common.splits import split_rows
 
 
 def unread(split: Path) -> Counter[str]:
@@ -48,7 +49,7 @@ def unread(split: Path) -> Counter[str]:
         refined = selection.refine(item)
         status[item.path] = "read" if isinstance(refined, Document) else getattr(refined, "reason", "excluded")
     out: Counter[str] = Counter()
-    for row in rows_of(split):
+    for row in split_rows(split):
         reason = status.get(row["path"], "ignored by a .gitignore")
         if reason != "read" and row["spans"]:
             out[f"{row['ext_class']}: {reason}"] += len(row["spans"])
@@ -63,7 +64,7 @@ def dump(splits: list[Path]) -> dict[str, list[list[float]]]:
     rule = CredentialRule()
     out = {}
     for split in splits:
-        for row in rows_of(split):
+        for row in split_rows(split):
             text = (split / "corpus" / row["path"]).read_text(encoding="utf-8")
             slots = judged_slots(text, rule, path=row["path"])
             out[f"{split.name}/{row['path']}"] = [[s.start, s.end, round(s.evidence, 3)] for s in slots]
@@ -73,20 +74,20 @@ def dump(splits: list[Path]) -> dict[str, list[list[float]]]:
 def _covers(row: dict[str, Any], start: int, end: int) -> str:
     for span in row["spans"]:
         if span["start"] < end and start < span["end"]:
-            return "credential " + span["context"].split(":")[0]
+            return "credential " + str(span["context"]).split(":")[0]
     for span in row["negatives"]:
         if span["start"] < end and start < span["end"]:
-            return "LOOK-ALIKE " + span["category"]
+            return "LOOK-ALIKE " + str(span["category"])
     return "UNLABELLED"
 
 
-def diff(before: dict, after: dict, splits: list[Path]) -> tuple[Counter[str], list[str]]:
+def diff(before: dict[str, Any], after: dict[str, Any], splits: list[Path]) -> tuple[Counter[str], list[str]]:
     """Counts of slots gained or changed (``+``) and lost or changed (``-``) per class, and one
     line for each that is not on a credential."""
     counts: Counter[str] = Counter()
     lines = []
     for split in splits:
-        for row in rows_of(split):
+        for row in split_rows(split):
             key = f"{split.name}/{row['path']}"
             old = {tuple(s) for s in before.get(key, [])}
             new = {tuple(s) for s in after.get(key, [])}
@@ -99,7 +100,7 @@ def diff(before: dict, after: dict, splits: list[Path]) -> tuple[Counter[str], l
                     counts[f"{sign} {kind}"] += 1
                     if not kind.startswith("credential"):
                         value = text[int(start):int(end)]
-                        lines.append(f"{sign} {kind} {key} {redact(value)} evidence {evidence}")
+                        lines.append(f"{sign} {kind} {key} {masked(value)} evidence {evidence}")
     return counts, lines
 
 

@@ -191,7 +191,7 @@ def main() -> None:
 
     folder = default_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(folder)
-    shapes = [tuple(int(n) for n in shape.split("x")) for shape in args.shapes.split(",")]
+    shapes = [(int(b), int(t)) for b, t in (shape.split("x") for shape in args.shapes.split(","))]
     ids = code_tokens(tokenizer, max(b * t for b, t in shapes))
     batches = {(b, t): torch.tensor(ids[: b * t]).reshape(b, t) for b, t in shapes}  # (B, T) each
     reference: dict[tuple[int, int], Any] = {}

@@ -32,44 +32,23 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common.sections import DOCUMENT, write_section
+from bench.common.splits import find_shared, load_scorer, per_format, split_rows, write_split
+
 TOOLS = ("smscan", "detect-secrets", "credsweeper")
 SMSCAN_CMD = "{python} -m smscan repo {{path}} --format json -o {{out}} --kinds credential"
-
-
-def find_shared() -> Path | None:
-    """shared/bench/secrets_eval beside the checkout or beside the folder of worktrees."""
-    for folder in Path(__file__).resolve().parents:
-        candidate = folder / "shared" / "bench" / "secrets_eval"
-        if (candidate / "score.py").exists():
-            return candidate
-    return None
-
-
-def load_scorer(shared: Path) -> ModuleType:
-    sys.path.insert(0, str(shared))
-    import score  # type: ignore[import-not-found]  # the shared scorer: the matching of every credential figure
-
-    return score
-
-
-def write_rows(data: Path, rows: list[dict[str, Any]], dst: Path) -> None:
-    """A fresh split folder ``dst`` holding copies of the files of ``rows`` (from ``data``) and their labels."""
-    if dst.exists():
-        shutil.rmtree(dst)
-    (dst / "corpus").mkdir(parents=True)
-    for row in rows:
-        target = dst / "corpus" / row["path"]
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(data / "corpus" / row["path"], target)
-    (dst / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+SECTION = "Multi-format credentials per tool and file type (bench.multiformat_eval)"
 
 
 def copy_split(data: Path, work: Path, limit: int | None) -> Path:
-    rows = [json.loads(x) for x in (data / "labels.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    rows = split_rows(data)
     if limit:
         rows = rows[:limit]
     dst = work / "data"
-    write_rows(data, rows, dst)
+    write_split(data, rows, dst)
     if (data / "manifest.json").exists():
         shutil.copyfile(data / "manifest.json", dst / "manifest.json")
     return dst
@@ -88,20 +67,13 @@ def run_tool(tool: str, data: Path, *, shared: Path, work: Path, peers_python: s
 
 
 def context_of(span: dict[str, Any]) -> str:
-    return span["context"].split(":")[0]
+    return str(span["context"]).split(":")[0]
 
 
 def measure(score: ModuleType, split: Any, files: dict[str, list[list[int]]], wall_s: float | None) -> dict[str, Any]:
     """The shared scorer's figures overall and per format, plus recall per context."""
     out: dict[str, Any] = {"overall": score.score(split, files, wall_s)}
-    per_format = {}
-    for fmt in sorted({r["ext_class"] for r in split.rows}):
-        sub = object.__new__(type(split))
-        sub.__dict__.update(split.__dict__)
-        sub.rows = [r for r in split.rows if r["ext_class"] == fmt]
-        sub.bytes = sum(len(split.texts[r["path"]].encode("utf-8")) for r in sub.rows)
-        per_format[fmt] = score.score(sub, files, None)
-    out["per_format"] = per_format
+    out["per_format"] = {fmt: score.score(sub, files, None) for fmt, sub in per_format(split)}
     contexts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in split.rows:
         pred = score.merge([(s, e) for s, e in files.get(r["path"], [])])
@@ -192,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="copy only the first N files (a dry run)")
     ap.add_argument("--score-only", action="store_true", help="score the predictions already under --work")
     ap.add_argument("--json", type=Path, help="write all figures here")
+    ap.add_argument("--write", type=Path, nargs="?", const=DOCUMENT, metavar="FILE",
+                    help=f"also write the tables as the section \"## {SECTION}\" of FILE (default docs/BENCHMARKS.md)")
     a = ap.parse_args(argv)
     tools = [t for t in a.tools.split(",") if t]
     unknown = [t for t in tools if t not in TOOLS]
@@ -214,7 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps(results, indent=1) + "\n")
-    print(markdown(results, default_skips(split.rows)))
+    text = markdown(results, default_skips(split.rows))
+    print(text)
+    if a.write:
+        write_section(SECTION, text, module="bench.multiformat_eval", argv=argv, document=a.write)
     return 0
 
 

@@ -5,9 +5,10 @@
 
 For a folder of files with no labels (smscan's own docs and calibration files, say): every value
 that the model-free judgement (:func:`smscan.detectors.credential_evidence.judged_slots`) keeps
-with at least the secret bonus, one line each (path, offset, kind of place, first three
-characters and length), then the count on stderr. Run it once per checkout (``PYTHONPATH=CHECKOUT``)
-and ``diff`` the two outputs: a name of a thing that gains secret evidence shows as a new line.
+with at least the secret bonus, one line each (path, offset, kind of place, the value masked as
+smscan's reports mask it: its length, and a four-character prefix only when long), then the count
+on stderr. Run it once per checkout (``PYTHONPATH=CHECKOUT``) and ``diff`` the two outputs: a name
+of a thing that gains secret evidence shows as a new line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common.listings import slot_line
 
 
 def secret_slots(folder: Path) -> list[str]:
@@ -32,8 +38,8 @@ def secret_slots(folder: Path) -> list[str]:
         name = path.relative_to(folder).as_posix()
         for slot in judged_slots(text, rule, path=name):
             if slot.evidence >= rule.secret_bonus:
-                value = text[slot.start : slot.end]
-                lines.append(f"{name}:{slot.start} {slot.where} {value[:3]}…({len(value)}) evidence {slot.evidence}")
+                lines.append(slot_line(f"{name}:{slot.start}", text[slot.start : slot.end], place=slot.where,
+                                       evidence=slot.evidence))
     return lines
 
 

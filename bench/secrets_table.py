@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 
-def _seconds_per_file(metrics: dict) -> str:
+def _seconds_per_file(metrics: dict[str, Any]) -> str:
     # Wall time of the whole run over its files (a run answered from a score cache is not a scan).
     wall = metrics.get("wall_s")
     return f"{wall / metrics['files']:.3f}" if wall else "-"

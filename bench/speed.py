@@ -308,7 +308,7 @@ def literal_choices(field_name: str) -> tuple[str, ...]:
     """The allowed values of a ``Literal`` field of ``Settings`` (empty if not a Literal)."""
     import typing
 
-    from smscan.config.settings import settings as config
+    from smscan.config import settings as config
 
     hints = typing.get_type_hints(config.Settings, vars(config))
     hint = hints.get(field_name)

@@ -31,7 +31,7 @@ from smscan.exports.masked import export_groups
 from smscan.exports.plan import ExportPlan, Mode
 from smscan.engine.masking import MaskRule
 from smscan.model.scorer import Scorer
-from smscan.rules.resolve import Detection
+from smscan.records import Detection
 from smscan.sources.datasets import DEFAULT_ROLES, RecordFormat, parse_record
 
 __all__ = ["MaskRule", "batch_masker", "load_masking_scorer", "mask_records", "mask_texts"]
@@ -93,7 +93,7 @@ def mask_records(
         placeholders: kind -> placeholder for ``redact``.
         masking: ``values`` (value-aware, the default) or ``paper`` (the raw rule alone).
         value_threshold: value-aware masking's value randomness threshold (None: the packaged
-            default, ``smscan.exports.values.DEFAULT_VALUE_THRESHOLD``).
+            default, ``smscan.rules.maskings.DEFAULT_VALUE_THRESHOLD``).
 
     Yields:
         Output records, in input order.
@@ -115,7 +115,7 @@ def mask_records(
     if rule is None and not detectors_only:
         rule = MaskRule()
     if masking == "values" and rule is not None and value_threshold is None:
-        from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+        from smscan.rules.maskings import DEFAULT_VALUE_THRESHOLD
 
         value_threshold = DEFAULT_VALUE_THRESHOLD
     plan = ExportPlan(rule, tuple(detections), mode=mode, placeholders=dict(placeholders or {}), labeler=labeler,
@@ -132,17 +132,13 @@ def mask_records(
 
 
 def _default_detections(scorer: Scorer) -> tuple[Detection, ...]:
-    """``credential`` at its packaged threshold when it was calibrated for the scorer's model."""
-    from smscan.rules.thresholds_file import PACKAGED, find_entry, packaged_thresholds
-    from smscan.detectors import make_detector
-    from smscan.errors import ThresholdsError
-    from smscan.kinds import CREDENTIAL
+    """``credential`` at its packaged threshold when it was calibrated for the scorer's model
+    (resolved as an export resolves it, with no repository and no config)."""
+    from smscan.config.settings import Settings
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules
 
-    try:
-        entry = find_entry([(PACKAGED, packaged_thresholds())], CREDENTIAL, fingerprint=scorer.fingerprint, model="")
-    except ThresholdsError:
-        return ()
-    return (Detection(make_detector(CREDENTIAL, entry.rule), entry.threshold, entry.source),)
+    return resolve_rules(Settings(), RuleFlags(masking="values"), root=None, fingerprint=scorer.fingerprint, purpose="export").detections
 
 
 def mask_texts(

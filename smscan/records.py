@@ -12,10 +12,12 @@ Conventions (identical in code, JSON and SARIF):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # arrays are only annotated here: a record type costs no numpy import
+    import numpy as np
 
 MESSAGES_FIELD = "messages"
 """The field of a chat record: a list of ``{"role", "content"}`` messages."""
@@ -37,6 +39,11 @@ class Document:
     group: str = ""
     blob_id: str | None = None
     changed_lines: tuple[tuple[int, int], ...] | None = None
+
+    @property
+    def supervised(self) -> None:
+        """Masks may cover the whole text (an export's record may restrict them to some messages)."""
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,3 +211,82 @@ class Suppressed:
                 "stale": [{"kind": e.kind, "path": e.path, "hash": e.hash} for e in self.stale],
             }
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A span ``[char_start, char_end)`` with its score (nats, comparable to the threshold)."""
+
+    char_start: int
+    char_end: int
+    score: float
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Detector(Protocol):
+    """Scores candidate spans of one kind; knows nothing of thresholds."""
+
+    kind: str
+    unit: str
+    """What calibration counts: ``"char"`` (credential values) or ``"line"`` (dead lines)."""
+    propagate: bool
+    """Whether every copy of a value in a group shares its best score (:func:`propagate_values`)."""
+    context_chars: int
+    """How many characters of left context a span of ``regions`` is scored with."""
+    sensitive: bool
+    """Whether a span's text is a secret, redacted wherever it is shown (``smscan explain``)."""
+
+    def applies_to(self, path: str) -> bool:
+        """Whether files at ``path`` are scanned for this kind."""
+        ...
+
+    def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
+        """The spans ``[start, end)`` of ``text`` whose candidates need scores, or None when
+        candidates need the whole document scored.
+
+        The scan scores each span with bounded left context and the rest of its line
+        (:mod:`smscan.plan.pieces`); whatever lies outside every span may be left unscored, so
+        ``candidates`` must judge only what these spans cover (tokens outside them are absent).
+        """
+        ...
+
+    def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
+        """Every scored candidate of ``text`` (at ``path``, "" when unknown); spans of one
+        document do not overlap.
+
+        ``scores`` may cover only pieces of ``text`` (those ``regions`` asked for, in document
+        offsets, a NaN at each piece's first token): a candidate without scored tokens is dropped.
+        """
+        ...
+
+    def rule(self) -> dict[str, Any]:
+        """The scoring rule's parameters, as saved with a threshold."""
+        ...
+
+    def reasons(self, score: float, details: Mapping[str, Any]) -> list[str]:
+        """Why a candidate scored what it did, in words (``smscan explain``)."""
+        ...
+
+    def dropped(
+        self, text: str, scores: TokenScores, windows: Any, *, tau: float, near: float, path: str = ""
+    ) -> list[Any]:
+        """Spans dropped before scoring that ``smscan explain`` shows (``detectors/explaining.Dropped``)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """A detector and the calibrated threshold its findings must reach."""
+
+    detector: Detector
+    threshold: float
+    source: str = ""
+    """Where the threshold came from (a thresholds file, or the packaged defaults)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.detector.kind,
+            **self.detector.rule(),
+            "threshold": self.threshold,
+            "thresholds": self.source,
+        }

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.keep_what_works import copy_subset, main, markdown, measure
-from bench.multiformat_eval import find_shared, load_scorer
+from bench.common.splits import find_shared, load_scorer
 
 SHARED = find_shared()
 SECRET = "Zq8xP1sV9kL2mN4bT7wR"

@@ -12,7 +12,8 @@ import pytest
 
 from bench import mf_values
 from bench.mf_hosts import read_packages
-from bench.multiformat_eval import find_shared, load_scorer, measure
+from bench.common.splits import find_shared, load_scorer
+from bench.multiformat_eval import measure
 from bench.multiformat_gen import PACKAGE_LISTS, build, shared_packages
 
 PARAGRAPHS = "\n\n".join(f"Paragraph {i} explains how the service is configured and deployed." for i in range(6))

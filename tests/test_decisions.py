@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from smscan.decide.baseline import Baseline
-from smscan.decide.decisions import decide, without_dead_code_on_credential_lines
+from smscan.decide.decisions import decide, without_superseded
 from smscan.records import Document, Finding, Position, ScanResult
 from tests.cli_runner import Cli
 from tests.conftest import commit_files
@@ -81,7 +81,7 @@ def test_a_dead_block_reaching_past_a_credential_line_stays_whole() -> None:
     block = dataclasses.replace(finding("dead-code", 3, "d"), end=Position(4, 20))
     found = [finding("credential", 4, "c", (14, 38)), block, finding("dead-code", 4, "e", (1, 40))]
     # The block covers line 3 too, so it is kept whole; the one-line finding on line 4 is hidden.
-    assert [f.fingerprint for f in without_dead_code_on_credential_lines(found)] == ["c", "d"]
+    assert [f.fingerprint for f in without_superseded(found)] == ["c", "d"]
 
 
 def test_an_allowed_credential_no_longer_hides_its_lines_dead_code() -> None:

@@ -14,9 +14,10 @@ from smscan.detectors import make_detector
 from smscan.detectors.credential import CredentialDetector
 import smscan.scoring.judgements as judgements
 from smscan.scoring.judgements import JudgementMemo
-from smscan.judge.pipeline import ScanResult, scan
+from smscan.judge.scan import scan
+from smscan.records import ScanResult
 from smscan.records import Document
-from smscan.rules.resolve import Detection
+from smscan.records import Detection
 from tests.scorers import RandomWordScorer
 
 KEY = "aZ3kQ9xL2mP8vR4tY7wB1nC6"
@@ -133,11 +134,12 @@ def test_installing_the_js_extra_judges_everything_again(tmp_path: Path, monkeyp
 def test_the_code_digest_follows_the_detector_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = judgements.detector_code_digest()
     fake_package = tmp_path / "smscan"
-    (fake_package / "detectors").mkdir(parents=True)
-    for name in ("plan.py", "regions.py", "judgements.py"):
+    for folder in ("detectors", "plan", "scoring"):
+        (fake_package / folder).mkdir(parents=True)
+    for name in ("plan/pieces.py", "plan/regions.py", "scoring/judgements.py"):
         (fake_package / name).write_text("")
     (fake_package / "detectors" / "credential.py").write_text("x = 1\n")
-    monkeypatch.setattr(judgements, "__file__", str(fake_package / "judgements.py"))
+    monkeypatch.setattr(judgements, "__file__", str(fake_package / "scoring" / "judgements.py"))
     judgements.detector_code_digest.cache_clear()
     first = judgements.detector_code_digest()
     (fake_package / "detectors" / "credential.py").write_text("x = 2\n")

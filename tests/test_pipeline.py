@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from smscan.decide.decisions import without_dead_code_on_credential_lines
+from smscan.decide.decisions import without_superseded
 from smscan.detectors import make_detector
-from smscan.judge.pipeline import Detection, SurpriseRule, scan
+from smscan.engine.masking import MaskRule as SurpriseRule
+from smscan.judge.scan import scan
+from smscan.records import Detection
 from smscan.records import Document, Skip
 from tests.scorers import RandomWordScorer
 
@@ -93,10 +95,10 @@ def test_a_line_holding_a_credential_is_not_also_reported_as_dead_code() -> None
     dead_code = Detection(make_detector("dead-code", {"evidence_bonus": 0.0, "min_context": 1, "shrink": 0.0, "python_lines": "all"}), threshold=2.0)
 
     found = scan([Document("m.py", text)], RandomWordScorer(), None, detections=[credential, dead_code]).findings
-    reported = without_dead_code_on_credential_lines(found)
+    reported = without_superseded(found)
     # The scan keeps both (a baseline must hold both); the report shows the credential only.
     assert sorted((f.kind, f.start.line) for f in found) == [("credential", 2), ("dead-code", 2), ("dead-code", 3)]
     assert sorted((f.kind, f.start.line) for f in reported) == [("credential", 2), ("dead-code", 3)]
     # Once the credential is accepted (baseline, allow comment), the line's dead code is reported.
     accepted = [f for f in found if f.kind != "credential"]
-    assert without_dead_code_on_credential_lines(accepted) == accepted
+    assert without_superseded(accepted) == accepted

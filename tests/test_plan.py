@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from smscan.detectors import make_detector
-from smscan.judge.pipeline import Detection, SurpriseRule, scan
+from smscan.engine.masking import MaskRule as SurpriseRule
+from smscan.judge.scan import scan
+from smscan.records import Detection
 from smscan.plan.pieces import document_scores, plan_pieces
 from smscan.records import Document
 from smscan.plan.regions import Piece, pieces_for_targets, pieces_to_score

@@ -10,7 +10,7 @@ import pytest
 
 from smscan.config.settings import Settings, load_settings
 from smscan.errors import ThresholdsError
-from smscan.exports.rule import MaskRule
+from smscan.engine.masking import MaskRule
 from smscan.rules.flags import RuleFlags
 from smscan.rules.resolve import resolve_detections, resolve_surprise
 from tests.cli_runner import Cli

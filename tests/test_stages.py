@@ -11,7 +11,7 @@ from smscan.exports.masked import export_groups
 from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_read import group_chunks
 from smscan.engine.masking import MaskRule
-from smscan.judge.pipeline import scan
+from smscan.judge.scan import scan
 from smscan.records import DatasetRecord, Document, Rejected, Skip, TokenScores
 from smscan.sources.datasets import records_from_texts
 from smscan.judge.stages import (

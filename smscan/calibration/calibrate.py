@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from smscan.calibration.units import UnitScores, score_units
 from smscan.detectors import make_detector
 from smscan.errors import SmscanError
 from smscan.records import TokenScores
+
+if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
 
 _CRITERION = re.compile(r"^(?:best-f1|recall:(0(?:\.\d+)?|1(?:\.0+)?)|fpr:(0(?:\.\d+)?|1(?:\.0+)?))$")
 
@@ -195,7 +198,7 @@ ProgressCallback = Callable[[int, int], None]
 
 
 def score_documents(
-    scorer: Any,
+    scorer: Scorer,
     texts: Sequence[str],
     *,
     on_progress: ProgressCallback | None = None,

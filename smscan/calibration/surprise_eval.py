@@ -23,7 +23,7 @@ from smscan.engine.rules import local_ranks
 from smscan.engine.windows import fixed_windows
 from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.calibration.value_points import ValueCalibration
-from smscan.exports.values import ValueRule
+from smscan.judge.values import ValueRule
 from smscan.kinds import SURPRISE
 from smscan.engine.masking import MaskRule
 from smscan.records import TokenScores

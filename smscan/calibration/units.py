@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from smscan.sources.labels import LabelledText
-from smscan.detectors.candidate import Candidate, Detector, propagate_values
+from smscan.records import Candidate, Detector
+from smscan.engine.propagate import propagate_values
 from smscan.records import TokenScores
 
 

@@ -38,7 +38,7 @@ from smscan.rules.thresholds_file import operating_point_criterion
 from smscan.errors import SmscanError
 from smscan.calibration.label_groups import group_folds, group_key
 from smscan.calibration.surprise_calibration import SurpriseCalibration
-from smscan.exports.values import (
+from smscan.judge.values import (
     RepeatIndex,
     TextValues,
     ValueRule,

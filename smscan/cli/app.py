@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None, *, services: Services | None = None)
         return int(exit_.exit_code)
     except typer.TyperException as error:
         if type(error).__name__ == "NoArgsIsHelpError":  # `smscan` or `smscan model` alone: the help
-            print(error.format_message(), file=sys.stderr)  # type: ignore[attr-defined]
+            print(error.format_message(), file=sys.stderr)
             return EXIT_ERROR
         # Usage errors from the (vendored) click layer: bad option value, unknown command.
         print(f"smscan: error: {visible(_usage_message(error))}", file=sys.stderr)
@@ -149,8 +149,7 @@ def _usage_message(error: Exception) -> str:
 def _pull_progress() -> Iterator[None]:
     # A model pulled on first use (a scan or export that finds none) shows its stages, download
     # size and rate on stderr, as `smscan model pull` does, not a bare spinner for minutes.
-    from smscan.model.pull import reporting_pulls
-    from smscan.model.pull_stages import BYTE_STAGES, STAGE_LABELS
+    from smscan.model.pull_stages import BYTE_STAGES, STAGE_LABELS, reporting_pulls
     from smscan.reports.progress import StageProgress
 
     with StageProgress(sys.stderr, labels=STAGE_LABELS, byte_stages=BYTE_STAGES) as pulls, reporting_pulls(pulls.update):

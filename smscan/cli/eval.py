@@ -20,7 +20,9 @@ from smscan.cli.measurement import (
     command_settings,
     load_cached_scorer,
     score_planned_with_progress,
+    working_root,
 )
+from smscan.cli.scanning import check_inputs
 from smscan.cli.options import ModelOptions, finite_float
 from smscan.cli.scanning import write_atomically
 from smscan.cli.services import Services, current_services
@@ -74,9 +76,10 @@ def eval_command(
         _write(evaluate_surprise_command(labels, documents, point, selection, model, measure, services), out, services)
         return 0
     settings = command_settings(measure.config, model, services)
-    files = _threshold_files(settings, point)  # read before the model loads
+    if point.threshold is None:
+        check_inputs(settings, working_root(), thresholds=point.thresholds, baseline=None)  # before the model loads
     scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
-    threshold, rule, source = _threshold(kind, point, files, settings, scorer.fingerprint)
+    threshold, rule, source = _threshold(kind, point, settings, scorer.fingerprint)
     scores = score_planned_with_progress(scorer, kind, documents, rule)
     result = evaluate_kind(kind, documents, scores, threshold=threshold, rule=rule)
     if measure.plot is not None:
@@ -89,28 +92,19 @@ def eval_command(
     return 0
 
 
-def _threshold_files(settings: Any, point: PointOptions) -> list[Any]:
-    from smscan.rules.thresholds_file import threshold_files
-    from smscan.cli.scanning import check_inputs
+def _threshold(kind: str, point: PointOptions, settings: Any, fingerprint: str) -> tuple[float, dict[str, Any] | None, str]:
+    """The threshold, the saved rule (None with --threshold: the detector's default rule) and
+    where they came from, resolved as every command resolves them."""
+    import dataclasses
 
-    if point.threshold is not None:
-        return []
-    check_inputs(settings, Path.cwd(), thresholds=point.thresholds, baseline=None)
-    return threshold_files(Path.cwd(), flag=point.thresholds, configured=settings.thresholds)
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules
 
-
-def _threshold(
-    kind: str, point: PointOptions, files: list[Any], settings: Any, fingerprint: str
-) -> tuple[float, dict[str, Any] | None, str]:
-    """The threshold, the saved rule and where they came from (as a scan looks them up)."""
-    from smscan.rules.thresholds_file import find_entry
-
-    if point.threshold is not None:
-        return point.threshold, None, "--threshold"
-    entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
-    threshold = entry.operating_point(point.operating_point) if point.operating_point else entry.threshold
-    source = entry.source + (f" ({point.operating_point})" if point.operating_point else "")
-    return threshold, dict(entry.rule), source
+    flags = RuleFlags(thresholds=point.thresholds, operating_point=point.operating_point, threshold=point.threshold)
+    rules = resolve_rules(dataclasses.replace(settings, kinds=(kind,)), flags, root=working_root(), fingerprint=fingerprint, purpose="eval")
+    [detection] = rules.detections
+    rule = None if point.threshold is not None else detection.detector.rule()
+    return detection.threshold, rule, detection.source
 
 
 def _write(result: dict[str, Any], out: EvalOutputOptions, services: Services) -> None:

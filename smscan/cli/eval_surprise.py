@@ -21,31 +21,32 @@ def evaluate_surprise_command(
     labels: Path, documents: list[Any], point: PointOptions, selection: SelectionOptions, model: ModelOptions,
     measure: MeasureOptions, services: Services,
 ) -> dict[str, Any]:
-    """Raw masking under the rule every command resolves (``smscan.rules.resolve.resolve_surprise``)."""
-    from smscan.cli.measurement import load_cached_scorer, score_with_progress
+    """Raw masking under the rule every command resolves (``smscan.rules.resolve.resolve_rules``)."""
+    import dataclasses
+
+    from smscan.cli.measurement import load_cached_scorer, score_with_progress, working_root
     from smscan.cli.scanning import check_inputs
     from smscan.cli.scanning import command_settings as settings_at
     from smscan.errors import SmscanError
     from smscan.calibration.surprise_eval import evaluate_surprise
+    from smscan.kinds import SURPRISE
     from smscan.rules.flags import RuleFlags
-    from smscan.rules.resolve import resolve_surprise
+    from smscan.rules.resolve import resolve_rules
 
     if any(document.shape != "spans" for document in documents):
         raise SmscanError(f"{labels}: --kind surprise needs span rows (text or path, spans)")
     if measure.plot is not None:
         raise SmscanError("--plot draws a detector's scores; it does not combine with --kind surprise")
-    settings = settings_at(Path.cwd(), measure.config, model.overrides() | selection.overrides(), services)
-    check_inputs(settings, Path.cwd(), thresholds=point.thresholds, baseline=None)  # before the model loads
+    root = working_root()
+    settings = settings_at(root, measure.config, model.overrides() | selection.overrides(), services)
+    check_inputs(settings, root, thresholds=point.thresholds, baseline=None)  # before the model loads
     scorer = load_cached_scorer(settings, score_cache=measure.score_cache, services=services)
     flags = RuleFlags(thresholds=point.thresholds, operating_point=point.operating_point, threshold=point.threshold)
-    resolved = resolve_surprise(settings, root=Path.cwd(), fingerprint=scorer.fingerprint, flags=flags)
-    try:
-        rule = resolved.mask_rule()
-    except ValueError as error:
-        raise SmscanError(f"--kind surprise: {error}") from error
+    rules = resolve_rules(dataclasses.replace(settings, kinds=(SURPRISE,)), flags, root=root, fingerprint=scorer.fingerprint, purpose="eval")
+    assert rules.surprise is not None  # asked for above
     scores = score_with_progress(scorer, [d.text for d in documents])
-    result = evaluate_surprise(documents, scores, rule=rule, value_threshold=resolved.value_threshold)
-    source = resolved.source + (f" ({point.operating_point})" if point.operating_point else "")
+    result = evaluate_surprise(documents, scores, rule=rules.surprise, value_threshold=rules.value_threshold)
+    source = rules.surprise_source + (f" ({point.operating_point})" if point.operating_point else "")
     return {"labels": labels.as_posix(), "thresholds": source, "fingerprint": scorer.fingerprint, **result}
 
 

@@ -17,15 +17,16 @@ from smscan.cli.options import ModelOptions, NoRedactOption, ScanOptions
 from smscan.cli.scanning import check_inputs, command_settings
 from smscan.cli.services import Services, current_services
 from smscan.errors import SmscanError
-from smscan.decide.explain import Explanation, explain_document
 from smscan.records import Document
 
 if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
     from rich.console import Console
 
     from smscan.config.settings import Settings
+    from smscan.reports.explain import Explanation
 
-__all__ = ["explain_command", "explain_document", "parse_target"]
+__all__ = ["explain_command", "parse_target"]
 
 _TARGET = re.compile(r"^(?P<path>.+?):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
@@ -104,14 +105,16 @@ def _explain(
 ) -> tuple[Explanation, Settings, Any]:
     """Score the file and trace it through the scan's chain (``smscan.decide.explain``); also the
     settings and scorer it used."""
-    from smscan.rules.resolve import scan_rules
+    from smscan.decide.explain import explain_document
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules
     from smscan.sources.worktree import find_root
 
     root, _ = find_root(path.resolve().parent)
     settings = command_settings(root, scan.config, model.overrides() | scan.overrides(), services)
     inputs = check_inputs(settings, root, thresholds=scan.thresholds, baseline=None)
     scorer = services.scorer(settings)
-    rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=inputs.thresholds)
+    rules = resolve_rules(settings, RuleFlags(thresholds=inputs.thresholds), root=root, fingerprint=scorer.fingerprint)
     try:
         name = path.resolve().relative_to(root).as_posix()
     except ValueError:  # a link to a file outside the root
@@ -126,7 +129,7 @@ def _explain(
 
 
 def _render_contrast(
-    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Any, services: Services,
+    console: Console, text: str, lines: tuple[int, int], settings: Settings, scorer: Scorer, services: Services,
     *, redact: bool,
 ) -> None:
     """Under ``contrast``, each window's NLL under both instructions: which one the text follows."""

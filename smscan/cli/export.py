@@ -63,9 +63,9 @@ def export_command(
 
         labeler = DownstreamLabeler(write.tokenizer)
     scorer, description, fingerprint = export_scorer(settings, engine, write.deterministic, services)
-    rule, detections, value_threshold, note = export_rules(settings, root, fingerprint, mask, write.masking)
-    plan = ExportPlan(rule, detections, mode=write.mode, placeholders=placeholders, labeler=labeler,  # type: ignore[arg-type]
-                      value_threshold=value_threshold)
+    rules = export_rules(settings, root, fingerprint, mask, write.masking)
+    plan = ExportPlan(rules.surprise, rules.detections, mode=write.mode, placeholders=placeholders, labeler=labeler,  # type: ignore[arg-type]  # DownstreamLabeler is called as the plan's labeler type, declared more loosely
+                      value_threshold=rules.value_threshold)
     options = {
         "rule": plan.rule_dict(), "format": [records.text_field, records.roles, records.group_by, records.two_pass],
         "tokenizer": write.tokenizer, "deterministic": write.deterministic, "settings": description.get("settings"),
@@ -74,8 +74,8 @@ def export_command(
     run = ExportRun(export_source, plan, output, rejects, write.resume, options)
     stats = run_export_with_progress(run, scorer, description, fingerprint, cluster, services)
     _summary(services.err_console(soft_wrap=True), stats, output, rejects)
-    if note:  # credential findings left out of the default for an uncalibrated model
-        services.err_console(soft_wrap=True).print(note, markup=False)
+    if rules.note:  # credential findings left out of the default for an uncalibrated model
+        services.err_console(soft_wrap=True).print(rules.note, markup=False)
     if write.labels is not None:
         from smscan.exports.coverage import coverage_report, reference_tokenizer
 

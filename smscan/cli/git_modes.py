@@ -30,7 +30,6 @@ from smscan.cli.services import Services, current_services
 from smscan.config.settings import Settings
 from smscan.errors import SmscanError, SourceError
 from smscan.records import Document, ScanResult, Skip
-from smscan.plan.regions import touches_changed_lines
 
 # What to do when the hook stopped a commit, printed under the report (stderr).
 NEXT_STEPS = (
@@ -126,6 +125,8 @@ def _commit_annotator(pairs: list[tuple[str, Document | Skip]]) -> Callable[[Sca
     """Record in each finding's details the commit whose added lines it was found on."""
 
     def annotate(result: ScanResult) -> None:
+        from smscan.plan.regions import touches_changed_lines
+
         by_path: dict[str, list[tuple[str, Document]]] = {}
         for commit, item in pairs:
             if isinstance(item, Document):

@@ -53,9 +53,9 @@ def command(func: F) -> F:
             values[name] = group(**{member: values.pop(member) for member in members})
         return func(**values)
 
-    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # Typer reads the signature a function carries
     run.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": signature.return_annotation}
-    return run  # type: ignore[return-value]
+    return run  # type: ignore[return-value]  # the wrapper takes the expanded options, not the groups
 
 
 def _fields(group: type[Any]) -> list[inspect.Parameter]:

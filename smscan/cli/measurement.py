@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from smscan.cli.options import ModelOptions
 from smscan.cli.services import Services
+
+if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
 
 
 def check_detector_kind(kind: str) -> None:
@@ -40,10 +43,18 @@ def command_settings(config: Path | None, model: ModelOptions, services: Service
     (model, device, dtype and threads as a scan would load them)."""
     from smscan.cli.scanning import command_settings as settings_at
 
-    return settings_at(Path.cwd(), config, model.overrides(), services)
+    return settings_at(working_root(), config, model.overrides(), services)
 
 
-def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
+def working_root() -> Path:
+    """Where calibrate and eval look for the config and the repository's thresholds file: the git
+    top level of the current folder (as a scan of ``.`` finds it), else the folder itself."""
+    from smscan.sources.worktree import find_root
+
+    return find_root(Path.cwd())[0]
+
+
+def score_with_progress(scorer: Scorer, texts: list[str]) -> list[Any]:
     """Score texts through the cache, with a progress bar on a terminal."""
     from rich.progress import (
         BarColumn,
@@ -64,7 +75,7 @@ def score_with_progress(scorer: Any, texts: list[str]) -> list[Any]:
         return score_documents(scorer, texts, on_progress=lambda done, _: progress.update(task, completed=done))
 
 
-def score_planned_with_progress(scorer: Any, kind: str, documents: Sequence[Any], rule: dict[str, Any] | None = None) -> list[Any]:
+def score_planned_with_progress(scorer: Scorer, kind: str, documents: Sequence[Any], rule: dict[str, Any] | None = None) -> list[Any]:
     """Score what a scan of ``kind`` scores (its detector's plan), so thresholds are chosen and
     judged on the scores a scan reads; the plan ignores the labelled texts' names."""
     from smscan.detectors import make_detector

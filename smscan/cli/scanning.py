@@ -10,19 +10,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 
-from smscan.decide.baseline import Baseline, load_baseline
 from smscan.cli.options import FLAGS, ReportOptions
 from smscan.cli.services import Services
 from smscan.config.settings import Settings, load_settings
 from smscan.errors import SmscanError, ThresholdsError
 from smscan.records import Document, ScanResult, Skip, Suppressed
 from smscan.reports.formats import Report, report_format
-from smscan.rules.resolve import ScanRules, scan_rules, unscored_rules
-from smscan.decide.scanner import scan_and_decide
 
-__all__ = ["ScanJob", "ScanRules", "check_inputs", "collect", "command_settings", "run_scan"]
+if TYPE_CHECKING:  # the library is imported when a command runs, not for --help or --version
+    from smscan.decide.baseline import Baseline
+    from smscan.rules.resolve import Rules
+
+__all__ = ["ScanJob", "check_inputs", "collect", "command_settings", "run_scan"]
 
 
 def command_settings(
@@ -48,6 +51,7 @@ def check_inputs(
 ) -> CheckedInputs:
     """Read every thresholds file and the baseline now, so a bad one fails in a second, not
     after the model loaded; errors name the flag or the config key that named the file."""
+    from smscan.decide.baseline import load_baseline
     from smscan.rules.thresholds_file import threshold_files
 
     for origin, flag, configured in (
@@ -91,20 +95,24 @@ def run_scan(job: ScanJob, options: ReportOptions, services: Services) -> int:
     return 1 if result.findings else 0
 
 
-def collect(job: ScanJob, services: Services) -> tuple[ScanResult, ScanRules, dict[str, object], Suppressed]:
+def collect(job: ScanJob, services: Services) -> tuple[ScanResult, Rules, dict[str, object], Suppressed]:
     """Build the scorer (only when there is something to score), scan and decide what is
     reported (``smscan.decide.scanner.scan_and_decide``): result, rules, model, what was suppressed.
 
     The score cache (``score_cache``, on by default; ``SMSCAN_SCORE_CACHE=DIR`` moves it) reuses
     the scores of texts scored before, and the model loads only for texts it lacks.
     """
+    from smscan.decide.scanner import scan_and_decide
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules, unscored_rules
+
     err_console = services.err_console()
     settings, scorer = job.settings, None
     if any(isinstance(item, Document) for item in job.items):
         with err_console.status("loading the reference model", spinner="dots"):
             # The default model is fetched and converted on first use (once; then cached).
             scorer = services.scorer(settings)
-        rules = scan_rules(settings, root=job.root, fingerprint=scorer.fingerprint, thresholds=job.inputs.thresholds)
+        rules = resolve_rules(settings, RuleFlags(thresholds=job.inputs.thresholds), root=job.root, fingerprint=scorer.fingerprint)
     else:
         rules = unscored_rules(settings)  # nothing to score: no thresholds file is read
     from smscan.model.passes import listening

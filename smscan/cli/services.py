@@ -104,7 +104,7 @@ def _naming_the_model_source(load: ModelLoader, settings: Settings) -> ModelLoad
 
 def current_services() -> Services:
     """The Services ``main`` injected for this invocation (the defaults outside ``main``)."""
-    from typer.main import get_current_context  # the click that typer vendors
+    from typer.main import get_current_context  # type: ignore[attr-defined]  # typer vendors click and does not re-export this
 
     context = get_current_context(silent=True)
     while context is not None:

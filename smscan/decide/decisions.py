@@ -1,6 +1,6 @@
 """What the user decided about findings, applied once, in one order, for every command.
 
-After the detectors (``smscan.judge.pipeline.scan``), a scan's findings go through, in this order:
+After the detectors (``smscan.judge.scan.scan``), a scan's findings go through, in this order:
 
 1. **kinds**: only the kinds the user asked for (``kinds`` in the config, ``--kinds``);
 2. **allow comments**: a finding whose line says ``smscan: ignore`` (``detectors/suppress.py``);
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from smscan.decide.baseline import Baseline, match_findings
 from smscan.detectors.suppress import drop_allowed
-from smscan.kinds import CREDENTIAL, DEAD_CODE
+from smscan.kinds import KIND_INFO
 from smscan.records import Document, Finding, ScanResult, Skip, Suppressed
 
 
@@ -46,20 +46,19 @@ def decide(
         result.findings = [f for f in result.findings if f.kind in wanted]
     found, inline = drop_allowed(result.findings, result.lines)
     if baseline is None:
-        result.findings = without_dead_code_on_credential_lines(found)
+        result.findings = without_superseded(found)
         return Suppressed(inline=inline)
     whole = [i.path for i in items if isinstance(i, Document) and i.changed_lines is None]
     name, accepted = baseline
     # Matched before the overlap so an entry for a hidden dead-code finding is not called stale.
     match = match_findings(accepted, found, result.values, wholly_scanned=whole)
-    result.findings = without_dead_code_on_credential_lines(match.new, credentials=found)
+    result.findings = without_superseded(match.new, covering=found)
     return Suppressed(inline, name, match.accepted, tuple(match.stale))
 
 
-def without_dead_code_on_credential_lines(
-    findings: list[Finding], *, credentials: Iterable[Finding] | None = None
-) -> list[Finding]:
-    """Drop ``dead-code`` findings whose every line holds a ``credential`` finding.
+def without_superseded(findings: list[Finding], *, covering: Iterable[Finding] | None = None) -> list[Finding]:
+    """Drop findings a finding of a kind that supersedes theirs (``KindInfo.supersedes``) covers
+    line for line: a ``dead-code`` finding whose every line holds a ``credential`` finding.
 
     A credential makes its whole line surprising, and a secret assigned to a name nothing reads
     is also a dead store, so the same line would be reported twice; the credential is the finding
@@ -68,16 +67,16 @@ def without_dead_code_on_credential_lines(
 
     Args:
         findings: the findings to filter.
-        credentials: the findings whose credentials hide dead code (default: ``findings``);
-            ``decide`` passes those left after allow comments, before the baseline.
+        covering: the findings that may supersede others (default: ``findings``); ``decide``
+            passes those left after allow comments, before the baseline.
     """
-    credential_lines: dict[str, set[int]] = {}
-    for finding in findings if credentials is None else credentials:
-        if finding.kind == CREDENTIAL:
-            credential_lines.setdefault(finding.path, set()).update(range(finding.start.line, finding.end.line + 1))
+    lines: dict[tuple[str, str], set[int]] = {}  # (superseded kind, path) -> lines covered
+    for finding in findings if covering is None else covering:
+        info = KIND_INFO.get(finding.kind)
+        for kind in info.supersedes if info is not None else ():
+            lines.setdefault((kind, finding.path), set()).update(range(finding.start.line, finding.end.line + 1))
     return [
         finding
         for finding in findings
-        if finding.kind != DEAD_CODE
-        or not credential_lines.get(finding.path, set()).issuperset(range(finding.start.line, finding.end.line + 1))
+        if not lines.get((finding.kind, finding.path), set()).issuperset(range(finding.start.line, finding.end.line + 1))
     ]

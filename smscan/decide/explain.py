@@ -17,16 +17,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from smscan.decide.decisions import decide
-from smscan.detectors.candidate import Detector
+from smscan.records import Detector
 from smscan.detectors.suppress import is_allowed
 from smscan.engine.rules import select_global, select_local
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.kinds import SURPRISE
-from smscan.judge.pipeline import scan
+from smscan.judge.scan import scan
 from smscan.records import Document, Finding, ScanResult, TokenScores
 from smscan.plan.regions import line_starts
 from smscan.reports.explain import Explanation, SpanVerdict, TokenHeat, WindowScore
-from smscan.rules.resolve import ScanRules
+from smscan.rules.resolve import Rules
 
 # Spans and windows this close below their threshold (nats) are shown as near misses.
 NEAR = 1.0
@@ -70,7 +70,7 @@ class _View:
 def explain_document(
     document: Document,
     scores: TokenScores,
-    rules: ScanRules,
+    rules: Rules,
     *,
     window: int,
     threshold: float,
@@ -97,7 +97,7 @@ def explain_document(
     """
     view = _view(document.text, scores, rules, window, threshold, consensus, first_line, last_line)
     # The heat map draws every token, so the scan reads the whole file's scores, not a plan's.
-    result = scan([document], _ScoredOnce(scores), rules.surprise, detections=rules.detections, whole_documents=True)  # type: ignore[arg-type]
+    result = scan([document], _ScoredOnce(scores), rules.surprise, detections=rules.detections, whole_documents=True)  # type: ignore[arg-type]  # _ScoredOnce answers score_texts, all the stage asks
     found = list(result.findings)
     reported = replace(result, findings=list(found))
     decide(reported, [document], kinds=None)
@@ -114,7 +114,7 @@ def explain_document(
     )
 
 
-def _local_selection(rules: ScanRules) -> str:
+def _local_selection(rules: Rules) -> str:
     surprise = rules.surprise
     if surprise is None or surprise.ranking != "local":
         return ""
@@ -122,7 +122,7 @@ def _local_selection(rules: ScanRules) -> str:
 
 
 def _view(
-    text: str, scores: TokenScores, rules: ScanRules, window: int, threshold: float, consensus: int,
+    text: str, scores: TokenScores, rules: Rules, window: int, threshold: float, consensus: int,
     first_line: int, last_line: int,
 ) -> _View:
     starts = line_starts(text)
@@ -167,7 +167,7 @@ def _finding_verdicts(
 
 
 def _candidate_verdicts(
-    document: Document, scores: TokenScores, rules: ScanRules, view: _View,
+    document: Document, scores: TokenScores, rules: Rules, view: _View,
     shown: set[tuple[str, int, int]], sensitive: list[tuple[int, int]],
 ) -> list[SpanVerdict]:
     """Near misses of every detector, and the spans a detector drops before scoring."""

@@ -13,15 +13,15 @@ from smscan.decide.baseline import Baseline
 from smscan.decide.decisions import decide
 from smscan.scoring.judgements import JudgementMemo
 from smscan.model.scorer import Scorer
-from smscan.judge.pipeline import BatchCallback, ProgressCallback, scan
+from smscan.judge.scan import BatchCallback, ProgressCallback, scan
 from smscan.records import Document, ScanResult, Skip, Suppressed
-from smscan.rules.resolve import ScanRules
+from smscan.rules.resolve import Rules
 
 
 def scan_and_decide(
     items: Sequence[Document | Skip],
     scorer: Scorer | None,
-    rules: ScanRules,
+    rules: Rules,
     *,
     kinds: Iterable[str] | None,
     baseline: tuple[str, Baseline] | None = None,
@@ -34,7 +34,7 @@ def scan_and_decide(
     Args:
         items: Documents and Skips, documents of a group contiguous.
         scorer: the scorer chain, or None when there is nothing to score (only Skips).
-        rules: the kinds and thresholds (``smscan.rules.resolve.scan_rules``).
+        rules: the kinds and thresholds (``smscan.rules.resolve.resolve_rules``).
         kinds: the kinds the user asked for (``Settings.kinds``); None: every kind of ``rules``.
         baseline: the baseline's name and entries, or None.
         on_item: called once per item (progress).
@@ -58,7 +58,7 @@ def scan_and_decide(
     return result, suppressed
 
 
-def judgement_memo(scorer: Scorer, rules: ScanRules) -> JudgementMemo | None:
+def judgement_memo(scorer: Scorer, rules: Rules) -> JudgementMemo | None:
     """Remembered candidates of unchanged documents, kept in the score cache when it is on."""
     from smscan.scoring.cache_entries import settings_key
     from smscan.scoring.cached_scorer import CachedScorer

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from smscan.detectors.candidate import Candidate, Detector, propagate_values
 from smscan.detectors.credential import CredentialDetector
 from smscan.detectors.dead_code import DeadCodeDetector
 from smscan.kinds import CREDENTIAL, DEAD_CODE, SURPRISE
+from smscan.records import Detector
 
 DETECTORS: dict[str, type[CredentialDetector] | type[DeadCodeDetector]] = {
     CREDENTIAL: CredentialDetector,
@@ -34,13 +34,10 @@ def make_detector(kind: str, rule: Mapping[str, Any] | None = None) -> Detector:
 
 __all__ = [
     "CREDENTIAL",
-    "Candidate",
     "DEAD_CODE",
     "DEFAULT_KINDS",
     "DETECTORS",
-    "Detector",
     "KINDS",
     "SURPRISE",
     "make_detector",
-    "propagate_values",
 ]

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from smscan.detectors.candidate import Candidate
+from smscan.records import Candidate
 from smscan.detectors.credential_evidence import (
     JudgedSlot,
     is_letter_key,

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from smscan.detectors import js_dead
-from smscan.detectors.candidate import Candidate
+from smscan.records import Candidate
 from smscan.detectors.code_lines import (
     content_extents,
     non_statement_lines,

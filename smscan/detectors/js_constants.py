@@ -29,7 +29,7 @@ class _Nullish:
 _NULL, _UNDEFINED = _Nullish("null"), _Nullish("undefined")
 _MATH: dict[str, Callable[..., float]] = {"abs": abs, "min": min, "max": max, "floor": math.floor, "ceil": math.ceil, "round": round,
          "trunc": math.trunc, "sqrt": math.sqrt, "sign": lambda v: float((v > 0) - (v < 0))}
-_ARITHMETIC = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+_ARITHMETIC: dict[str, Callable[[float, float], float]] = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
                "/": lambda a, b: a / b, "%": math.fmod, "**": lambda a, b: a**b}
 COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
             ">=": lambda a, b: a >= b, "===": lambda a, b: a == b, "==": lambda a, b: a == b}

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from smscan.records import Candidate
+
 
 def propagate_duplicates(
     token_ids: Sequence[np.ndarray], masks: Sequence[np.ndarray], *, size: int
@@ -152,3 +154,42 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     keep[1:] = ordered[1:] != ordered[:-1]
     result: np.ndarray = ordered[keep]
     return result
+
+
+def propagate_values(
+    texts: Sequence[str], candidates: Sequence[list[Candidate]]
+) -> list[list[Candidate]]:
+    """Give every occurrence of one value, across a group, the best score any occurrence has.
+
+    Duplicate propagation at the level of values (paper D.5): a secret pasted into three files is
+    predictable in the second and third once the model has seen it (within a file), or has the
+    same shape everywhere; either way all copies are reported together or not at all.
+
+    Args:
+        texts: the documents of one group.
+        candidates: the candidates of each document, aligned with ``texts``.
+
+    Returns:
+        New candidate lists with raised scores; ``details["propagated"]`` marks raised ones.
+    """
+    best: dict[str, float] = {}
+    for text, found in zip(texts, candidates):
+        for candidate in found:
+            value = text[candidate.char_start : candidate.char_end]
+            if candidate.score > best.get(value, -np.inf):
+                best[value] = candidate.score
+    raised: list[list[Candidate]] = []
+    for text, found in zip(texts, candidates):
+        out = []
+        for candidate in found:
+            top = best[text[candidate.char_start : candidate.char_end]]
+            if top > candidate.score:
+                candidate = Candidate(
+                    candidate.char_start,
+                    candidate.char_end,
+                    top,
+                    {**candidate.details, "propagated": True},
+                )
+            out.append(candidate)
+        raised.append(out)
+    return raised

@@ -219,7 +219,7 @@ def coverage_report(
 def _records(output: Path) -> Iterator[dict[str, Any]]:
     if output.name.lower().endswith(".parquet"):
         try:
-            import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
+            import pyarrow.parquet as pq
 
             parquet = pq.ParquetFile(output)
             for batch in parquet.iter_batches(batch_size=256):

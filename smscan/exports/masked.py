@@ -1,14 +1,15 @@
 """The export's chain: records -> reference scores -> masks per group -> output records.
 
-The stages are the scan's (``smscan/judge/stages.py``): records are scored a few at a time; duplicate
-propagation needs a whole group, so the records of one group are held until the next group
-starts, then the group is masked and handed on (with the records rejected while it was open).
+The judging stage is the scan's (:func:`smscan.judge.stage.judge_groups`, whole texts): records
+are scored a few at a time; duplicate propagation needs a whole group, so the records of one group
+are held until the next group starts, then the group is masked and handed on (with the records
+rejected while it was open). This module is the export's sink: judged groups -> output records.
 Groups must arrive contiguously: a group key seen again after another group is a
 :class:`~smscan.errors.SourceError` naming the key (``--two-pass``, ``exports/two_pass.py``,
 regroups such input).
 
 What is masked: Surprise Masking, raw (:class:`~smscan.engine.masking.MaskRule`, the paper's rule) or
-value-aware (:class:`~smscan.exports.values.ValueRule`: surprising values masked whole with their
+value-aware (:class:`~smscan.judge.values.ValueRule`: surprising values masked whole with their
 repeats), or detector findings (``credential``, ``dead-code``, each value whole) at their
 calibrated thresholds, or both. Only supervised messages' tokens are scored for masking and
 masked (``exports/layout.py`` writes the record).
@@ -17,24 +18,21 @@ masked (``exports/layout.py`` writes the record).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-import numpy as np
-
-from smscan.judge.detect import candidates_of, kept_in_group
 from smscan.engine.spans import char_spans
 from smscan.errors import SmscanError, SourceError
-from smscan.exports.plan import ExportPlan
 from smscan.exports.layout import Span, output_record, raw_json, render_chat
-from smscan.exports.values import RepeatIndex, TextValues, ValueRule, value_spans
+from smscan.exports.plan import ExportPlan
+from smscan.judge.stage import Judged, JudgedGroup, judge_groups
+from smscan.judge.stages import contiguous
 from smscan.kinds import SURPRISE
-from smscan.engine.masking import MaskRule, mask_group, supervised_tokens
 from smscan.model.scorer import Scorer
-from smscan.records import DatasetRecord, Rejected, TokenScores
-from smscan.rules.resolve import Detection
-from smscan.judge.stages import Scored, buffer_groups, contiguous, flatten, score_batches
+from smscan.records import DatasetRecord, Rejected
+from smscan.rules.resolve import Rules
+
 
 @dataclass(slots=True)
 class GroupOutput:
@@ -53,18 +51,25 @@ class GroupOutput:
 
 @dataclass(slots=True)
 class _Pending:
-    """A record as scored: its text (a chat rendered as one) and each text's bounds in it."""
+    """A record as judged: its text (a chat rendered as one) and each text's bounds in it."""
 
     record: DatasetRecord
     text: str
     bounds: list[tuple[int, int]]
+    changed_lines: None = None  # an export judges whole texts
 
     @property
-    def to_score(self) -> tuple[str]:
-        return (self.text,)
+    def path(self) -> str:
+        return str(self.record.data.get("path", ""))
 
+    @property
+    def group(self) -> str:
+        return self.record.group
 
-_Item = _Pending | Rejected
+    @property
+    def supervised(self) -> list[tuple[int, int]]:
+        """The bounds of the supervised messages: only their tokens are masked."""
+        return [bounds for bounds, ok in zip(self.bounds, self.record.supervised) if ok]
 
 
 def export_groups(
@@ -91,12 +96,12 @@ def export_groups(
         SourceError: a group's records are not contiguous.
     """
     rule_dict = plan.rule_dict()
+    rules = Rules(plan.rule, plan.detections, plan.value_threshold if plan.values is not None else None)
     stream: Iterable[DatasetRecord | Rejected] = items
     if check_contiguous:
         stream = contiguous(items, record_group, scattered_record)
     pending = (item if isinstance(item, Rejected) else _pending(item) for item in stream)
-    scored = flatten(score_batches(pending, scorer, size_of=_size, plan=_as_planned))
-    for group in buffer_groups(scored, _scored_group):
+    for group in judge_groups(pending, scorer, rules, whole=True):
         yield _finish(group, plan, rule_dict, model)
 
 
@@ -127,70 +132,45 @@ def _pending(record: DatasetRecord) -> _Pending:
     return _Pending(record, record.texts[0], [(0, len(record.texts[0]))])
 
 
-def _size(item: _Item) -> int | None:
-    return None if isinstance(item, Rejected) else len(item.text)
-
-
-def _as_planned(batch: list[_Item]) -> list[_Pending]:
-    return [item for item in batch if isinstance(item, _Pending)]
-
-
-def _scored_group(item: Scored[_Item, _Pending]) -> str | None:
-    return None if isinstance(item.item, Rejected) else item.item.record.group
-
-
-def _finish(
-    group: list[Scored[_Item, _Pending]], plan: ExportPlan, rule_dict: dict[str, Any], model: dict[str, Any]
-) -> GroupOutput:
-    members = [(entry.item, entry.scores[0]) for entry in group if isinstance(entry.item, _Pending)]
-    rejected = [entry.item for entry in group if isinstance(entry.item, Rejected)]
-    pending = [item for item, _ in members]
-    scored = [scores for _, scores in members]
-    found = _spans(pending, scored, plan)
+def _finish(group: JudgedGroup[_Pending], plan: ExportPlan, rule_dict: dict[str, Any], model: dict[str, Any]) -> GroupOutput:
+    rejected = [item for item in group.items if isinstance(item, Rejected)]
     records = []
-    for item, spans in zip(pending, found):
+    for member in group.members:
+        item = member.subject
         try:
-            records.append(output_record(item.record, item.bounds, spans, plan, rule_dict, model))
+            records.append(output_record(item.record, item.bounds, _spans(member, plan), plan, rule_dict, model))
         except SmscanError as error:  # a record the downstream tokenizer cannot label
             rejected.append(Rejected(item.record.index, str(error), raw_json(item.record)))
-    last = group[-1].item
-    consumed = (last.sequence if isinstance(last, Rejected) else last.record.sequence) + 1
-    position = last.position if isinstance(last, Rejected) else last.record.position
-    tokens = sum(int(np.isfinite(s.nll).sum()) for s in scored)
+    last = group.items[-1]
+    if isinstance(last, Rejected):
+        last_record: DatasetRecord | Rejected = last
+    else:
+        assert isinstance(last, Judged)  # an export passes only rejects through
+        last_record = last.subject.record
+    consumed = last_record.sequence + 1
+    position = last_record.position
+    tokens = sum(member.tokens_scored for member in group.members)
     return GroupOutput(records, rejected, consumed, tokens, position)
 
 
-def _spans(pending: list[_Pending], scored: list[TokenScores], plan: ExportPlan) -> list[list[Span]]:
-    """Per record, the spans raw masking and each detector mask, in the scored text."""
-    supervised = [[b for b, ok in zip(item.bounds, item.record.supervised) if ok] for item in pending]
-    found: list[list[Span]] = [[] for _ in pending]
-    values = plan.values
+def _spans(member: Judged[_Pending], plan: ExportPlan) -> list[Span]:
+    """The spans raw (or value-aware) masking and each detector mask in one record's scored text."""
+    spans: list[Span] = []
     if plan.rule is not None:
-        allowed = [supervised_tokens(s, iv) for s, iv in zip(scored, supervised)]
-        if values is not None:
-            layouts = [TextValues.of(item.text, s, ok) for item, s, ok in zip(pending, scored, allowed)]
-            repeats = RepeatIndex([item.text for item in pending])
-            masked = value_spans(scored, allowed, supervised, values, values=layouts, repeats=repeats)
-            for spans, value_masked in zip(found, masked):
-                spans.extend((a, b, SURPRISE) for a, b in value_masked)
+        if plan.values is not None:
+            spans.extend((a, b, SURPRISE) for a, b in member.value_spans)
         else:
-            masks = mask_group(scored, allowed, plan.rule)
-            for spans, s, mask in zip(found, scored, masks):
-                spans.extend((a, b, SURPRISE) for a, b in char_spans(mask, s.char_starts, s.char_ends))
+            for scores, mask in zip(member.scores, member.surprise):
+                spans.extend((a, b, SURPRISE) for a, b in char_spans(mask, scores.char_starts, scores.char_ends))
+    supervised: Sequence[tuple[int, int]] = member.subject.supervised
     for detection in plan.detections:
-        detector = detection.detector
-        candidates = [
-            candidates_of(detector, str(item.record.data.get("path", "")), item.text, s)
-            for item, s in zip(pending, scored)
-        ]
-        kept = kept_in_group(detection, [item.text for item in pending], candidates)
-        for spans, here, intervals in zip(found, kept, supervised):
-            for candidate in here:
-                for start, end in intervals:
-                    a, b = max(candidate.char_start, start), min(candidate.char_end, end)
-                    if a < b:
-                        spans.append((a, b, detector.kind))
-    return found
+        kind = detection.detector.kind
+        for candidate in member.kept.get(kind, []):
+            for start, end in supervised:
+                a, b = max(candidate.char_start, start), min(candidate.char_end, end)
+                if a < b:
+                    spans.append((a, b, kind))
+    return spans
 
 
 @dataclass(slots=True)

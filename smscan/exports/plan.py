@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from smscan.engine.masking import MaskRule
-from smscan.exports.values import ValueRule
+from smscan.judge.values import ValueRule
 from smscan.kinds import SURPRISE
 from smscan.records import DatasetRecord
-from smscan.rules.resolve import Detection
+from smscan.records import Detection
 
 Mode = Literal["mask", "redact"]
 SURPRISE_PLACEHOLDER = "<MASKED>"

@@ -89,10 +89,10 @@ def actors_that_fit(nodes: Iterable[Mapping[str, float]], *, gpus_per_worker: fl
 def require_ray() -> Any:
     """The ``ray`` module with Ray Data, or a SmscanError saying how to install it."""
     try:
-        import ray  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import ray
 
         # Ray Data comes with the extra (ray[data]); plain ray lacks its dependencies.
-        import ray.data  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401
+        import ray.data  # noqa: F401
     except ImportError as error:
         raise SmscanError(f"the Ray engine needs Ray Data: {INSTALL_HINT}") from error
     return ray
@@ -152,7 +152,7 @@ def quiet_ordered_data_context() -> Iterator[None]:
     Ray Data's settings and Python's warning filters are process-wide, so while the export runs
     they apply to the whole process (the caller's ``on_group`` included); used as one ``with``
     around the export, they are restored in order when it ends, however it ends."""
-    from ray.data import DataContext  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ray.data import DataContext
 
     context = DataContext.get_current()
     logger = logging.getLogger("ray.data")

@@ -142,7 +142,7 @@ def run_ray_export(
 def _results(
     ray: Any, source: ExportSource, done: int, make_scorer: Callable[[], Scorer], plan: ExportPlan, cluster: RayCluster
 ) -> Iterator[tuple[bytes, bool]]:
-    from ray.data import ActorPoolStrategy  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ray.data import ActorPoolStrategy
 
     # The read task runs on the driver's node, so input paths mean what they mean here (with a
     # Ray client, the driver is on the head node: see RayCluster). It takes no CPU slot, else

@@ -38,7 +38,7 @@ class GroupMasker:
         self.model = dict(describe()) if describe else {"fingerprint": self.scorer.fingerprint}
 
     def __call__(self, batch: Any) -> Any:
-        import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import pyarrow as pa
 
         if self.error is not None:
             raise self.error

@@ -52,7 +52,7 @@ def group_chunks(items: Iterable[DatasetRecord | Rejected], *, check_contiguous:
 
 def read_blocks(source: ExportSource, done: int) -> Iterator[Any]:
     """The read task: rows ``(seq, payload, end)``; the last row carries the skip counters."""
-    import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    import pyarrow as pa
 
     stats = ExportStats()
     records = iter_source(source, stats)
@@ -83,10 +83,10 @@ def read_blocks(source: ExportSource, done: int) -> Iterator[Any]:
 
 
 def group_chunk_source(source: ExportSource, done: int) -> Any:
-    from ray.data import Datasource, ReadTask  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    from ray.data.block import BlockMetadata  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from ray.data import Datasource, ReadTask
+    from ray.data.block import BlockMetadata
 
-    class GroupChunkSource(Datasource):  # type: ignore[misc,unused-ignore]
+    class GroupChunkSource(Datasource):  # type: ignore[misc,unused-ignore]  # Ray is untyped: its base class is Any
         """One ordered read task: the input is read sequentially, as the local engine reads it."""
 
         def estimate_inmemory_data_size(self) -> int | None:
@@ -96,4 +96,4 @@ def group_chunk_source(source: ExportSource, done: int) -> Any:
             metadata = BlockMetadata(num_rows=None, size_bytes=None, exec_stats=None, input_files=None)
             return [ReadTask(partial(read_blocks, source, done), metadata)]
 
-    return GroupChunkSource()  # type: ignore[no-untyped-call,unused-ignore]
+    return GroupChunkSource()  # type: ignore[no-untyped-call,unused-ignore]  # Ray is untyped

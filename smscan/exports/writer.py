@@ -175,8 +175,8 @@ def jsonl_to_parquet(source: Path, target: Path, *, batch_rows: int = 1024) -> N
         SmscanError: pyarrow is missing, or the records do not fit one schema.
     """
     try:
-        import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
-        import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
     except ImportError as error:
         raise SmscanError(f"{target}: writing Parquet needs pyarrow: pip install 'smscan[parquet]'") from error
 

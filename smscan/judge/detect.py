@@ -10,19 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from smscan.detectors.candidate import Candidate, Detector, propagate_values
-from smscan.records import TokenScores
-from smscan.rules.resolve import Detection
+from smscan.engine.propagate import propagate_values
+from smscan.records import Candidate, Detection, Detector
 
 
 def applies(detector: Detector, path: str) -> bool:
     """Whether ``detector`` judges a document at ``path``; a record without a path is judged."""
     return not path or detector.applies_to(path)
-
-
-def candidates_of(detector: Detector, path: str, text: str, scores: TokenScores) -> list[Candidate]:
-    """The detector's candidates in one document (none where it does not apply)."""
-    return detector.candidates(text, scores, path=path) if applies(detector, path) else []
 
 
 def kept_in_group(

@@ -1,6 +1,6 @@
 """The stages every chain shares: score in batches, then buffer one group at a time.
 
-A scan (``smscan/judge/pipeline.py``), an export (``smscan/exports/masked.py``) and the Ray engine
+A scan (``smscan/judge/scan.py``), an export (``smscan/exports/masked.py``) and the Ray engine
 (``smscan/exports/ray_engine.py``) run these same functions, so they batch the scorer's work and
 cut groups the same way by construction::
 
@@ -159,8 +159,3 @@ def contiguous(
             open_key = key
         yield item
 
-
-def flatten(batches: Iterable[list[Item]]) -> Iterator[Item]:
-    """The items of consecutive batches, one at a time."""
-    for batch in batches:
-        yield from batch

@@ -17,42 +17,7 @@
     ct2_model.py    the CTranslate2 copies of the default model (converted once, atomic)
     ct2.py          CT2Scorer: the same tokens and chunks, NLLs from CTranslate2 (no torch)
 
-Importing this package never imports torch or transformers; neither does loading and running
-the default model on the CTranslate2 runtime (only converting it does). The names below are
-imported on first use, so a light submodule (``store``, ``source``) costs only itself: the hook's
-thin client computes a worker's key from them without loading numpy.
+Importing this package (or a module of it) never imports torch or transformers, and the package
+itself imports none of its modules (``smscan --version`` reads ``pull_stages.py`` alone); neither does loading and running
+the default model on the CTranslate2 runtime (only converting it does).
 """
-
-from __future__ import annotations
-
-import importlib
-from typing import Any
-
-_EXPORTS = {
-    "CT2Scorer": "smscan.model.ct2",
-    "DEFAULT_MODEL_NAME": "smscan.model.pull",
-    "Fingerprint": "smscan.model.fingerprint",
-    "LoadedModel": "smscan.model.transformers_load",
-    "ModelSource": "smscan.model.source",
-    "Scorer": "smscan.model.scorer",
-    "ScoringSettings": "smscan.model.scoring_settings",
-    "TransformersScorer": "smscan.model.scorer",
-    "default_model_dir": "smscan.model.pull",
-    "load_model": "smscan.model.transformers_load",
-    "load_scorer": "smscan.model.load",
-    "pull_default_model": "smscan.model.pull",
-    "resolve_model": "smscan.model.source",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'smscan.model' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))

@@ -83,7 +83,7 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
         ModelError: the folder or tokenizer is damaged, or the two vocabularies differ.
     """
     started = time.perf_counter()
-    import ctranslate2  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    import ctranslate2
     import tokenizers
 
     try:
@@ -138,7 +138,7 @@ class CT2Scorer(ChunkedScorer):
 
     def __init__(self, model: CT2Model, settings: ScoringSettings | None = None) -> None:
         if settings is None:
-            settings = ScoringSettings(runtime="ctranslate2", dtype=model.dtype)  # type: ignore[arg-type]
+            settings = ScoringSettings(runtime="ctranslate2", dtype=model.dtype)  # type: ignore[arg-type]  # a copy's dtype is one of ScoringSettings' (ct2_model.py)
         if settings.runtime != "ctranslate2" or settings.dtype != model.dtype:
             raise ValueError(
                 f"settings {settings.runtime}/{settings.dtype} != loaded model ctranslate2/{model.dtype}"

@@ -123,7 +123,7 @@ def convert_to_ct2(source: Path, out: Path, dtype: str) -> None:
         ModelError: ctranslate2 is missing or its converter fails.
     """
     try:
-        from ctranslate2.converters import TransformersConverter  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from ctranslate2.converters import TransformersConverter
     except ImportError as exc:
         raise ModelError("the ctranslate2 runtime needs ctranslate2: pip install ctranslate2") from exc
     try:

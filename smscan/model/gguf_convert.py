@@ -68,8 +68,8 @@ def _no_gguf_progress_bar() -> Iterator[None]:
     def passthrough(iterable: Any = None, *args: Any, **kwargs: Any) -> Any:
         return iterable
 
-    gguf_utils.tqdm = passthrough  # type: ignore[attr-defined]
+    gguf_utils.tqdm = passthrough  # type: ignore[attr-defined]  # a module global gguf reads, not declared in its stubs
     try:
         yield
     finally:
-        gguf_utils.tqdm = original  # type: ignore[attr-defined]
+        gguf_utils.tqdm = original  # type: ignore[attr-defined]  # as above

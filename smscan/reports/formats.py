@@ -29,7 +29,7 @@ class Report:
     Attributes:
         result: the scan, after the decisions (kinds, allow comments, overlap, baseline).
         model: the model description (name, fingerprint, device, dtype, settings).
-        rule: the effective rules (``ScanRules.as_dict``).
+        rule: the effective rules (``Rules.as_dict``).
         config_source: where the settings came from ("defaults" or a file).
         suppressed: what allow comments and a baseline took out (``Suppressed``), or None.
         show_values: print flagged values in full (the user asked, or a person's own terminal).

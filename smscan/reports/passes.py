@@ -42,7 +42,7 @@ def render_contrast_passes(
     table = Table(title="Contrast: both passes per window (mean NLL, nats/token)", title_justify="left")
     for name, justify in (("line", "right"), ("window", "left"), ("violating", "right"), ("compliant", "right"),
                           ("contrast", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]  # justify is one of rich's Literal values, held in a str
     for window in windows:
         chars = text[window.char_start : window.char_end]
         shown = redact(chars) if redact_values else repr(chars)

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from smscan import __version__
-from smscan.kinds import CREDENTIAL, DEAD_CODE, SURPRISE
+from smscan.kinds import KIND_INFO
 from smscan.records import Finding, ScanResult
 from smscan.reports.json import stats_dict
 from smscan.reports.redact import redact
@@ -32,44 +32,6 @@ SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas
 FINGERPRINT_KEY = "smscan/v1"
 SOURCE_ROOT = "%SRCROOT%"
 
-# Rules are ids users and GitHub store: chosen once (the kind ids), never renamed.
-_RULES: dict[str, dict[str, Any]] = {
-    CREDENTIAL: {
-        "name": "CredentialLikeValue",
-        "short": "Credential-like value",
-        "full": (
-            "A value in a place where credentials live (a secret-named assignment, a URL password, "
-            "an Authorization header, a key block) that the reference model finds surprising: "
-            "random-looking text that is likely a real secret."
-        ),
-        "level": "error",
-        "tags": ["security", "external/cwe/cwe-798"],
-        "security-severity": "7.5",
-    },
-    DEAD_CODE: {
-        "name": "SurprisingDeadCode",
-        "short": "Surprising dead code",
-        "full": (
-            "Code that can never run or has no effect (after a return, under a constant-false "
-            "condition, a dead store) and that the reference model finds surprising: possibly "
-            "injected or left-over code."
-        ),
-        "level": "warning",
-        "tags": ["security", "maintainability"],
-        "security-severity": "4.0",
-    },
-    SURPRISE: {
-        "name": "SurprisingSpan",
-        "short": "Surprising span",
-        "full": (
-            "A span whose mean per-token surprisal under the reference model reaches the threshold "
-            "(raw Surprise Masking): text unlike ordinary code, such as a secret or encoded data."
-        ),
-        "level": "warning",
-        "tags": ["security"],
-        "security-severity": "5.0",
-    },
-}
 _HELP = (
     "Review the flagged span. Remove a real secret (and rotate it); accept a false positive with an "
     "inline allow comment or a baseline (`smscan baseline`). `smscan explain FILE:LINE` shows why "
@@ -142,25 +104,27 @@ def render_sarif(
 
 
 def _rule(kind: str) -> dict[str, Any]:
-    known = _RULES.get(kind)
-    if known is None:
+    """The rule of ``kind``: the kind id, the SARIF text its ``KindInfo`` gives."""
+    info = KIND_INFO.get(kind)
+    if info is None:
         return {"id": kind, "shortDescription": {"text": kind}}
+    rule = info.sarif
     return {
         "id": kind,
-        "name": known["name"],
-        "shortDescription": {"text": known["short"]},
-        "fullDescription": {"text": known["full"]},
+        "name": rule.name,
+        "shortDescription": {"text": rule.short},
+        "fullDescription": {"text": rule.full},
         "help": {"text": _HELP},
-        "defaultConfiguration": {"level": known["level"]},
-        "properties": {"tags": known["tags"], "security-severity": known["security-severity"]},
+        "defaultConfiguration": {"level": rule.level},
+        "properties": {"tags": list(rule.tags), "security-severity": rule.security_severity},
     }
 
 
 def _result(finding: Finding, index: int, value: str, no_redact: bool) -> dict[str, Any]:
     score = finding.score if finding.score == finding.score else None  # NaN -> null
     shown = value if no_redact else redact(value)
-    known = _RULES.get(finding.kind)
-    what = known["short"] if known is not None else finding.kind
+    info = KIND_INFO.get(finding.kind)
+    what = info.sarif.short if info is not None else finding.kind
     if score is None:
         measure = f"repeat of a flagged span (threshold {finding.threshold:.2f})"
     else:
@@ -176,7 +140,7 @@ def _result(finding: Finding, index: int, value: str, no_redact: bool) -> dict[s
     return {
         "ruleId": finding.kind,
         "ruleIndex": index,
-        "level": known["level"] if known is not None else "warning",
+        "level": info.sarif.level if info is not None else "warning",
         "message": {"text": f"{what}: {shown} ({measure})"},
         "locations": [
             {

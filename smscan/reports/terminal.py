@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from smscan import __version__
-from smscan.kinds import DEAD_CODE
+from smscan.kinds import shows_values
 from smscan.records import Finding, ScanResult
 from smscan.reports.redact import redact, redact_repeats
 from smscan.reports.visible import escape_char, visible
@@ -58,7 +58,7 @@ def render_terminal(
             # next line of a span that ends mid-line): redacted frames hide those too. Spans that
             # overlap the finding mostly share its value, which is hidden already (their other
             # parts are the quotes and names around it).
-            spans = [f for f in findings if f.kind != DEAD_CODE] if redact_values else []
+            spans = [f for f in findings if not shows_values(f.kind)] if redact_values else []
             for finding in findings:
                 _print_finding(console, result, finding, redact_values=redact_values, hidden=hidden, spans=spans)
             console.print()
@@ -78,7 +78,7 @@ def _hidden_values(result: ScanResult) -> frozenset[str]:
     return frozenset(
         result.values[f.fingerprint]
         for f in result.findings
-        if f.kind != DEAD_CODE and f.fingerprint in result.values
+        if not shows_values(f.kind) and f.fingerprint in result.values
     )
 
 

@@ -18,33 +18,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from smscan.config.settings import Ranking, Settings
-from smscan.detectors import DEFAULT_KINDS, Detector, make_detector
-from smscan.errors import SmscanError, ThresholdsError
-from smscan.kinds import SURPRISE
+from smscan.detectors import DEFAULT_KINDS, make_detector
 from smscan.engine.masking import MaskRule
+from smscan.errors import SmscanError, ThresholdsError
+from smscan.kinds import CREDENTIAL, SURPRISE
+from smscan.records import Detection
 from smscan.rules.flags import RuleFlags
+from smscan.rules.maskings import DEFAULT_VALUE_THRESHOLD
 from smscan.rules.surprise_entries import saved_surprise_entry
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    """A detector and the calibrated threshold its findings must reach."""
-
-    detector: Detector
-    threshold: float
-    source: str = ""
-    """Where the threshold came from (a thresholds file, or the packaged defaults)."""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.detector.kind,
-            **self.detector.rule(),
-            "threshold": self.threshold,
-            "thresholds": self.source,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,28 +59,43 @@ class SurpriseParameters:
 
 
 def resolve_detections(
-    settings: Settings, kinds: tuple[str, ...], *, root: Path, fingerprint: str, thresholds: Path | None = None
+    settings: Settings,
+    kinds: tuple[str, ...],
+    *,
+    root: Path | None,
+    fingerprint: str,
+    thresholds: Path | None = None,
+    point: str | None = None,
+    threshold: float | None = None,
 ) -> tuple[Detection, ...]:
-    """Each detector kind of ``kinds`` with the threshold calibrated for ``fingerprint``.
+    """Each detector kind of ``kinds`` with the threshold calibrated for ``fingerprint`` (at the
+    saved operating point ``point`` when given; ``threshold`` replaces the saved one and no file is
+    read: the detector keeps its default rule).
 
     Raises:
-        ThresholdsError: a kind has no entry, or its first entry was made for another model.
+        ThresholdsError: a kind has no entry, its first entry was made for another model, or it
+            has no operating point ``point``.
     """
     from smscan.rules.thresholds_file import find_entry, threshold_files
 
     wanted = [kind for kind in kinds if kind != SURPRISE]
     if not wanted:
         return ()
+    if threshold is not None:
+        return tuple(Detection(make_detector(kind), threshold, "--threshold") for kind in wanted)
     files = threshold_files(root, flag=thresholds, configured=settings.thresholds)
     detections = []
     for kind in wanted:
         entry = find_entry(files, kind, fingerprint=fingerprint, model=settings.model)
-        detections.append(Detection(make_detector(kind, entry.rule), entry.threshold, entry.source))
+        if point is None:
+            detections.append(Detection(make_detector(kind, entry.rule), entry.threshold, entry.source))
+        else:
+            detections.append(Detection(make_detector(kind, entry.rule), entry.operating_point(point), f"{entry.source} ({point})"))
     return tuple(detections)
 
 
 def resolve_surprise(
-    settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags = RuleFlags()
+    settings: Settings, *, root: Path | None, fingerprint: str, flags: RuleFlags = RuleFlags()
 ) -> SurpriseParameters:
     """Raw Surprise Masking's window selection (ranking and its cutoff), consensus and propagation.
 
@@ -183,12 +182,31 @@ def _other_selection(source: str, *, saved: str, used: str, settings: Settings, 
     )
 
 
+Purpose = Literal["scan", "export", "eval"]
+"""Which command's defaults :func:`resolve_rules` applies: a scan reports credential and dead-code
+findings, an export masks raw ``surprise`` (plus credential findings under value-aware masking),
+eval measures exactly the kinds it is given, at a named operating point when one is asked for."""
+
+
 @dataclass(frozen=True, slots=True)
-class ScanRules:
-    """What a scan reports: raw ``surprise`` spans (when asked for) and each detector's findings."""
+class Rules:
+    """What a command reports or masks: raw ``surprise`` (when asked for) and each detector's
+    findings at its threshold.
+
+    Attributes:
+        surprise: the raw Surprise Masking rule, or None when ``surprise`` is not a kind.
+        detections: the detectors with their calibrated thresholds.
+        value_threshold: value-aware masking's value threshold (exports; None: the raw rule alone).
+        note: a one-line note for the summary (a default kind left out, and why), or None.
+        surprise_source: where the raw rule's cutoff came from.
+    """
 
     surprise: MaskRule | None
     detections: tuple[Detection, ...]
+    value_threshold: float | None = None
+    note: str | None = None
+    surprise_source: str = ""
+    """Where the raw rule's cutoff came from (a flag, the settings, or a thresholds file)."""
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -204,7 +222,77 @@ class ScanRules:
         return out
 
 
-def surprise_rule(settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags = RuleFlags()) -> MaskRule:
+def resolve_rules(
+    settings: Settings, flags: RuleFlags = RuleFlags(), *, root: Path | None, fingerprint: str, purpose: Purpose = "scan"
+) -> Rules:
+    """The one place every command and the Python API resolve their kinds, rules and thresholds.
+
+    Args:
+        settings: the command's settings (``settings.kinds`` unset: the purpose's default kinds).
+        flags: the command's own rule flags (they beat the config, files and defaults).
+        root: where the repository's thresholds file is looked up; None reads no repository file
+            (the Python API: flags, the config's file and the packaged defaults only).
+        fingerprint: the scoring model's fingerprint (a threshold belongs to one model).
+        purpose: whose defaults apply (:data:`Purpose`).
+
+    Returns:
+        The resolved :class:`Rules`.
+
+    Raises:
+        ThresholdsError: an entry is missing, or made for another model (the message names both
+            and the calibrate command); an operating point that was never saved.
+        SmscanError: a rule value out of range.
+
+    Example:
+        >>> rules = resolve_rules(Settings(), root=Path("."), fingerprint=fp)  # doctest: +SKIP
+        >>> rules.kinds
+        ('credential', 'dead-code')
+    """
+    if purpose == "export":
+        return _export_rules(settings, flags, root=root, fingerprint=fingerprint)
+    kinds = settings.kinds or (DEFAULT_KINDS if purpose == "scan" else ())
+    point = flags.operating_point if purpose == "eval" else None
+    threshold = flags.threshold if purpose == "eval" and SURPRISE not in kinds else None
+    detections = resolve_detections(
+        settings, kinds, root=root, fingerprint=fingerprint, thresholds=flags.thresholds, point=point, threshold=threshold
+    )
+    if purpose == "scan":
+        flags = RuleFlags(thresholds=flags.thresholds)  # a scan's rule flags arrive as settings
+    if SURPRISE not in kinds:
+        return Rules(None, detections)
+    resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
+    value_threshold = resolved.value_threshold if purpose == "eval" else None
+    return Rules(resolved.mask_rule(), detections, value_threshold, surprise_source=resolved.source)
+
+
+def _export_rules(settings: Settings, flags: RuleFlags, *, root: Path | None, fingerprint: str) -> Rules:
+    """An export masks ``surprise`` unless ``kinds`` says otherwise; value-aware masking
+    (``flags.masking == "values"``) adds credential findings to the default kinds when the model
+    has a calibrated credential entry, and says so in ``note`` when it has none."""
+    kinds = settings.kinds or (SURPRISE,)
+    rule, value_threshold = None, None
+    if SURPRISE in kinds:
+        resolved = resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags)
+        try:
+            rule = resolved.mask_rule()
+        except ValueError as error:
+            raise SmscanError(f"export rule: {error}") from error
+        if flags.masking == "values":
+            value_threshold = DEFAULT_VALUE_THRESHOLD if resolved.value_threshold is None else resolved.value_threshold
+        source = resolved.source
+    else:
+        source = ""
+    if flags.masking == "values" and not settings.kinds:
+        try:
+            detections = resolve_detections(settings, (CREDENTIAL,), root=root, fingerprint=fingerprint, thresholds=flags.thresholds)
+        except ThresholdsError as error:
+            return Rules(rule, (), value_threshold, f"note: credential findings are not masked: {error}", source)
+        return Rules(rule, detections, value_threshold, surprise_source=source)
+    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=flags.thresholds)
+    return Rules(rule, detections, value_threshold, surprise_source=source)
+
+
+def surprise_rule(settings: Settings, *, root: Path | None, fingerprint: str, flags: RuleFlags = RuleFlags()) -> MaskRule:
     """A scan's raw Surprise Masking rule: flags and config over a thresholds file's entry.
 
     Raises:
@@ -213,25 +301,11 @@ def surprise_rule(settings: Settings, *, root: Path, fingerprint: str, flags: Ru
     return resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags).mask_rule()
 
 
-def scan_rules(settings: Settings, *, root: Path, fingerprint: str, thresholds: Path | None = None) -> ScanRules:
-    """The kinds to report (``settings.kinds``, else credential and dead-code) and their rules.
-
-    Raises:
-        ThresholdsError: an entry is missing, or made for another model fingerprint (the
-            message names both and the calibrate command).
-    """
-    kinds = settings.kinds or DEFAULT_KINDS
-    detections = resolve_detections(settings, kinds, root=root, fingerprint=fingerprint, thresholds=thresholds)
-    flags = RuleFlags(thresholds=thresholds)  # a file named by the flag is read as export reads it
-    surprise = surprise_rule(settings, root=root, fingerprint=fingerprint, flags=flags) if SURPRISE in kinds else None
-    return ScanRules(surprise, detections)
-
-
-def unscored_rules(settings: Settings) -> ScanRules:
+def unscored_rules(settings: Settings) -> Rules:
     """The rules a report states when nothing was scored: the configured ones, no file read."""
     if SURPRISE not in (settings.kinds or ()):
-        return ScanRules(None, ())
-    return ScanRules(settings_rule(settings), ())
+        return Rules(None, ())
+    return Rules(settings_rule(settings), ())
 
 
 def settings_rule(settings: Settings) -> MaskRule:

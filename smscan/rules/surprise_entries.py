@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def saved_surprise_entry(
-    settings: Settings, *, root: Path, fingerprint: str, flags: RuleFlags
+    settings: Settings, *, root: Path | None, fingerprint: str, flags: RuleFlags
 ) -> tuple[dict[str, Any], float | None, str]:
     """The saved ``surprise`` rule, its threshold (or the operating point's) and its file."""
     files = threshold_files(root, flag=flags.thresholds, configured=settings.thresholds)

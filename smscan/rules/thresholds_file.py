@@ -180,22 +180,24 @@ def packaged_thresholds() -> dict[str, Any]:
 
 
 def threshold_files(
-    root: Path, *, flag: Path | None = None, configured: str = ""
+    root: Path | None, *, flag: Path | None = None, configured: str = ""
 ) -> list[tuple[str, dict[str, Any]]]:
     """The thresholds files to consult, in lookup order, as (where, parsed content).
 
-    A file named by the flag or the config must exist; the repository file is optional.
+    A file named by the flag or the config must exist; the repository file is optional (and not
+    read when ``root`` is None: the Python API has no repository). A relative configured path is
+    relative to ``root`` (the current folder without one).
     """
     files: list[tuple[str, dict[str, Any]]] = []
     for named in (flag, Path(configured) if configured else None):
         if named is None:
             continue
-        path = named if named.is_absolute() or named is flag else root / named
+        path = named if named.is_absolute() or named is flag or root is None else root / named
         if not path.is_file():
             raise ThresholdsError(f"{path}: thresholds file not found")
         files.append((str(path), read_thresholds_file(path)))
-    repository = root / REPOSITORY_FILE
-    if repository.is_file():
+    repository = None if root is None else root / REPOSITORY_FILE
+    if repository is not None and repository.is_file():
         files.append((str(repository), read_thresholds_file(repository)))
     files.append((PACKAGED, packaged_thresholds()))
     return files

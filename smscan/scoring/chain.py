@@ -20,10 +20,13 @@ import os
 import platform
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smscan.config.settings import Settings
 from smscan.errors import ModelError
+
+if TYPE_CHECKING:
+    from smscan.model.scorer import Scorer
 
 # Part of every remembered identity's request: bump it when what a load request resolves to
 # changes in a way the request string does not show.
@@ -166,7 +169,7 @@ def _load_options(settings: Settings, *, dtype: str | None, batch_size: int | No
     }
 
 
-def with_scoring_rule(scorer: Any, settings: Settings) -> Any:
+def with_scoring_rule(scorer: Scorer, settings: Settings) -> Any:
     """``scorer`` scoring under ``settings.scoring_rule`` (itself for ``unprompted``)."""
     if settings.scoring_rule == "unprompted":
         return scorer
@@ -177,7 +180,7 @@ def with_scoring_rule(scorer: Any, settings: Settings) -> Any:
 
 
 def score_passes(
-    scorer: Any, settings: Settings, texts: list[str], *, in_process: Callable[[], Any] | None = None
+    scorer: Scorer, settings: Settings, texts: list[str], *, in_process: Callable[[], Any] | None = None
 ) -> list[list[Any]]:
     """Each text's NLL under each of the rule's instructions (``PromptedScorer.score_passes``).
 

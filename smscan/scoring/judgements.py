@@ -24,7 +24,7 @@ from typing import Any
 
 from smscan import __version__
 from smscan.detectors import js_syntax
-from smscan.detectors.candidate import Candidate, Detector
+from smscan.records import Candidate, Detector
 from smscan.records import Document
 
 Judgement = dict[str, list[Candidate]]

@@ -168,7 +168,7 @@ def parse_line(line: bytes, index: int, fmt: RecordFormat, *, position: int = 0)
 
 def _iter_parquet(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rejected]:
     try:
-        import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import pyarrow.parquet as pq
     except ImportError as error:
         raise SourceError(
             f"{path}: reading Parquet needs pyarrow: pip install 'smscan[parquet]'"
@@ -187,7 +187,7 @@ def _iter_parquet(path: Path, fmt: RecordFormat) -> Iterator[DatasetRecord | Rej
 def parquet_rows(path: Path) -> int | None:
     """Rows of a Parquet file from its footer (None when unreadable or pyarrow is missing)."""
     try:
-        import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        import pyarrow.parquet as pq
 
         return int(pq.ParquetFile(path).metadata.num_rows)
     except Exception:  # noqa: BLE001 - only a progress total; reading reports real errors

@@ -81,7 +81,7 @@ def test_help_does_not_import_torch() -> None:
     probe = (
         "import sys\n"
         "from smscan.cli import main\n"
-        "import smscan.engine, smscan.judge.pipeline\n"
+        "import smscan.engine, smscan.judge.scan\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
         "print('HEAVY', heavy)\n"

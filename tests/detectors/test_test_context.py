@@ -124,8 +124,8 @@ def test_a_private_key_block_in_a_test_fixture_is_still_a_credential() -> None:
 
 
 def explained_reasons(path: str) -> list[tuple[bool, tuple[str, ...]]]:
-    from smscan.cli.explain import explain_document
-    from smscan.cli.scanning import ScanRules
+    from smscan.decide.explain import explain_document
+    from smscan.rules.resolve import Rules
     from smscan.records import Document
     from tests.reports.scans import fixture_rules
     from tests.scorers import RandomWordScorer
@@ -133,7 +133,7 @@ def explained_reasons(path: str) -> list[tuple[bool, tuple[str, ...]]]:
     surprise, detections = fixture_rules()
     [scores] = RandomWordScorer().score_texts([DOTENV_LINE])
     explanation = explain_document(
-        Document(path, DOTENV_LINE, group="g"), scores, ScanRules(surprise, detections), window=4, threshold=3.0,
+        Document(path, DOTENV_LINE, group="g"), scores, Rules(surprise, detections), window=4, threshold=3.0,
         consensus=1, first_line=1, last_line=1, model="random-word-scorer",
     )
     start = DOTENV_LINE.index("=@asdfasf") + 1  # 1-based column of the keyword argument's value

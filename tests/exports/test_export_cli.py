@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from smscan.exports.values import DEFAULT_VALUE_THRESHOLD
+from smscan.rules.maskings import DEFAULT_VALUE_THRESHOLD
 from tests.cli_runner import Cli
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer, interrupt_scoring, make_repeats_predictable

@@ -13,7 +13,7 @@ from smscan.rules.thresholds_file import write_entry
 from smscan.cli import main
 from smscan.errors import SmscanError
 from smscan.calibration.operating_points import calibrate_surprise, cross_validate_surprise
-from smscan.exports.rule import MaskRule
+from smscan.engine.masking import MaskRule
 from smscan.calibration.surprise_calibration import SurpriseCalibration
 from smscan.records import TokenScores
 from tests.scorers import RandomWordScorer

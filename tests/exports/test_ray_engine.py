@@ -24,7 +24,7 @@ from smscan.exports.plan import ExportPlan
 from smscan.exports.ray_cluster import RayCluster, actors_that_fit
 from smscan.exports.ray_engine import run_ray_export
 from smscan.exports.ray_read import group_chunks
-from smscan.exports.rule import MaskRule
+from smscan.engine.masking import MaskRule
 from smscan.sources.datasets import RecordFormat, iter_dataset
 from tests.conftest import commit_files
 from tests.scorers import RandomWordScorer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from smscan.exports.rule import MaskRule, mask_group, supervised_tokens
+from smscan.engine.masking import MaskRule, mask_group, supervised_tokens
 from smscan.records import TokenScores
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from smscan.exports.job import ExportSource, run_export
 from smscan.exports.plan import ExportPlan
-from smscan.exports.rule import MaskRule
+from smscan.engine.masking import MaskRule
 from smscan.sources.datasets import RecordFormat
 from tests.scorers import RandomWordScorer
 

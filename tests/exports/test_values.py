@@ -12,9 +12,9 @@ import pytest
 from smscan.sources.labels import LabelledText
 from smscan.calibration.value_points import ValueCalibration, calibrate_values
 from smscan.engine.spans import char_spans
-from smscan.exports.rule import MaskRule, mask_group
-from smscan.exports.value_units import is_letter_id, is_random_letters, value_units
-from smscan.exports.values import (
+from smscan.engine.masking import MaskRule, mask_group
+from smscan.judge.value_units import is_letter_id, is_random_letters, value_units
+from smscan.judge.values import (
     RepeatIndex,
     TextValues,
     ValueRule,

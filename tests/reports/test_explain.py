@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from smscan.cli.explain import explain_document, parse_target
-from smscan.cli.scanning import ScanRules
+from smscan.cli.explain import parse_target
+from smscan.decide.explain import explain_document
+from smscan.rules.resolve import Rules
 from smscan.records import Document
 from smscan.reports.explain import heat_style, render_explanation
 from tests.cli_runner import Cli
@@ -36,7 +37,7 @@ def explain(first: int = 1, last: int = 10):
     document = Document("app/example.py", EXAMPLE, group="g")
     [scores] = RandomWordScorer().score_texts([EXAMPLE])
     return explain_document(
-        document, scores, ScanRules(surprise, detections), window=4, threshold=3.0, consensus=1,
+        document, scores, Rules(surprise, detections), window=4, threshold=3.0, consensus=1,
         first_line=first, last_line=last, model="random-word-scorer",
     )
 
@@ -127,7 +128,7 @@ def test_a_dead_line_holding_a_reported_credential_is_explained_as_the_scan_deci
     surprise, detections = fixture_rules()
     [scores] = RandomWordScorer().score_texts([text])
     explanation = explain_document(
-        Document("app/dead.py", text, group="g"), scores, ScanRules(None, detections), window=4, threshold=3.0,
+        Document("app/dead.py", text, group="g"), scores, Rules(None, detections), window=4, threshold=3.0,
         consensus=1, first_line=1, last_line=3, model="random-word-scorer",
     )
     found = {(v.kind, v.line): (v.reported, v.reasons) for v in explanation.spans}

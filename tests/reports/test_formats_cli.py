@@ -72,8 +72,9 @@ def test_every_mode_writes_every_format_redacted(
     args, committed = MODES[mode]
     prepare(scanned_repo, committed)
     code = cli.main([*args, "--format", fmt, *config])
-    out = capsys.readouterr().out
-    assert code == 1, out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert code == 1, captured.err
     assert SECRET not in out
     check_report(fmt, out)
 

@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from smscan.judge.pipeline import ScanResult
+from smscan.records import ScanResult
 from smscan.records import Document
 from smscan.reports.sarif import FINGERPRINT_KEY, render_sarif
 from tests.reports.scans import (

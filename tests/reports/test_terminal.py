@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from smscan.judge.pipeline import ScanResult
+from smscan.records import ScanResult
 from smscan.records import Document
 from smscan.reports.terminal import render_terminal
 from tests.reports.golden import assert_golden, output, plain_console

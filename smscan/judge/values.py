@@ -3,7 +3,7 @@
 Raw Surprise Masking masks window-shaped pieces: a window at or above the threshold masks its
 ``window`` tokens, so a 32-character token is masked where its windows are surprising enough and
 left supervised at its ends, and a repeat is masked only where the same token ``window``-gram
-was wholly masked. Here the unit is the value (:mod:`smscan.exports.value_units`):
+was wholly masked. Here the unit is the value (:mod:`smscan.judge.value_units`):
 
 1. a value is *triggered* when its own tokens are surprising for what it is made of: its
    *randomness*, the total NLL of the tokens overlapping it divided by ``sqrt(characters) *
@@ -38,16 +38,13 @@ from typing import Any
 import numpy as np
 
 from smscan.engine.spans import char_spans
-from smscan.exports.value_units import value_units
+from smscan.judge.value_units import value_units
 from smscan.engine.masking import MaskRule, mask_group
 from smscan.records import TokenScores
+from smscan.rules.maskings import DEFAULT_VALUE_THRESHOLD
 
 CharSpan = tuple[int, int]
 
-DEFAULT_VALUE_THRESHOLD = 2.63
-"""The value randomness of an uncalibrated export: what calibrating the default model at recall
-0.95 chooses on the values development set (2.631: its SM95 point 3.019 lowered by the worst
-fold's overshoot; ``bench/export_values_eval.py``, docs/BENCHMARKS.md). Calibrate on data like yours."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,7 +57,8 @@ def run_scan_request(request: Mapping[str, Any], scorer: Any, *, key: str) -> di
     from smscan.decide.baseline import load_baseline
     from smscan.decide.scanner import scan_and_decide
     from smscan.reports.json import stats_dict
-    from smscan.rules.resolve import scan_rules
+    from smscan.rules.flags import RuleFlags
+    from smscan.rules.resolve import resolve_rules, unscored_rules
     from smscan.rules.thresholds_file import threshold_files
     from smscan.sources.selection import Selection
 
@@ -68,8 +69,11 @@ def run_scan_request(request: Mapping[str, Any], scorer: Any, *, key: str) -> di
         baseline = (str(path), load_baseline(path))
     selection = Selection.for_root(root, settings, outputs=[])
     items = _items(command, args, root, selection, environ)
-    rules = scan_rules(settings, root=root, fingerprint=scorer.fingerprint, thresholds=None)
     has_documents = any(type(item).__name__ == "Document" for item in items)
+    if has_documents:
+        rules = resolve_rules(settings, RuleFlags(), root=root, fingerprint=scorer.fingerprint)
+    else:
+        rules = unscored_rules(settings)  # nothing to score, as in the command line
     result, suppressed = scan_and_decide(
         items, scorer if has_documents else None, rules, kinds=settings.kinds, baseline=baseline
     )

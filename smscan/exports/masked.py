@@ -28,6 +28,8 @@ from smscan.exports.layout import Span, output_record, raw_json, render_chat
 from smscan.exports.plan import ExportPlan
 from smscan.judge.stage import Judged, JudgedGroup, judge_groups
 from smscan.judge.stages import contiguous
+from smscan.judge.value_units import value_units
+from smscan.judge.values import mask_every_occurrence
 from smscan.kinds import SURPRISE
 from smscan.model.scorer import Scorer
 from smscan.records import DatasetRecord, Rejected
@@ -135,10 +137,16 @@ def _pending(record: DatasetRecord) -> _Pending:
 def _finish(group: JudgedGroup[_Pending], plan: ExportPlan, rule_dict: dict[str, Any], model: dict[str, Any]) -> GroupOutput:
     rejected = [item for item in group.items if isinstance(item, Rejected)]
     records = []
-    for member in group.members:
+    members = group.members
+    found = [_spans(member, plan) for member in members]
+    if plan.rule is not None and plan.values is not None:  # no value left half-learnable in the group
+        texts = [member.subject.text for member in members]
+        found = mask_every_occurrence(texts, [value_units(text) for text in texts], found,
+                                      [member.subject.supervised for member in members], min_chars=plan.values.min_repeat_chars)
+    for member, spans in zip(members, found):
         item = member.subject
         try:
-            records.append(output_record(item.record, item.bounds, _spans(member, plan), plan, rule_dict, model))
+            records.append(output_record(item.record, item.bounds, spans, plan, rule_dict, model))
         except SmscanError as error:  # a record the downstream tokenizer cannot label
             rejected.append(Rejected(item.record.index, str(error), raw_json(item.record)))
     last = group.items[-1]

@@ -210,6 +210,59 @@ def repeatable_parts(value: str) -> tuple[str, ...]:
     return tuple(part for number, part in enumerate(found) if number == 0 or not _ORDINARY_WORD.fullmatch(part))
 
 
+def mask_every_occurrence(
+    texts: Sequence[str],
+    units: Sequence[Sequence[CharSpan]],
+    found: Sequence[Sequence[tuple[int, int, str]]],
+    supervised: Sequence[Sequence[CharSpan]],
+    *,
+    min_chars: int = 4,
+) -> list[list[tuple[int, int, str]]]:
+    """No value left half-learnable: a value masked at least half anywhere in the group, by any
+    rule (a triggered value, code windows, a detector's finding), is masked whole there and at every
+    occurrence standing alone in the group's texts, with its :func:`repeatable_parts`.
+
+    Args:
+        texts: the group's scored texts.
+        units: each text's value units (:func:`~smscan.exports.value_units.value_units`).
+        found: each text's masked ``(start, end, kind)`` spans, any order, overlaps allowed.
+        supervised: each text's supervised character intervals (nothing outside them is masked).
+        min_chars: shortest value (or part) whose occurrences are masked.
+
+    Returns:
+        Per text, ``found`` plus the spans this adds (each with the kind that masked most of the
+        value where it was found masked).
+
+    Example:
+        >>> texts = ["key = 'Zq81xPw'", "see Zq81xPw here"]
+        >>> mask_every_occurrence(texts, [[(7, 14)], []], [[(9, 14, "surprise")], []], [[(0, 15)], [(0, 16)]])[1]
+        [(4, 11, 'surprise')]
+    """
+    chosen: dict[str, str] = {}
+    out = [list(spans) for spans in found]
+    for index, (text, here) in enumerate(zip(texts, units)):
+        for start, end in here:
+            kinds: dict[str, int] = {}
+            covered = np.zeros(end - start, dtype=np.bool_)
+            for a, b, kind in found[index]:
+                low, high = max(a, start), min(b, end)
+                if low < high:
+                    covered[low - start:high - start] = True
+                    kinds[kind] = kinds.get(kind, 0) + high - low
+            if end - start >= min_chars and covered.mean() >= 0.5:
+                kind = max(sorted(kinds), key=lambda k: kinds[k])
+                out[index].append((start, end, kind))
+                for part in repeatable_parts(text[start:end]):
+                    if len(part) >= min_chars:
+                        chosen.setdefault(part, kind)
+    repeats = RepeatIndex(texts)
+    for value in sorted(chosen):
+        for index, spans in enumerate(repeats.occurrences(value)):
+            for start, end in _clip(list(spans), supervised[index]):
+                out[index].append((start, end, chosen[value]))
+    return out
+
+
 def token_mask_of(spans: Sequence[CharSpan], scores: TokenScores) -> np.ndarray:
     """Tokens holding a masked character (how calibration counts a character mask in tokens)."""
     mask = np.zeros(len(scores), dtype=np.bool_)

@@ -30,6 +30,8 @@ SCAN = ("staged", "--kinds", "surprise", "--threshold", "3", "-f", "json")
 @pytest.fixture
 def planted(git_env: Path, workers: Workers) -> Workers:  # git_env first: workers copies its environment
     init_repo(workers.cwd)
+    # Not staged: these scans must not start a worker of their own (the hook's default, "auto").
+    (workers.cwd / ".smscan.toml").write_text('worker = "use"\n', encoding="utf-8")
     stage_files(workers.cwd, {"app.py": f"import os\nKEY = '{KEY}'\n"})
     return workers
 

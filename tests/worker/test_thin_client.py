@@ -45,7 +45,8 @@ PROBE = (
 @pytest.fixture
 def planted(git_env: Path, workers: Workers) -> Workers:  # git_env first: workers copies its environment
     init_repo(workers.cwd)
-    commit_files(workers.cwd, {".smscan.toml": TEST_CONFIG, "util.py": "def f(x):\n    return x + 1\n"})
+    config = TEST_CONFIG + 'worker = "use"\n'  # no scan here starts a worker of its own
+    commit_files(workers.cwd, {".smscan.toml": config, "util.py": "def f(x):\n    return x + 1\n"})
     stage_files(workers.cwd, {"app.py": f"import os\nKEY = '{KEY}'\n"})
     return workers
 
@@ -105,6 +106,16 @@ def test_diff_through_the_worker_matches_the_full_command(planted: Workers) -> N
     thin = entry(planted, "diff", "HEAD~1", "HEAD", "-f", "json", fake=False)
     assert thin.returncode == alone.returncode == 1, thin.stderr
     assert findings(thin) == findings(alone) and heavy_modules(thin) == []
+
+
+def test_the_hook_starts_a_worker_unless_the_config_says_otherwise(planted: Workers) -> None:
+    (planted.cwd / ".smscan.toml").write_text(TEST_CONFIG, encoding="utf-8")  # worker not set
+    first = entry(planted, "staged", "-f", "json")
+    assert first.returncode == 1 and len(findings(first)) == 1, first.stderr
+    wait_for_hello(planted.path(), timeout=60)  # started in the background by that commit's hook
+    second = entry(planted, "staged", "-f", "json", fake=False)
+    assert second.returncode == 1 and heavy_modules(second) == [] and scans_served(planted) == 1
+    WorkerClient(planted.path()).stop()
 
 
 def test_a_clean_commit_exits_0_through_the_worker(planted: Workers) -> None:

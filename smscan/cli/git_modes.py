@@ -27,6 +27,7 @@ from smscan.cli.options import (
 from smscan.cli.prepare import prepare_scan
 from smscan.cli.scanning import ScanJob, run_scan
 from smscan.cli.services import Services, current_services
+from smscan.config.settings import Settings
 from smscan.errors import SmscanError, SourceError
 from smscan.records import Document, ScanResult, Skip
 
@@ -45,6 +46,14 @@ def _git_root(cwd: Path) -> Path:
     if root is None:
         raise SourceError(f"{cwd} is not inside a git work tree; run this in a repository")
     return root
+
+
+def _hook_settings(settings: Settings, services: Services) -> Settings:
+    """A hook's settings: ``worker = "auto"`` unless the user chose (docs/BENCHMARKS.md, "Hook
+    latency": the next commit's hook then costs a thin client and the worker's scan)."""
+    if services.hook_starts_worker and "worker" not in settings.given:
+        return dataclasses.replace(settings, worker="auto")
+    return settings
 
 
 def _blocking(code: int, services: Services) -> int:
@@ -74,7 +83,8 @@ def staged_command(
     )
     with GitRepository(root) as repo:
         items = list(iter_staged(repo, selection=selection, group=root.as_posix()))
-    return _blocking(run_scan(ScanJob(items, settings, root, inputs), report, services), services)
+    job = ScanJob(items, _hook_settings(settings, services), root, inputs)
+    return _blocking(run_scan(job, report, services), services)
 
 
 @command
@@ -182,7 +192,8 @@ def hook_command(
     names = relative_names(root, files or [])
     with GitRepository(root) as repo:
         items = list(iter_hook(repo, names, selection=selection, group=root.as_posix()))
-    return _blocking(run_scan(ScanJob(items, settings, root, inputs), report, services), services)
+    job = ScanJob(items, _hook_settings(settings, services), root, inputs)
+    return _blocking(run_scan(job, report, services), services)
 
 
 HOOK_MARKER = "# smscan-hook: installed by `smscan install-hook`"

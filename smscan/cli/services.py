@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -37,6 +38,10 @@ class Services:
             front of it (``smscan.scoring.chain.build_scorer``).
         stdout: where reports go (None: the process's stdout at the time of writing).
         stderr: where progress and notes go (None: the process's stderr).
+        worker_off: score in this process whatever ``worker`` says (the thin client doubted the
+            worker and said so).
+        hook_starts_worker: ``staged`` and ``hook`` default to ``worker = "auto"`` (the console
+            entry sets it: docs/BENCHMARKS.md, "Hook latency", measured that it pays).
 
     Example:
         >>> main(["repo", "."], services=Services(load_model=lambda *a, **k: FakeScorer()))  # doctest: +SKIP
@@ -46,6 +51,8 @@ class Services:
     load_model: ModelLoader = _load_model
     stdout: TextIO | None = None
     stderr: TextIO | None = None
+    worker_off: bool = False
+    hook_starts_worker: bool = False
 
     def console(self, **options: Any) -> Console:
         """A console on stdout for reports (its terminal test and colour follow the environment)."""
@@ -61,6 +68,8 @@ class Services:
         """The command's scorer: score cache, warm worker, then ``load_model`` (model/chain.py)."""
         from smscan.scoring.chain import build_scorer
 
+        if self.worker_off:
+            settings = dataclasses.replace(settings, worker="off")
         load = _naming_the_model_source(self.load_model, settings)
         return build_scorer(settings, environ=self.environ, dtype=dtype, batch_size=batch_size, load=load)
 

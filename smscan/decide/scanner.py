@@ -66,7 +66,7 @@ def judgement_memo(scorer: Scorer, rules: Rules) -> JudgementMemo | None:
     if not isinstance(scorer, CachedScorer) or rules.surprise is not None or not rules.detections:
         return None
     return JudgementMemo(
-        scorer.cache, fingerprint=scorer.fingerprint, settings_key=settings_key(scorer.settings),
+        scorer.judgement_store(), fingerprint=scorer.fingerprint, settings_key=settings_key(scorer.settings),
         detectors=[detection.detector for detection in rules.detections],
     )
 

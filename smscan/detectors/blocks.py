@@ -1,5 +1,5 @@
-"""Slots that span several lines: armoured blocks (private keys, certificates, public keys) and
-blocks of encoded data.
+"""Slots that span several lines: armoured blocks (private keys, certificates, public keys), the
+key lines of a PuTTY ``.ppk`` file, and blocks of encoded data.
 
 A private-key block is a credential as a whole. Certificates, public keys and base64 data
 wrapped at a fixed width are public: they become ``public-block`` slots, which swallow their
@@ -15,6 +15,12 @@ from smscan.detectors.slot_kinds import PEM, PUBLIC_BLOCK, Slot
 
 _PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
+# PuTTY's key file (formats 2 and 3): `Public-Lines: N` and `Private-Lines: N`, each followed by
+# N lines of base64. The comment (`Comment: dummy-key`) says nothing about the key.
+_PUTTY_HEADER = re.compile(r"^PuTTY-User-Key-File-\d+:", re.MULTILINE)
+_PUTTY_LINES = re.compile(r"^(?P<part>Public|Private)-Lines:[ \t]*(?P<count>\d{1,4})[ \t]*\r?$", re.MULTILINE)
+# The key's MAC (an HMAC over the key, in hex): derived from the key, not a secret of its own.
+_PUTTY_MAC = re.compile(r"^Private-(?:MAC|Hash):[ \t]*(?P<mac>[0-9a-fA-F]+)", re.MULTILINE)
 
 
 def pem_blocks(text: str) -> Iterator[Slot]:
@@ -27,6 +33,33 @@ def pem_blocks(text: str) -> Iterator[Slot]:
         if end != -1:
             where = PEM if "PRIVATE KEY" in label else PUBLIC_BLOCK
             yield Slot(begin.start(), end + len(end_marker), label, where)
+
+
+def putty_blocks(text: str) -> Iterator[Slot]:
+    """The key lines of a PuTTY ``.ppk`` file: its private lines are a private key (whatever the
+    file's comment says), its public lines and its MAC public.
+
+    Example:
+        >>> text = "PuTTY-User-Key-File-3: ssh-ed25519\\nPrivate-Lines: 1\\nAAAAIGFsobE4+Ldh\\nPrivate-MAC: 9b\\n"
+        >>> [(text[s.start:s.end], s.where) for s in putty_blocks(text)]
+        [('AAAAIGFsobE4+Ldh', 'pem')]
+    """
+    if not _PUTTY_HEADER.search(text):
+        return
+    for header in _PUTTY_LINES.finditer(text):
+        start = text.find("\n", header.end()) + 1
+        if start == 0:
+            continue
+        end = start
+        for _ in range(int(header.group("count"))):
+            line_end = text.find("\n", end)
+            end = len(text) if line_end == -1 else line_end + 1
+        body_end = len(text[start:end].rstrip("\r\n")) + start
+        if body_end > start:
+            private = header.group("part") == "Private"
+            yield Slot(start, body_end, f"PuTTY {header.group('part').lower()} key", PEM if private else PUBLIC_BLOCK)
+    for mac in _PUTTY_MAC.finditer(text):
+        yield Slot(mac.start("mac"), mac.end("mac"), "PuTTY key MAC", PUBLIC_BLOCK)
 
 
 def data_blocks(lines: list[str], line_starts: list[int]) -> Iterator[Slot]:

@@ -26,7 +26,7 @@ _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # A value that says what it is before a colon: openssl's `-passout pass:<password>`.
 _LABELLED_VALUE = re.compile(r"^(?P<k>[A-Za-z]+):(?P<v>[^\s:/].*)$")
 _DATABASE_CLIENT = re.compile(r"\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin|mycli|sshpass)\b")
-_GLUED_PASSWORD = re.compile(r"(?<![\w\-])-p(?P<value>[^\s'\"\-][^\s'\"]{3,})")
+_GLUED_PASSWORD = re.compile(r"(?<![\w\-])-p(?P<value>[^\s'\"`\-][^\s'\"`]{3,})")
 _DOCKER_ENV = re.compile(r"^\s*(?:ENV|ARG)\s+(?P<key>[A-Za-z_]\w*)\s+(?P<value>[^\s=][^\s]*)\s*$")
 
 
@@ -63,6 +63,11 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
             start, end = start + 1, end - 1
         name = match.group("name").lstrip("-")
         value = line[start:end]
+        if start > match.start("value") and any(c.isspace() for c in value) and not is_secret_name(name):
+            # A quoted value with spaces under a plain option is a sentence or a format
+            # (`time -f "%e s wall, %M KB maxrss"`, `-m "fix the build"`), not a token.
+            if _HEADER_LINE.match(value) is None and _OPTION_PAIR.match(value) is None:
+                continue
         header = _HEADER_LINE.match(value)
         labelled = _LABELLED_VALUE.match(value)
         pair = _OPTION_PAIR.match(value)

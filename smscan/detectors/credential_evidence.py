@@ -26,6 +26,7 @@ from smscan.detectors.secret_names import is_password_name, name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
     ASSIGNMENT,
+    FILE_FORMAT,
     HEADER,
     PEM,
     PUBLIC_BLOCK,
@@ -66,7 +67,10 @@ _BEFORE_CHARS = 64
 _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 
 # Secret-bearing places: the slot itself says what the value is.
-_SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER})
+_SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER, FILE_FORMAT})
+# Places whose format says the value is encoded: an `Authorization: Basic` value, FileZilla's
+# base64 `<Pass>`, an `.npmrc` `_password`.
+_ENCODED_PLACES = frozenset({HEADER, FILE_FORMAT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +153,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     inherited = place == "secret" and names_a_thing(slot)
     if (place != "secret" or inherited) and (is_prose(value) or is_name_of_thing(value) or is_list_of_names(value)):
         return None
-    if slot.where != HEADER and is_encoded_text(value):
+    if slot.where not in _ENCODED_PLACES and is_encoded_text(value):
         return None
     # The words just before the value on its line (never the whole of a long minified line).
     window = max(slot.start - _BEFORE_CHARS, 0)

@@ -3,7 +3,8 @@
 A literal can hold more than one value, or a value behind syntax: a URL with a password
 (``postgres://u:<password>@h``), ``user:password`` under a name that holds both
 (``CURLOPT_USERPWD``), an ``Authorization`` value (``"Bearer <token>"``), a connection or query
-string (``k1=v1;Password=v2``, ``Data Source=x; User ID=y; Password=v``), ``NAME=value``, or an
+string (``k1=v1;Password=v2``, ``Data Source=x; User ID=y; Password=v``), ``NAME=value``, a
+note's ``ID:name,PW:value``, or an
 ``.npmrc`` line ending in ``:_authToken=<token>``. Each comes out as its own slot, with the name
 that binds it.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from smscan.detectors.prose_labels import label_values
 from smscan.detectors.secret_names import is_secret_name, name_words
 from smscan.detectors.secret_places import (
     has_url_password,
@@ -77,6 +79,12 @@ def literal_values(line: str, start: int, end: int, key: str, offset: int, where
             if pair.end("v") > pair.start("v"):
                 yield Slot(offset + start + pair.start("v"), offset + start + pair.end("v"),
                            pair.group("k"), where)
+        return
+    labelled = [(a, b, label) for a, b, label in label_values(body) if body[a - 1] == ":"]
+    if labelled:
+        # `ID:deploy,PW:<value>` in one literal (a note quoted in docs): the label's value.
+        for value_start, value_end, label in labelled:
+            yield Slot(offset + start + value_start, offset + start + value_end, label, where)
         return
     yield Slot(offset + start, offset + end, key, where)
 

@@ -20,14 +20,17 @@ _LABEL = re.compile(
     r"[ \t]*[:=|][ \t]*"
     r"[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
 )
-# One word and the value after a space: `login frank password <value>`.
+# One word and the value after a space: `login frank password <value>`. Not after `(` (a call or
+# formula in prose: `p(token start+k+1 | ...)`), and not a plural (`tokens start..end`), which
+# names things in general.
 _SPACED = re.compile(
-    r"(?:^|(?<=[\s,;(]))(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>(?![a-z_]+=)[^\s`'\",;|=:][^\s`'\",;|:]*)"
+    r"(?:^|(?<=[\s,;]))(?!(?:tokens|passwords|secrets|keys)\b)(?P<label>[A-Za-z][\w\-]*)[ \t]+[`'\"]?(?P<value>(?![a-z_]+=)[^\s`'\",;|=:][^\s`'\",;|:]*)"
 )
-# A sentence: up to eight words, `is`/`was`, the value (`The api key for the staging box is <value>`).
+# A sentence: up to eight words, `is`/`was`, the value (never `are`: a plural subject describes
+# things in general, `the tokens fed are exact`) (`The api key for the staging box is <value>`).
 _SENTENCE = re.compile(
     r"(?:^|(?<=[\s,;(>]))(?P<label>[A-Za-z][\w\-]*(?:[ \t][A-Za-z][\w\-]*){0,7}?)"
-    r"[ \t]+(?:(?:is|was|are)(?:[ \t]+set[ \t]+to)?|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
+    r"[ \t]+(?:(?:is|was)(?:[ \t]+set[ \t]+to)?|reads|:)[ \t]+[`'\"]?(?P<value>[^\s`'\",;|=:][^\s`'\",;|]*)"
 )
 # The value first: `Use <value> as the password`.
 _USE_AS = re.compile(
@@ -38,9 +41,16 @@ _USE_AS = re.compile(
 _FUNCTION_WORDS = frozenset(["is", "was", "are", "for", "to", "of", "the", "a", "an", "and", "or", "in", "on", "at", "by", "with", "from", "as"])
 # A value that calls or indexes something is code, not a written-down secret.
 _CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
-# A C macro whose body is another symbol (`#define SNMP_DEFAULT_AUTH_PROTO usmHMACMD5AuthProtocol`):
-# code that names a constant, not a label with its value (a secret macro is a string literal).
-_MACRO_REFERENCE = re.compile(r"^\s*#\s*define\s+\w+\s+[A-Za-z_]\w*\s*(?:/[/*].*)?$")
+# A C macro whose body is another symbol (`#define SNMP_DEFAULT_AUTH_PROTO usmHMACMD5AuthProtocol`)
+# or an integer literal (`#define PASSWORD_MASK 0xFFFF0000u`): code that names a constant, not a
+# label with its value (a secret macro is a string literal).
+_MACRO_REFERENCE = re.compile(
+    r"^\s*#\s*define\s+\w+\s+(?:[A-Za-z_]\w*|\(?-?(?:0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\)?)\s*(?:/[/*].*)?$"
+)
+# An unquoted hex integer literal (`PASSWORD_MASK = 0xFFFF0000u;`) is a number in code, not a value.
+_HEX_LITERAL = re.compile(r"0[xX][0-9A-Fa-f_]+[uUlL]*")
+_DEFINE_BEFORE = re.compile(r"#[ \t]*define[ \t]+$")
+_SYMBOL = re.compile(r"[A-Za-z_]\w*`?")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
@@ -61,12 +71,24 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         start, end = match.start("value"), match.end("value")
         if start in seen or not is_secret_name(label) or match.group("value").lower() in _FUNCTION_WORDS:
             continue
+        if _DEFINE_BEFORE.search(line, 0, match.start("label")) and _SYMBOL.fullmatch(match.group("value")):
+            continue  # `#define NAME symbol` quoted in prose (`` `#define AUTH_PROTO usmHMACMD5` ``)
         seen.add(start)
         # Sentence punctuation after a value is not part of it.
-        while end > start and line[end - 1] in ".)":
+        while end > start and line[end - 1] in ".):":
             end -= 1
-        if end > start and not _CODE_VALUE.match(line[start:end]):
+        if end > start and not _CODE_VALUE.match(line[start:end]) and not is_hex_literal(line[start:end]):
             yield start, end, label
+
+
+def is_hex_literal(value: str) -> bool:
+    """True for an integer literal in hex, as code writes it (``0xFFFF0000u``, ``0x5DEECE66DL``).
+
+    Example:
+        >>> is_hex_literal("0x7F3A9C21u"), is_hex_literal("7F3A9C21")
+        (True, False)
+    """
+    return _HEX_LITERAL.fullmatch(value) is not None
 
 
 def table_values(lines: list[str]) -> Iterator[tuple[int, int, int, str]]:

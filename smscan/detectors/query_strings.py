@@ -15,6 +15,9 @@ from smscan.detectors.secret_names import is_secret_name
 
 _PARAMETER = re.compile(r"[?&](?P<name>[A-Za-z][\w.\-\[\]]*)=(?P<value>[^&\s'\"#<>`;)]+)")
 _SCOPE_SEPARATOR = re.compile(r"/|%2F", re.IGNORECASE)
+# A parameter named `key` alone is an API key by convention (`?key=` of Google's and many REST
+# APIs), though a bare `key` names no secret elsewhere (dict and sort keys).
+_KEY_PARAMETERS = {"key": "api_key"}
 
 
 def query_values(line: str) -> Iterator[tuple[int, int, str]]:
@@ -26,7 +29,7 @@ def query_values(line: str) -> Iterator[tuple[int, int, str]]:
         [('AKIAQZLR', 'X-Amz-Credential')]
     """
     for match in _PARAMETER.finditer(line):
-        name = match.group("name")
+        name = _KEY_PARAMETERS.get(match.group("name").lower(), match.group("name"))
         if not is_secret_name(name):
             continue
         start, end = match.start("value"), match.end("value")

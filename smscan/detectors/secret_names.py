@@ -41,6 +41,9 @@ IDENTIFIER_WORDS = frozenset(
     request session_id cache color colour name path file dir url uri host endpoint homepage
     """.split()
 )
+# Last words of a name that say its value names a kind of thing, not the thing: `auth_type:
+# "API-Key"`, `grant_type`, `token_format`, `secret_name: db-creds`, `auth_header: "X-Api-Key"`.
+_KIND_WORDS = frozenset("type types mode method scheme kind format algorithm name header".split())
 # Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -55,10 +58,12 @@ def name_class(name: str) -> str:
     """``"secret"``, ``"identifier"`` or ``"neutral"``: what a name says about its value.
 
     Example:
-        >>> name_class("stripeSecretKey"), name_class("gitSha"), name_class("timeout")
-        ('secret', 'identifier', 'neutral')
+        >>> name_class("stripeSecretKey"), name_class("gitSha"), name_class("timeout"), name_class("auth_type")
+        ('secret', 'identifier', 'neutral', 'neutral')
     """
     words = name_words(name)
+    if len(words) > 1 and words[-1] in _KIND_WORDS:
+        return "neutral"
     if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):
         return "secret"
     if "key" in words and any(word in KEY_COMPANY for word in words):

@@ -25,6 +25,9 @@ _AUTH_SCHEME = re.compile(
     r"(?P<value>[A-Za-z0-9][^\s'\"`<>(){}\[\],;]{6,}[\w.~+/=\-])"
 )
 
+# What is written before a lower-case scheme word in a header: `Authorization: `, `: `, a quote.
+_HEADER_BEFORE = re.compile(r"(?:[Aa]uthorization\W{0,4}|:[ \t]*|[\"'`][ \t]*)$")
+
 
 def has_url_password(text: str) -> bool:
     """True when ``text`` holds a URL with a ``user:password@`` part."""
@@ -44,8 +47,15 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
 
 
 def header_values(text: str) -> Iterator[Slot]:
-    """The token after each ``Authorization`` scheme word in ``text``, named by the scheme."""
+    """The token after each ``Authorization`` scheme word in ``text``, named by the scheme.
+
+    A lower-case ``token``/``bearer`` is a scheme only where a header is written (after
+    ``Authorization``, a colon or a quote: ``Authorization: token X``, ``"bearer " + t``); in prose
+    it is a word (``the reference-token figures.``, ``p(token start+k+1 | ...)``).
+    """
     for match in _AUTH_SCHEME.finditer(text):
+        if match.group("scheme").islower() and not _HEADER_BEFORE.search(text, max(match.start() - 40, 0), match.start()):
+            continue
         yield Slot(match.start("value"), match.end("value"), match.group("scheme"), HEADER)
 
 

@@ -2,11 +2,16 @@
 
 Kinds of place, strongest first (the order resolves overlaps in :mod:`smscan.detectors.slots`):
 
-``pem``            a private-key block, ``-----BEGIN ... PRIVATE KEY-----`` to its END line
+``pem``            a private-key block, ``-----BEGIN ... PRIVATE KEY-----`` to its END line, or the
+                   private lines of a PuTTY ``.ppk`` key
 ``public-block``   a certificate or public-key block, or a block of encoded data (three or more
                    lines of base64 of one width, as YAML ``!!binary`` or an embedded image):
                    kept only so that no line of it is taken for a token
-``url-userinfo``   the password in ``scheme://user:password@host``
+``url-userinfo``   the password in ``scheme://user:password@host`` (or Oracle's ``user/password@db``)
+``file-format``    a value whose place a credential file's own format names: a ``.pgpass`` password,
+                   an ``.htpasswd`` hash, FileZilla's ``<Pass>``, a Jenkins ``{AQAAABAAAA...}``
+                   secret, an ``.npmrc`` ``_password``, a whole key file
+                   (:mod:`smscan.detectors.credential_files`)
 ``header``         the token after an ``Authorization`` scheme word (``Bearer``, ``Basic``, ...)
 ``vendor``         a token in a format a vendor publishes (``xoxb-...``, ``glrt-...``, a JWT, an AWS
                    key id), wherever it sits (:mod:`smscan.detectors.vendor_prefixes`); it takes
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 PEM = "pem"
 PUBLIC_BLOCK = "public-block"
 URL_USERINFO = "url-userinfo"
+FILE_FORMAT = "file-format"
 HEADER = "header"
 VENDOR = "vendor"
 QUERY = "query"
@@ -39,7 +45,7 @@ ASSIGNMENT = "assignment"
 TOKEN = "token"
 # Rank of each kind: a lower rank wins an overlap.
 PRIORITY = {kind: rank for rank, kind in enumerate(
-    (PEM, PUBLIC_BLOCK, URL_USERINFO, HEADER, VENDOR, QUERY, ARGUMENT, STRING, ASSIGNMENT, LABEL, TOKEN)
+    (PEM, PUBLIC_BLOCK, URL_USERINFO, FILE_FORMAT, HEADER, VENDOR, QUERY, ARGUMENT, STRING, ASSIGNMENT, LABEL, TOKEN)
 )}
 
 

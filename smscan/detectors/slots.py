@@ -5,14 +5,20 @@ key, quotes or scheme word) together with the name it is bound to, if any, and w
 place it is. This module gathers the finders, each in a module of its own, and resolves their
 overlaps:
 
-- multi-line blocks: private keys, certificates, encoded data (:mod:`~smscan.detectors.blocks`);
+- multi-line blocks: private keys (PEM and PuTTY), certificates, encoded data
+  (:mod:`~smscan.detectors.blocks`);
+- the places of classic credential files (``.pgpass``, ``.htpasswd``, ``.npmrc``, FileZilla,
+  Jenkins, Oracle logins, key files) (:mod:`~smscan.detectors.credential_files`);
 - URL passwords and ``Authorization`` values (:mod:`~smscan.detectors.secret_places`);
 - vendor-format tokens (:mod:`~smscan.detectors.vendor_prefixes`);
 - per line: option values and command forms (:mod:`~smscan.detectors.command_forms`), query
   parameters (:mod:`~smscan.detectors.query_strings`), prose labels and tables
-  (:mod:`~smscan.detectors.prose_labels`), quoted strings and unquoted assignments (here, cut
+  (:mod:`~smscan.detectors.prose_labels`), user/password pairs written in notes
+  (:mod:`~smscan.detectors.written_pairs`), quoted strings and unquoted assignments (here, cut
   into values by :mod:`~smscan.detectors.literal_values`), XML elements, and long token runs
   (:mod:`~smscan.detectors.token_runs`);
+- values sealed by encryption (``ENC(...)``, a ``SealedSecret``'s data) are no slots
+  (:mod:`~smscan.detectors.sealed_values`);
 - in a JSON document, the secret name of an enclosing object or array for a value whose own
   name says nothing (:mod:`~smscan.detectors.enclosing_names`).
 
@@ -32,7 +38,8 @@ from functools import lru_cache
 from itertools import accumulate
 
 from smscan.detectors.bindings import LEFT_CHARS, binding_before
-from smscan.detectors.blocks import data_blocks, pem_blocks
+from smscan.detectors.blocks import data_blocks, pem_blocks, putty_blocks
+from smscan.detectors.credential_files import credential_file_slots
 from smscan.detectors.command_forms import (
     docker_env_value,
     glued_passwords,
@@ -40,8 +47,9 @@ from smscan.detectors.command_forms import (
 )
 from smscan.detectors.enclosing_names import share_enclosing_names
 from smscan.detectors.literal_values import literal_values
-from smscan.detectors.prose_labels import label_values, table_values
+from smscan.detectors.prose_labels import is_hex_literal, label_values, table_values
 from smscan.detectors.query_strings import query_values
+from smscan.detectors.sealed_values import sealed_spans
 from smscan.detectors.secret_names import is_secret_name
 from smscan.detectors.secret_places import header_values, url_passwords
 from smscan.detectors.slot_kinds import (
@@ -56,8 +64,9 @@ from smscan.detectors.slot_kinds import (
     VENDOR,
     Slot,
 )
-from smscan.detectors.token_runs import token_runs
+from smscan.detectors.token_runs import has_path_token, token_runs
 from smscan.detectors.vendor_prefixes import find_vendor_tokens
+from smscan.detectors.written_pairs import paired_passwords
 
 __all__ = ["PUBLIC_BLOCK", "Slot", "find_slots"]
 
@@ -77,8 +86,18 @@ _LOOKUP_CALL = re.compile(
     r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
     r"GetEnvironmentVariable|Getenv|LookupEnv|require|import|include|ENV)\s*[\(\[]|\[)\s*$"
 )
+# Strings that are patterns or placeholders, not values: a regular expression's source
+# (`re.compile(r"...")`, `new RegExp("...")`) and a command-line metavar (`metavar="FILE[:LINE]"`).
+_PATTERN_OR_METAVAR = re.compile(
+    r"(?:\b(?:re|regex)\.(?:compile|search|match|fullmatch|sub|subn|findall|finditer|split)\(\s*[rRbB]{0,2}"
+    r"|\bRegExp\(\s*|\bRegex\(\s*@?|\bmetavar\s*=\s*)$"
+)
 # Matched at the end of a string (no `^`: a slice per string would make a minified line quadratic).
 _KEY_AFTER = re.compile(r"\s*(?:[\"'`]\s*)?(?::(?!:)|=>)")
+# A reST role before a back-quoted target (`:data:`~flask.session``, `:ref:`config``): a reference.
+_REST_ROLE = re.compile(r":[\w+\-]+(?::[\w+\-]+)?:$")
+# HTML attributes that hold link targets, names and text, never a secret (`href="#x.y"`, `title="..."`).
+_MARKUP_NAME_ATTRIBUTE = re.compile(r"(?<![\w\-])(?:href|src|class|title|rel|for|action|alt|lang)=$")
 # Lines that are code statements rather than `key = value` settings: a value that calls,
 # indexes or combines things is an expression, not a literal.
 _EXPRESSION_CHARS = re.compile(r"[()\[\]{}]")
@@ -106,6 +125,8 @@ def find_slots(text: str) -> list[Slot]:
 def _slots_of(text: str) -> tuple[Slot, ...]:
     found: list[Slot] = []
     found.extend(pem_blocks(text))
+    found.extend(putty_blocks(text))
+    found.extend(credential_file_slots(text))
     found.extend(url_passwords(text))
     found.extend(header_values(text))
     lines = text.split("\n")
@@ -119,7 +140,24 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
+    found = _drop_sealed(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
+
+
+def _drop_sealed(text: str, slots: list[Slot]) -> list[Slot]:
+    """Drop every slot that overlaps a value sealed for a key not in the file
+    (:mod:`smscan.detectors.sealed_values`): ciphertext, or a run of it, is no credential."""
+    sealed = sealed_spans(text)
+    if not sealed:
+        return slots
+    starts = [start for start, _ in sealed]
+    furthest = list(accumulate((end for _, end in sealed), max))
+
+    def is_sealed(slot: Slot) -> bool:
+        before = bisect_left(starts, slot.end)
+        return before > 0 and furthest[before - 1] > slot.start
+
+    return [s for s in slots if not is_sealed(s)]
 
 
 def _share_secret_names(slots: list[Slot]) -> list[Slot]:
@@ -190,33 +228,51 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         yield Slot(offset + start, offset + end, label, LABEL)
     for start, end in glued_passwords(line):
         yield Slot(offset + start, offset + end, "password", LABEL)
+    pairs = list(paired_passwords(line))
+    for start, end, label in pairs:
+        yield Slot(offset + start, offset + end, label, LABEL)
     docker = docker_env_value(line)
     if docker:
         yield Slot(offset + docker[0], offset + docker[1], docker[2], ASSIGNMENT)
     quoted_spans: list[tuple[int, int]] = []
+    markup = "<" in line
     for match in _QUOTED.finditer(line):
         quoted_spans.append((match.start(), match.end()))
-        if _is_name_position(line, match.start(), match.end()):
+        if _is_name_position(line, match.start(), match.end(), markup=markup):
             continue
+        if has_path_token(match.group("body")):
+            continue  # a URL: the token in its path is a slot of its own (`token_runs`)
         key = binding_before(line, match.start())
         yield from literal_values(line, match.start("body"), match.end("body"), key, offset, STRING)
     for match in _XML_ELEMENT.finditer(line):
         yield Slot(offset + match.start("value"), offset + match.end("value"), match.group("tag"), ASSIGNMENT)
     for match in _ASSIGNED.finditer(line):
-        if _inside(match.start("value"), quoted_spans):
+        if _inside(match.start("value"), quoted_spans) or has_path_token(match.group("value")):
             continue
+        if any(match.start("value") <= start < match.end("value") for start, _, _ in pairs):
+            continue  # `ID/Password=name/value`: the password alone is the slot
         value_end = match.end("value")
         rest = line[value_end:].lstrip()
         if _EXPRESSION_CHARS.search(match.group("value")) or rest.startswith(("(", "[", ".")):
+            continue
+        if is_hex_literal(match.group("value")):
             continue
         yield from literal_values(line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT)
     yield from token_runs(line, offset)
 
 
-def _is_name_position(line: str, quote_start: int, quote_end: int) -> bool:
-    """A string used as a name: a mapping key (``"k": v``) or the first argument of a lookup."""
+def _is_name_position(line: str, quote_start: int, quote_end: int, *, markup: bool) -> bool:
+    """A string used as a name: a mapping key (``"k": v``), the first argument of a lookup, a
+    regular expression's source, a metavar, a reST role's target, or an HTML attribute that holds a link target or a name (`id` is left to its name)."""
     # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
     if _KEY_AFTER.match(line, quote_end):
+        return True
+    before = line[max(quote_start - 24, 0) : quote_start]
+    if _PATTERN_OR_METAVAR.search(before):
+        return True
+    if line[quote_start] == "`" and _REST_ROLE.search(before):
+        return True
+    if markup and _MARKUP_NAME_ATTRIBUTE.search(before):
         return True
     return bool(_LOOKUP_CALL.search(line[max(quote_start - LEFT_CHARS, 0) : quote_start]))
 

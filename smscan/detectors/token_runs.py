@@ -50,6 +50,26 @@ def token_runs(line: str, offset: int) -> Iterator[Slot]:
             yield Slot(offset + start, offset + end, key, TOKEN)
 
 
+def has_path_token(value: str) -> bool:
+    """True when ``value`` is one URL with a path segment long enough to be a token
+    (``https://hooks.example.com/services/T0/B0/<token>``): its token, not the URL, is the slot.
+
+    Example:
+        >>> has_path_token("https://chat.example.net/hooks/8Kq2Vx7Lm4Tz9Wn3Rb6Hd1Fp"), has_path_token("https://example.com/a/b")
+        (True, False)
+    """
+    if _URL.fullmatch(value) is None:
+        return False
+    # The URL up to its query, read as token_runs reads a line: only path segments are tokens.
+    return any(True for _ in token_runs(value[: _path_end(value)], 0))
+
+
+def _path_end(url: str) -> int:
+    """Where the path of ``url`` ends: at its query, its fragment, or its end."""
+    ends = [index for index in (url.find("?"), url.find("#")) if index != -1]
+    return min(ends, default=len(url))
+
+
 def _url_path_tokens(line: str, offset: int, start: int, end: int) -> Iterator[Slot]:
     """The path segments of 20 characters or more in a token run inside a URL."""
     run = line[start:end]

@@ -1,4 +1,11 @@
-"""The score cache as a layer of the scorer chain: answers what it has, scores only what it lacks."""
+"""The score cache as a layer of the scorer chain: answers what it has, scores only what it lacks.
+
+Only a process that ran the model writes the cache: scores a warm worker sent (the scorer below
+says ``answered_by_worker``) are used for this command and never stored, and neither are the
+judgements made from them (``judgement_store``), so a stand-in at the worker's socket cannot
+make a later command, with or without a worker, pass what it hid. The worker keeps its own
+cache of what it scored.
+"""
 
 from __future__ import annotations
 
@@ -51,6 +58,16 @@ class CachedScorer:
     def settings(self) -> Any:
         return self.scorer.settings
 
+    @property
+    def is_computed_here(self) -> bool:
+        """Whether every score this layer got from below was computed in this process."""
+        return not getattr(self.scorer, "answered_by_worker", False)
+
+    def judgement_store(self) -> JudgementStore:
+        """The cache as the judgement memo may use it: read always, written only while
+        ``is_computed_here``."""
+        return JudgementStore(self)
+
     def __getattr__(self, name: str) -> Any:
         # Everything else (describe(), device, ...) is the wrapped scorer's.
         return getattr(self.scorer, name)
@@ -79,5 +96,23 @@ class CachedScorer:
             for index, scores in zip(missing, fresh):
                 found[index] = scores
                 entries[cache_key(fingerprint, settings, texts[index])] = encode_entry(scores)
-            self.cache.put_many(entries)
+            if self.is_computed_here:
+                self.cache.put_many(entries)
         return [scores for scores in found if scores is not None]
+
+
+class JudgementStore:
+    """A ``CachedScorer``'s cache for the judgement memo: written only from scores computed here."""
+
+    def __init__(self, owner: CachedScorer) -> None:
+        self._owner = owner
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """The cache's entries for ``keys``."""
+        found: dict[str, bytes] = self._owner.cache.get_many(keys)
+        return found
+
+    def put_many(self, entries: dict[str, bytes]) -> None:
+        """Store ``entries`` unless a worker's answers went into them."""
+        if self._owner.is_computed_here:
+            self._owner.cache.put_many(entries)

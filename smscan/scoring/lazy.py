@@ -153,6 +153,8 @@ class LazyScorer:
 
     def _remember(self, *, file_tokenizer: bool) -> None:
         assert self._scorer is not None
+        if getattr(self._scorer, "is_remote", False):
+            return  # a warm worker's word about itself is not stored (only what this process loaded)
         identity = _identity_of(self._scorer, file_tokenizer)
         if identity != self._identity and self._memo is not None and self._request and self._of_these_weights(identity):
             self._memo.remember(self._request, identity)

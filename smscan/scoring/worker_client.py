@@ -6,77 +6,43 @@ absent, stale, of another smscan or protocol version, serves other settings, or 
 private. A ``WorkerScorer`` whose worker later fails (gone, busy beyond ``BUSY_WAIT_S``, garbage)
 scores in this process from then on, loading the model on first need: the worker can slow a
 command down, never fail it.
+
+The connection and what it checks are ``worker_connection.py``; the scores in a reply must also
+be finite and in range (``worker_protocol.py``). Any doubt is a one-line notice on stderr and
+scoring in this process.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from smscan.config.settings import Settings
 from smscan.errors import ModelError
 from smscan.records import TokenScores
-from smscan.scoring.worker_address import WorkerPlaceError, check_private_dir, run_dir, socket_path, worker_key
-from smscan.scoring.worker_protocol import (
-    PROTOCOL_VERSION,
-    ProtocolError,
-    decode_scores,
-    encode_texts,
-    recv_message,
-    send_message,
+from smscan.scoring.worker_address import WorkerPlaceError, run_dir, socket_path, worker_key
+from smscan.scoring.worker_connection import (
+    HELLO_TIMEOUT_S,
+    Hello,
+    WorkerConnection,
+    WorkerUnavailable,
+    ignored_notice,
 )
+from smscan.scoring.worker_protocol import PROTOCOL_VERSION, ProtocolError, decode_scores, encode_texts, reply_limits
 
-CONNECT_TIMEOUT_S = 0.5
-HELLO_TIMEOUT_S = 2.0
+__all__ = ["Hello", "WorkerClient", "WorkerScorer", "WorkerUnavailable", "connect_worker", "ignored_notice"]
+
 # How long the worker may queue our batch behind another client's before we score it ourselves.
 BUSY_WAIT_S = 3.0
-# A batch the worker has started is worth waiting for; this only bounds a worker that hangs.
-SCORE_TIMEOUT_S = 600.0
-
-
-class WorkerUnavailable(Exception):
-    """The worker cannot serve this request (gone, busy, failed, or answered garbage)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Hello:
-    """A worker's answer to ``hello``: who it is and what it scores with."""
-
-    smscan: str
-    protocol: int
-    key: str
-    pid: int
-    model: str
-    fingerprint: str
-    settings: dict[str, Any]
-    describe: dict[str, Any]
-    can_tokenize: bool
-
-    @classmethod
-    def parse(cls, header: Mapping[str, Any]) -> Hello:
-        """Check the types of a hello reply; WorkerUnavailable when it is malformed."""
-        try:
-            hello = cls(
-                smscan=header["smscan"], protocol=header["protocol"], key=header["key"], pid=header["pid"],
-                model=header["model"], fingerprint=header["fingerprint"], settings=header["settings"],
-                describe=header["describe"], can_tokenize=header["can_tokenize"],
-            )  # fmt: skip
-        except KeyError as error:
-            raise WorkerUnavailable(f"hello without {error}") from error
-        types = (str, int, str, int, str, str, dict, dict, bool)
-        values = (
-            hello.smscan, hello.protocol, hello.key, hello.pid, hello.model, hello.fingerprint,
-            hello.settings, hello.describe, hello.can_tokenize,
-        )  # fmt: skip
-        if not all(isinstance(v, t) for v, t in zip(values, types)) or not isinstance(
-            hello.settings.get("key"), str
-        ):
-            raise WorkerUnavailable("malformed hello")
-        return hello
+# One deadline per score request, for the whole reply: a base, plus time for the text at a rate
+# several times slower than a busy 2-core machine scores (~800 bytes/s), capped.
+SCORE_BASE_S = 10.0
+SCORE_BYTES_PER_S = 100.0
+SCORE_MAX_S = 600.0
+# Text per request: well under what a worker takes (``limits.ServerLimits.max_request_bytes``).
+REQUEST_BYTES = 8 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,56 +67,49 @@ class WorkerSettings:
         )  # fmt: skip
 
 
-class WorkerClient:
-    """Requests to the worker at ``path``; one short connection per request.
+def _parts(texts: Sequence[str], size: int) -> list[Sequence[str]]:
+    # Consecutive runs of texts of at most ``size`` UTF-8 bytes (a longer text alone).
+    parts: list[Sequence[str]] = []
+    start, total = 0, 0
+    for index, text in enumerate(texts):
+        length = len(text.encode("utf-8", "surrogatepass"))
+        if index > start and total + length > size:
+            parts.append(texts[start:index])
+            start, total = index, 0
+        total += length
+    if start < len(texts):
+        parts.append(texts[start:])
+    return parts
 
-    Every failure (connect, timeout, protocol, an error reply) raises ``WorkerUnavailable``.
-    """
 
-    def __init__(self, path: Path, *, connect_timeout: float = CONNECT_TIMEOUT_S) -> None:
-        self.path = path
-        self.connect_timeout = connect_timeout
+def score_deadline_s(texts: Sequence[str], busy_wait: float) -> float:
+    """Seconds a score request may take, whole reply included (see ``SCORE_BASE_S``)."""
+    size = sum(len(text) for text in texts)
+    return min(busy_wait + SCORE_BASE_S + size / SCORE_BYTES_PER_S, SCORE_MAX_S)
 
-    def hello(self, *, timeout: float = HELLO_TIMEOUT_S) -> Hello:
-        """Who the worker is."""
-        header, _ = self._request({"op": "hello"}, timeout=timeout)
-        return Hello.parse(header)
 
-    def status(self, *, timeout: float = HELLO_TIMEOUT_S) -> dict[str, Any]:
-        """``hello`` plus pid, uptime and counters."""
-        header, _ = self._request({"op": "status"}, timeout=timeout)
-        return header
-
-    def stop(self, *, timeout: float = HELLO_TIMEOUT_S) -> None:
-        """Ask the worker to stop (it removes its socket within a fraction of a second)."""
-        self._request({"op": "stop"}, timeout=timeout)
+class WorkerClient(WorkerConnection):
+    """A ``WorkerConnection`` that also scores and tokenizes texts (see its docstring)."""
 
     def score(self, texts: Sequence[str], *, op: str = "score", busy_wait: float = BUSY_WAIT_S) -> list[TokenScores]:
-        """Score (``op="tokenize"``: only tokenize) ``texts`` in the worker."""
+        """Score (``op="tokenize"``: only tokenize) ``texts`` in the worker, in requests of at
+        most ``REQUEST_BYTES`` of text each (a worker refuses larger ones)."""
+        scores: list[TokenScores] = []
+        for part in _parts(texts, REQUEST_BYTES):
+            scores += self._score_part(part, op=op, busy_wait=busy_wait)
+        return scores
+
+    def _score_part(self, texts: Sequence[str], *, op: str, busy_wait: float) -> list[TokenScores]:
         lengths, payload = encode_texts(texts)
         header, data = self._request(
-            {"op": op, "lengths": lengths, "wait_s": busy_wait}, payload, timeout=SCORE_TIMEOUT_S
-        )
+            {"op": op, "lengths": lengths, "wait_s": busy_wait}, payload,
+            timeout=score_deadline_s(texts, busy_wait), limits=reply_limits(texts),
+        )  # fmt: skip
         try:
-            return decode_scores(header.get("counts"), data, texts=texts)
+            return decode_scores(header.get("counts"), data, texts=texts, scored=op == "score")
         except ProtocolError as error:
+            self.close()
             raise WorkerUnavailable(str(error)) from error
-
-    def _request(self, header: dict[str, Any], payload: bytes = b"", *, timeout: float) -> tuple[dict[str, Any], bytes]:
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-                sock.settimeout(self.connect_timeout)
-                sock.connect(str(self.path))
-                sock.settimeout(timeout)
-                send_message(sock, header, payload)
-                reply = recv_message(sock)
-        except (OSError, ProtocolError) as error:
-            raise WorkerUnavailable(f"{type(error).__name__}: {error}") from error
-        if reply is None:
-            raise WorkerUnavailable("the worker closed the connection")
-        if reply[0].get("ok") is not True:
-            raise WorkerUnavailable(str(reply[0].get("error", "the worker refused the request")))
-        return reply
 
 
 class WorkerScorer:
@@ -160,19 +119,28 @@ class WorkerScorer:
         client: a client whose ``hello`` succeeded.
         hello: that hello.
         fallback: builds the in-process scorer; called at most once, on the first failure.
+        notice: told, once, why the worker was ignored (default: one line on stderr).
+
+    ``answered_by_worker`` is true once any scores came from the worker: the score cache above
+    never stores those (only a process that ran the model writes it).
 
     Example:
         >>> scorer = connect_worker(settings, fallback=lambda: load_scorer())  # doctest: +SKIP
         >>> scorer.score_texts(["x = 1\\n"])[0].nll  # doctest: +SKIP
     """
 
-    def __init__(self, client: WorkerClient, hello: Hello, *, fallback: Callable[[], Any]) -> None:
+    def __init__(
+        self, client: WorkerClient, hello: Hello, *, fallback: Callable[[], Any], notice: Callable[[str], None] = ignored_notice
+    ) -> None:
         self.client = client
         self.hello = hello
         self.fingerprint = hello.fingerprint
         self.settings = WorkerSettings.from_hello(hello.settings)
         self.fallback_reason: str | None = None
+        self.answered_by_worker = False
+        self.is_remote = True  # LazyScorer remembers no identity of ours
         self._fallback = fallback
+        self._notice = notice
         self._local: Any = None
 
     def describe(self) -> dict[str, object]:
@@ -194,9 +162,14 @@ class WorkerScorer:
             return []
         if self._local is None and self.fallback_reason is None:
             try:
-                return self.client.score(texts, op=op)
+                scores = self.client.score(texts, op=op)
             except WorkerUnavailable as error:
                 self.fallback_reason = str(error)
+                self.client.close()
+                self._notice(self.fallback_reason)
+            else:
+                self.answered_by_worker = self.answered_by_worker or op == "score"
+                return scores
         local = self._in_process()
         return list(local.score_texts(texts) if op == "score" else local.tokenize(texts))
 
@@ -220,6 +193,7 @@ def connect_worker(
     fallback: Callable[[], Any],
     dtype: str | None = None,
     environ: Mapping[str, str] = os.environ,
+    notice: Callable[[str], None] = ignored_notice,
 ) -> WorkerScorer | None:
     """A scorer through the worker running for these settings, or None when there is none to use.
 
@@ -228,6 +202,7 @@ def connect_worker(
         fallback: builds the in-process scorer, for when the worker fails mid-command.
         dtype: the command's dtype override.
         environ: where the run dir and the model cache are.
+        notice: told why a worker that is there was not used (default: one line on stderr).
 
     Returns:
         A ``WorkerScorer``, or None: no socket, a run dir that is not private, no answer within
@@ -235,22 +210,29 @@ def connect_worker(
     """
     folder = run_dir(environ)
     try:
-        if not folder.is_dir():
-            return None
         key = worker_key(settings, dtype=dtype, environ=environ)
         path = socket_path(folder, key)
-        if not path.exists():
+        if not path.exists():  # no worker: one stat, nothing to say
             return None
-        check_private_dir(folder)
     except (WorkerPlaceError, OSError):
         return None
     client = WorkerClient(path)
     try:
         hello = client.hello()
-    except WorkerUnavailable:
+    except WorkerUnavailable as error:
+        if not error.quiet:
+            notice(str(error))
+        return None
+    except WorkerPlaceError as error:
+        notice(str(error))
         return None
     from smscan import __version__
 
-    if (hello.smscan, hello.protocol, hello.key) != (__version__, PROTOCOL_VERSION, key):
-        return None
-    return WorkerScorer(client, hello, fallback=fallback)
+    if (hello.smscan, hello.protocol) != (__version__, PROTOCOL_VERSION):
+        notice(f"it runs smscan {hello.smscan[:40]!r} (protocol {hello.protocol}), this is {__version__}")
+    elif hello.key != key:
+        notice("it serves other settings than its socket's name says")
+    else:
+        return WorkerScorer(client, hello, fallback=fallback, notice=notice)
+    client.close()
+    return None

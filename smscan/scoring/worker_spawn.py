@@ -2,7 +2,9 @@
 
 The child is ``python -m smscan serve`` with the caller's settings spelled out as flags (and its
 config file, for keys without a flag), in a new session, its output in ``<run dir>/<key>.log``
-(mode 0600; it holds notices, never scanned text).
+(mode 0600; it holds notices, never scanned text). The log is made afresh (``O_EXCL``,
+``O_NOFOLLOW``) relative to the run dir's descriptor, so no symlink planted there is written
+through.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from pathlib import Path
 
 from smscan.config.settings import Settings
 from smscan.errors import SmscanError
-from smscan.scoring.worker_address import make_private_dir, run_dir, socket_path, worker_key
+from smscan.scoring.worker_address import RunDir, open_run_dir, run_dir, socket_path, worker_key
 from smscan.scoring.worker_client import WorkerClient, WorkerUnavailable
 
 DEFAULT_IDLE_TIMEOUT_S = 15 * 60.0
+_GIT_REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX")
 
 
 def serve_argv(settings: Settings, *, idle_timeout: float) -> list[str]:
@@ -53,15 +56,12 @@ def start_detached(
     Raises:
         SmscanError: the run dir is not private or the process cannot be started.
     """
-    folder = run_dir(environ)
-    make_private_dir(folder)
     key = worker_key(settings, environ=environ)
-    log = folder / f"{key}.log"
-    try:
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    except OSError as error:
-        raise SmscanError(f"cannot write the worker log {log}: {error.strerror}") from error
+    with open_run_dir(run_dir(environ), create=True) as run:
+        fd = _fresh_log(run, f"{key}.log")
     argv = serve_argv(settings, idle_timeout=idle_timeout)
+    # A hook that starts a worker runs inside a commit: the worker must not keep its index or repository.
+    child_env = {name: value for name, value in environ.items() if name not in _GIT_REDIRECTS}
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_DUP2, fd, 1),
@@ -69,13 +69,26 @@ def start_detached(
     ]
     try:
         try:
-            return os.posix_spawn(argv[0], argv, dict(environ), file_actions=actions, setsid=True)
+            return os.posix_spawn(argv[0], argv, child_env, file_actions=actions, setsid=True)
         except NotImplementedError:  # no POSIX_SPAWN_SETSID: at least leave the caller's group
-            return os.posix_spawn(argv[0], argv, dict(environ), file_actions=actions, setpgroup=0)
+            return os.posix_spawn(argv[0], argv, child_env, file_actions=actions, setpgroup=0)
     except OSError as error:
         raise SmscanError(f"cannot start the worker: {error.strerror}") from error
     finally:
         os.close(fd)
+
+
+def _fresh_log(run: RunDir, name: str) -> int:
+    try:
+        os.unlink(name, dir_fd=run.fd)  # the last worker's log (or anything planted in its place)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        raise SmscanError(f"cannot replace the worker log {run.path / name}: {error.strerror}") from error
+    try:
+        return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=run.fd)
+    except OSError as error:
+        raise SmscanError(f"cannot write the worker log {run.path / name}: {error.strerror}") from error
 
 
 def wait_until_serving(
@@ -88,7 +101,7 @@ def wait_until_serving(
     """
     folder = run_dir(environ)
     key = worker_key(settings, environ=environ)
-    client = WorkerClient(socket_path(folder, key))
+    path = socket_path(folder, key)
     log = folder / f"{key}.log"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -97,8 +110,8 @@ def wait_until_serving(
             raise SmscanError(
                 f"the worker exited with status {os.waitstatus_to_exitcode(status)} before serving; see {log}"
             )
-        try:
-            return client.hello(timeout=1.0).pid
+        try:  # a client makes one connection: a new one per try
+            return WorkerClient(path).hello(timeout=1.0).pid
         except WorkerUnavailable:
             time.sleep(0.1)
     raise SmscanError(f"the worker did not answer within {timeout:g} s; see {log}")
@@ -113,8 +126,9 @@ def start_worker_unless_starting(settings: Settings, *, environ: Mapping[str, st
     from smscan.scoring.worker_address import is_claimed
 
     try:
-        if is_claimed(run_dir(environ), worker_key(settings, environ=environ)):
-            return False
+        with open_run_dir(run_dir(environ), create=True) as run:
+            if is_claimed(run, worker_key(settings, environ=environ)):
+                return False
         start_detached(settings, environ=environ)
     except SmscanError:
         return False

@@ -135,6 +135,11 @@ class GitCommands:
         """End the helper processes."""
         self._repo.close()
 
+    def use_index_file(self, path: str) -> None:
+        """Read the index at ``path`` (a commit's ``GIT_INDEX_FILE``), not this process's, in every
+        later call: a warm worker scans for a hook whose environment is not its own."""
+        self._repo.git.update_environment(GIT_INDEX_FILE=path)
+
     def _command(self, *args: str, hooks_path: bool = False) -> list[str]:
         options = self._opened.hooks_options if hooks_path else self._opened.options
         return ["git", *options, *args]

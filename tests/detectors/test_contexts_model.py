@@ -32,7 +32,7 @@ def test_names_of_things_are_not_reported_and_the_keys_beside_them_are(
 
 def test_smscans_own_thresholds_file_reports_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # The default model's name sits in the `credential` kind's object there (issue #12).
-    packaged = Path(__file__).resolve().parents[2] / "smscan" / "calibration" / "default_thresholds.json"
+    packaged = Path(__file__).resolve().parents[2] / "smscan" / "rules" / "default_thresholds.json"
     shutil.copy(packaged, tmp_path / "default_thresholds.json")
 
     code = main(["repo", str(tmp_path), "--kinds", "credential", "--format", "json"])

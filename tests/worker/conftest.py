@@ -8,6 +8,7 @@ A worker subprocess scores with ``RandomWordScorer``: its PYTHONPATH starts with
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,18 @@ def workers(short_run_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+@pytest.fixture
+def other_uid() -> Iterator[int]:
+    """A second user, created for the test and removed after it."""
+    if os.geteuid() != 0:
+        pytest.skip("the other-user cases need root to create a second user; run them as root")
+    if shutil.which("useradd") is None:
+        pytest.skip("the other-user cases need useradd to create a second user")
+    name = f"smscan-t{os.getpid()}"
+    subprocess.run(["useradd", "-M", "-N", "-s", "/usr/sbin/nologin", name], check=True, capture_output=True)
+    try:
+        yield pwd.getpwnam(name).pw_uid
+    finally:
+        subprocess.run(["userdel", name], check=False, capture_output=True)

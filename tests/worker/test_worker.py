@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -169,7 +171,10 @@ def impostor(workers: Workers) -> Iterator[Callable[[Callable[[socket.socket], N
                 except OSError:
                     return
                 with connection:
-                    answer(connection)
+                    try:
+                        answer(connection)
+                    except OSError:  # the client gave up first (a deadline on a loaded machine)
+                        pass
 
         threading.Thread(target=loop, daemon=True).start()
         return path
@@ -183,8 +188,8 @@ def hello_as(**changes: object) -> Callable[[socket.socket], None]:
     def answer(connection: socket.socket) -> None:
         recv_message(connection)
         header = {
-            "ok": True, "smscan": __version__, "protocol": PROTOCOL_VERSION, "key": "", "pid": 1,
-            "model": "default", "fingerprint": "sha256:random-word-scorer",
+            "ok": True, "smscan": __version__, "protocol": PROTOCOL_VERSION, "key": "", "pid": os.getpid(),
+            "executable": os.path.realpath(sys.executable), "model": "default", "fingerprint": "sha256:random-word-scorer",
             "settings": {"key": "ctx512-stride384-fp32"}, "describe": {}, "can_tokenize": False,
         }  # fmt: skip
         send_message(connection, {**header, **changes})
@@ -192,7 +197,10 @@ def hello_as(**changes: object) -> Callable[[socket.socket], None]:
     return answer
 
 
-@pytest.mark.parametrize("changes", [{"smscan": "0.0.0-other"}, {"key": "another-key"}, {"pid": "x"}])
+@pytest.mark.parametrize(
+    "changes",
+    [{"smscan": "0.0.0-other"}, {"key": "another-key"}, {"pid": "x"}, {"pid": 1}, {"executable": "/usr/bin/env"}],
+)
 def test_a_worker_of_another_version_or_key_is_not_used(
     workers: Workers, impostor: Callable, changes: dict[str, object]
 ) -> None:
@@ -210,15 +218,11 @@ def test_garbage_scores_fall_back_in_process(workers: Workers, impostor: Callabl
 
     key = worker_key(Settings(), environ=workers.env)
     hello = hello_as(key=key)
-    calls = {"n": 0}
 
     def hello_then_garbage(connection: socket.socket) -> None:
-        calls["n"] += 1
-        if calls["n"] == 1:
-            hello(connection)
-        else:
-            recv_message(connection)
-            send_message(connection, {"ok": True, "counts": [1, 2, 3]}, b"\0" * 7)
+        hello(connection)  # one connection per command: the scores are asked on the same one
+        recv_message(connection)
+        send_message(connection, {"ok": True, "counts": [1, 2, 3]}, b"\0" * 7)
 
     impostor(hello_then_garbage)
     local = RandomWordScorer()

@@ -1,0 +1,73 @@
+"""The foreign sources, each pinned: a public repository at a fixed commit, read from a local mirror.
+
+Order matters: an example whose text an earlier source already gave is dropped from the later one,
+so that leaving one source out of tuning never leaves its examples in through another (Titus copies
+most of Nosey Parker's rules; Kingfisher started from them too).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .detect_secrets_tests import detect_secrets_examples
+from .examples import Example
+from .gitleaks import gitleaks_examples
+from .mirror import Mirror, Pin
+from .rule_yaml import rule_examples
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    name: str
+    pin: Pin
+    what: str
+    read: Callable[[Mirror, Counter[str]], Iterator[Example]]
+
+
+SOURCES: tuple[Source, ...] = (
+    Source("noseyparker", Pin("praetorian-inc/noseyparker", "2e6e7f36ce36619852532bbe698d8cb7a26d2da7"),
+           "Nosey Parker rule examples and negative examples (YAML)",
+           lambda m, c: rule_examples(m, source="noseyparker", folder="crates/noseyparker/data/default/builtin/rules",
+                                      trust_categories=True, counts=c)),
+    Source("titus", Pin("praetorian-inc/titus", "369d8dc4359a2d70629e0fe7732d3244a3315efc"),
+           "Titus rule examples and negative examples (YAML; those not already in Nosey Parker)",
+           lambda m, c: rule_examples(m, source="titus", folder="pkg/rule/rules", trust_categories=True, counts=c)),
+    Source("kingfisher", Pin("mongodb/kingfisher", "ee7c0db3ef87575768f817820c24736249ffcdef"),
+           "Kingfisher rule examples and negative examples (YAML)",
+           lambda m, c: rule_examples(m, source="kingfisher", folder="data/rules", trust_categories=False, counts=c)),
+    Source("gitleaks", Pin("gitleaks/gitleaks", "b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b"),
+           "Gitleaks rule true/false positives (string literals of cmd/generate/config/rules/*.go)",
+           lambda m, c: gitleaks_examples(m, counts=c)),
+    Source("detect-secrets", Pin("Yelp/detect-secrets", "01886c8a910c64595c47f186ca1ffc0b77fa5458"),
+           "detect-secrets v1.5.0 plugin test tables (tests/plugins/*_test.py, read with ast)",
+           lambda m, c: detect_secrets_examples(m, counts=c)),
+)
+
+
+def source_names() -> list[str]:
+    return [s.name for s in SOURCES]
+
+
+def collect(mirrors: Path, names: list[str], sources: tuple[Source, ...] = SOURCES
+            ) -> tuple[list[Example], dict[str, dict[str, int]]]:
+    """The examples of the named sources, de-duplicated across sources in their order, and counts per source."""
+    seen: set[str] = set()
+    out: list[Example] = []
+    counts: dict[str, dict[str, int]] = {}
+    for source in sources:
+        if source.name not in names:
+            continue
+        c: Counter[str] = Counter()
+        mirror = Mirror(mirrors, source.pin)
+        for ex in source.read(mirror, c):
+            key = " ".join(ex.text.split())
+            if key in seen:
+                c["duplicate_of_earlier_source"] += 1
+                continue
+            seen.add(key)
+            out.append(ex)
+        counts[source.name] = dict(sorted(c.items()))
+    return out, counts

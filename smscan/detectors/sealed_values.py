@@ -1,0 +1,44 @@
+"""Values sealed by encryption for a key that is not in the file: ciphertext is not a credential.
+
+- a Bitnami ``SealedSecret``'s ``encryptedData`` entries (``AgA...``: only the cluster's
+  controller holds the private key);
+- Jasypt ``ENC(...)`` (Spring Boot, the key comes from the environment at run time);
+- Spring Cloud Config ``{cipher}...``;
+- SOPS ``ENC[AES256_GCM,data:...,type:str]``;
+- an Ansible Vault block (``$ANSIBLE_VAULT;1.1;AES256`` and its hex lines).
+
+The slot finder drops every slot inside these spans, so neither the ciphertext nor a run of it
+is judged. (A Jenkins ``{AQAAABAAAA...}`` secret is not sealed this way: the key that opens it,
+``secrets/master.key``, lives in the same Jenkins home as the file.)
+"""
+
+from __future__ import annotations
+
+import re
+
+_SEALED_SECRET = re.compile(r"^\s*kind:\s*SealedSecret\s*$", re.MULTILINE)
+_SEALED_DATA_KEY = re.compile(r"^(?P<indent>[ \t]*)encryptedData:[ \t]*$", re.MULTILINE)
+_SEALED_ENTRY = re.compile(r"^(?P<indent>[ \t]+)[\w.\-]+:[ \t]*(?P<value>Ag[A-Za-z0-9+/]{40,}=*)[ \t]*$", re.MULTILINE)
+_JASYPT = re.compile(r"\bENC\((?P<value>[A-Za-z0-9+/=_\-]+)\)")
+_SPRING_CIPHER = re.compile(r"\{cipher\}(?P<value>[A-Za-z0-9+/=]+)")
+_SOPS = re.compile(r"\bENC\[AES256_GCM,data:[^\]\s]*\]")
+_ANSIBLE_VAULT = re.compile(r"\$ANSIBLE_VAULT;[\d.]+;\w+(?:;\w+)?[ \t]*\r?\n(?:[ \t]*[0-9a-f]{2,}[ \t]*\r?\n?)+")
+
+
+def sealed_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sealed value of ``text``, sorted.
+
+    Example:
+        >>> text = "spring.datasource.password=ENC(niPUshUdY2n2I8RC+tBSo8qtkogreiny)"
+        >>> [text[a:b] for a, b in sealed_spans(text)]
+        ['ENC(niPUshUdY2n2I8RC+tBSo8qtkogreiny)']
+    """
+    spans = [(m.start(), m.end()) for pattern in (_JASYPT, _SPRING_CIPHER, _SOPS, _ANSIBLE_VAULT) for m in pattern.finditer(text)]
+    if _SEALED_SECRET.search(text):
+        for block in _SEALED_DATA_KEY.finditer(text):
+            indent = len(block.group("indent"))
+            for entry in _SEALED_ENTRY.finditer(text, block.end()):
+                if len(entry.group("indent")) <= indent:
+                    break
+                spans.append((entry.start("value"), entry.end("value")))
+    return sorted(spans)

@@ -1,0 +1,11 @@
+#ifndef AUTH_LIMITS_H
+#define AUTH_LIMITS_H
+
+#define PASSWORD_MASK          0xFFFF0000u
+#define PASSWORD_FLAGS_MASK    0x7F3A9C21
+#define MAX_PASSWORD_LENGTH    128
+#define PASSWORD_HASH_ROUNDS   310000
+#define TOKEN_EXPIRY_SECONDS   86400
+static const unsigned long SECRET_KEY_BITS = 0x00000100UL;
+
+#endif

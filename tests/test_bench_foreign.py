@@ -1,0 +1,261 @@
+"""bench/foreign: examples read from pinned commits of real git mirrors, scored with the shared scorer (no network)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import tarfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench.foreign.__main__ import main
+from bench.foreign.build import build
+from bench.foreign.evaluate import load_examples, measure
+from bench.foreign.examples import Example, Span, guess_path_hint, is_degenerate, read_jsonl, write_split
+from bench.foreign.gitleaks import gitleaks_examples
+from bench.foreign.detect_secrets_tests import detect_secrets_examples
+from bench.foreign.mirror import Mirror, MirrorError, Pin
+from bench.foreign.noise import count_alarms, sample, text_members
+from bench.foreign.rule_yaml import rule_examples
+from bench.foreign.sources import Source
+from bench.common.splits import find_shared, load_scorer
+from tests.conftest import commit_files, head_id, init_repo
+
+RULES = r"""rules:
+- name: Acme Token
+  id: acme.1
+  pattern: '\b(acme_[a-zA-Z0-9]{20})\b'
+  categories: [api, secret]
+  examples:
+  - 'ACME_TOKEN=acme_Zq8rT2mX9vL4kP7wN3bY'  # smscan: ignore
+  - 'acme_aaaaaaaaaaaaaaaaaaaa'
+  negative_examples:
+  - 'acme_short'
+  - '======'
+- name: Acme Client ID
+  id: acme.2
+  pattern: 'client_id=([0-9]{6})'
+  categories: [api, identifier]
+  examples:
+  - 'client_id=123456'
+- name: Acme URI
+  id: acme.3
+  pattern: 'acme://([^:]+):([^@]+)@'
+  categories: [secret]
+  examples:
+  - 'acme://deploy:Hx7pQ2vR9t@db.example'  # smscan: ignore
+"""
+
+GO_RULE = """package rules
+
+func AcmeToken() *config.Rule {
+	r := config.Rule{
+		RuleID: "acme-token",
+		Regex:  utils.GenerateUniqueTokenRegex(`acme_[a-zA-Z0-9]{20}`, false),
+	}
+	tps := []string{
+		`token = "acme_Zq8rT2mX9vL4kP7wN3bZ"`,  // smscan: ignore
+		"acme_" + secrets.NewSecret(`[a-z]{20}`),
+	}
+	fps := []string{
+		`acme_xxxxxxxxxxxxxxxxxxxx`,
+		"token = \\"acme_example\\"",
+	}
+	return utils.Validate(r, tps, fps)
+}
+
+func AcmeKey() *config.Rule {
+	r := config.Rule{
+		RuleID: "acme-key",
+		Regex:  regexp.MustCompile(`key=(` + utils.Hex("8") + `)`),
+	}
+	tps := []string{"key=9f8e7d6c"}  // smscan: ignore
+	return utils.Validate(r, tps, nil)
+}
+"""
+
+DS_TEST = """import pytest
+SECRET = 'Zq8rT2mX9vL4kP7wN3bQ'  # smscan: ignore
+CASES = [
+    ('password = "{}"'.format(SECRET), SECRET),
+    ('password = "{}";'.format(SECRET), None),
+    ("password = ''", None),
+]
+@pytest.mark.parametrize('payload, should_flag', [
+    ('acme_token: Hq2Lx9Vb7Tz4Rk8Wm3Pn', True),  # smscan: ignore
+    ('https://user:Pw9xTq2Lm@host.example', True),  # smscan: ignore
+    ('acme://deploy:Hx7pQ2vR9t@db.example', True),  # smscan: ignore
+    ('foo', False),
+])
+def test_x(payload, should_flag):
+    pass
+"""
+
+
+@pytest.fixture
+def mirrors(tmp_path: Path, git_env: Path) -> tuple[Path, Pin]:
+    """A mirror folder holding one bare repository (acme/rules) with a rule file of each format, and its pin."""
+    work = init_repo(tmp_path / "work")
+    commit_files(work, {"rules/acme.yml": RULES, "go/acme.go": GO_RULE, "py/acme_test.py": DS_TEST})
+    commit = head_id(work)
+    root = tmp_path / "mirrors"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root / "acme+rules" / "repo")], check=True)
+    commit_files(work, {"rules/acme.yml": "rules: []\n"}, "a later commit the pin must not see")
+    subprocess.run(["git", f"--git-dir={root / 'acme+rules' / 'repo'}", "fetch", "-q", str(work), "HEAD"], check=True)
+    return root, Pin("acme/rules", commit)
+
+
+def sources_for(pin: Pin) -> tuple[Source, ...]:
+    # the fixture keeps each format in a folder of its own
+    return (
+        Source("yaml", pin, "", lambda m, c: rule_examples(m, source="yaml", folder="rules", trust_categories=True, counts=c)),
+        Source("gitleaks", pin, "", lambda m, c: gitleaks_examples(m, counts=c, folder="go")),
+        Source("detect-secrets", pin, "", lambda m, c: detect_secrets_examples(m, counts=c, folder="py")),
+    )
+
+
+def spans_of(ex: Example, which: str = "labels") -> list[str]:
+    return [ex.text[s.start:s.end] for s in getattr(ex, which)]
+
+
+def test_build_reads_every_format_at_the_pinned_commit(mirrors: tuple[Path, Pin], tmp_path: Path) -> None:
+    root, pin = mirrors
+    manifest = build(root, tmp_path / "out", ["yaml", "gitleaks", "detect-secrets"], sources_for(pin))
+    got = {(ex.source, ex.id): ex for ex in read_jsonl(tmp_path / "out" / "examples.jsonl")}
+
+    assert spans_of(got["yaml", "acme.1#ex0"]) == ["acme_Zq8rT2mX9vL4kP7wN3bY"]  # smscan: ignore
+    assert ("yaml", "acme.1#ex1") not in got  # acme_aaaa...: a placeholder, dropped
+    assert spans_of(got["yaml", "acme.1#neg0"], "negatives") == ["acme_short"]
+    assert ("yaml", "acme.1#neg1") not in got  # '======' is a separator
+    assert spans_of(got["yaml", "acme.2#ex0"], "identifiers") == ["123456"] and not got["yaml", "acme.2#ex0"].labels
+    uri = got["yaml", "acme.3#ex0"]
+    assert spans_of(uri) == ["Hx7pQ2vR9t"] and spans_of(uri, "identifiers") == ["deploy"]  # smscan: ignore
+
+    assert spans_of(got["gitleaks", "AcmeToken#tp0"]) == ["acme_Zq8rT2mX9vL4kP7wN3bZ"]  # smscan: ignore
+    assert spans_of(got["gitleaks", "AcmeKey#tp0"]) == ["9f8e7d6c"]  # smscan: ignore
+    assert spans_of(got["gitleaks", "AcmeToken#fp1"], "negatives") == ['token = "acme_example"']
+    reading = manifest["sources"]["gitleaks"]["reading"]  # type: ignore[index]
+    assert reading["tps_built_at_run_time"] == 1 and reading["false_positives"] == 2
+
+    ds = {ex.text: ex for ex in got.values() if ex.source == "detect-secrets"}
+    assert spans_of(ds['password = "Zq8rT2mX9vL4kP7wN3bQ"']) == ["Zq8rT2mX9vL4kP7wN3bQ"]  # smscan: ignore
+    assert 'password = "Zq8rT2mX9vL4kP7wN3bQ";' not in ds  # a "not here" case holding a credential  # smscan: ignore
+    assert spans_of(ds["acme_token: Hq2Lx9Vb7Tz4Rk8Wm3Pn"]) == ["Hq2Lx9Vb7Tz4Rk8Wm3Pn"]  # smscan: ignore
+    assert spans_of(ds["https://user:Pw9xTq2Lm@host.example"]) == ["Pw9xTq2Lm"]  # smscan: ignore
+    assert spans_of(ds["foo"], "negatives") == ["foo"]
+    assert "acme://deploy:Hx7pQ2vR9t@db.example" not in ds  # already given by an earlier source  # smscan: ignore
+    assert manifest["sources"]["detect-secrets"]["reading"]["duplicate_of_earlier_source"] == 1  # type: ignore[index]
+
+
+def test_mirror_refuses_a_missing_repository_or_commit(mirrors: tuple[Path, Pin], tmp_path: Path) -> None:
+    root, pin = mirrors
+    with pytest.raises(MirrorError, match="no mirror of acme/other"):
+        Mirror(root, Pin("acme/other", pin.commit))
+    with pytest.raises(MirrorError, match="lacks the pinned commit"):
+        Mirror(root, Pin("acme/rules", "0" * 40))
+
+
+def example(source: str, name: str, text: str, value: str | None) -> Example:
+    if value is None:
+        return Example(source, name, text, guess_path_hint(text), negatives=(Span(0, len(text), "negative-example"),))
+    k = text.index(value)
+    return Example(source, name, text, guess_path_hint(text), labels=(Span(k, k + len(value), "rule-example"),))
+
+
+def test_split_scores_per_source_with_the_shared_scorer(tmp_path: Path) -> None:
+    shared = find_shared()
+    assert shared is not None, "shared/bench/secrets_eval must sit beside the checkout"
+    score = load_scorer(shared)
+    examples = [
+        example("a", "1", "TOKEN=Zq8rT2mX9vL4kP7wN3bY\n", "Zq8rT2mX9vL4kP7wN3bY"),  # smscan: ignore
+        example("a", "2", "token = changeme_example\n", None),
+        example("b", "1", "secret: Hq2Lx9Vb7Tz4Rk8Wm3Pn\n", "Hq2Lx9Vb7Tz4Rk8Wm3Pn"),  # smscan: ignore
+        Example("b", "2", "client_id=123456\n", ".env", identifiers=(Span(10, 16, "identifier"),)),
+    ]
+    rows = write_split(examples, tmp_path / "split")
+    assert [r["path"] for r in rows] == ["a/00000/.env", "a/00001/notes.txt", "b/00002/config.yaml"]
+    split = score.Split(tmp_path / "split")
+    # found: a's credential (half of it) and b's look-alike-free file flags nothing; a's look-alike is flagged
+    preds = {"a/00000/.env": [[6, 16]], "a/00001/notes.txt": [[8, 12]]}
+    m = measure(score, split, preds, None)
+    assert m["a"]["secret_recall"] == 1.0 and m["a"]["hard_negative_fp_rate"] == 1.0
+    assert m["b"]["secret_recall"] == 0.0 and m["b"]["hard_negatives"] == 0
+    assert m["all"]["secrets"] == 2 and m["all"]["char"]["tp"] == 10 and m["all"]["char"]["fp"] == 4
+
+
+def test_leave_one_out_loading_and_a_stable_sample(tmp_path: Path) -> None:
+    from bench.foreign.examples import write_jsonl
+
+    examples = [example(s, str(i), f"key_{i} = Zq8rT2mX9vL4kP7wN{i:03d}\n", f"Zq8rT2mX9vL4kP7wN{i:03d}")  # smscan: ignore
+                for s in ("a", "b", "c") for i in range(20)]
+    write_jsonl(tmp_path / "examples.jsonl", examples)
+    assert {ex.source for ex in load_examples(tmp_path, exclude="b")} == {"a", "c"}
+    assert {ex.source for ex in load_examples(tmp_path, only=["b"])} == {"b"}
+    first = load_examples(tmp_path, limit=5)
+    assert Counter(ex.source for ex in first) == {"a": 5, "b": 5, "c": 5}
+    assert first == load_examples(tmp_path, limit=5)
+    assert [ex.id for ex in first if ex.source == "a"] != [str(i) for i in range(5)]  # spread, not the first five
+
+
+def test_eval_command_scores_existing_predictions_and_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.foreign.examples import write_jsonl
+
+    data = tmp_path / "data"
+    data.mkdir()
+    token = "Zq8rT2mX9vL4kP7wN3bY"  # smscan: ignore
+    write_jsonl(data / "examples.jsonl", [example("a", "1", f"TOKEN={token}\n", token)])
+    work = tmp_path / "work"
+    write_split(load_examples(data), work / "data")
+    (work / "data" / "preds").mkdir()
+    (work / "data" / "preds" / "smscan.json").write_text(json.dumps({"files": {"a/00000/.env": [[6, 26]]}}))
+    out_json = tmp_path / "rules.json"
+    assert main(["eval", "--data", str(data), "--tool", "smscan", "--work", str(work), "--score-only", "--json", str(out_json)]) == 0
+    assert "| a | 1 | 0 | 1.000 | 1.000 (1) | - | 0.000 | 1.000 | 1.000 | 1.000 |" in capsys.readouterr().out
+    assert main(["table", str(out_json), str(out_json), "--names", "rules,learned"]) == 0
+    assert "| a | 1, 0 | 1.00 (1.00) / 0.00 / 1.00 | 1.00 (1.00) / 0.00 / 1.00 |" in capsys.readouterr().out
+    for argv in (["eval", "--data", str(data), "--tool", "grep", "--work", str(work)],
+                 ["eval", "--data", str(tmp_path / "none"), "--tool", "smscan", "--work", str(work)],
+                 ["eval", "--data", str(data), "--tool", "credsweeper", "--work", str(work), "--score-only"],
+                 ["build", "--mirrors", str(tmp_path), "--out", str(tmp_path / "o"), "--sources", "nope"],
+                 ["build", "--mirrors", str(tmp_path), "--out", str(tmp_path / "o"), "--sources", "gitleaks"],
+                 ["table", str(tmp_path / "missing.json")],
+                 ["table", str(out_json), "--names", "a,b"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "Traceback" not in err and err.count("\n") == 1, err
+
+
+def test_noise_counts_distinct_alarms_per_thousand_lines(tmp_path: Path) -> None:
+    shared = find_shared()
+    assert shared is not None
+    score = load_scorer(shared)
+    archive = tmp_path / "pkg-1.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as tf:
+        for name, data in (("pkg/a.py", b"x = 1\n" * 500), ("README.rst", b"Title\n" * 500), ("logo.png", b"\x89PNG\0\0")):
+            info = tarfile.TarInfo(f"pkg-1.0/{name}")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    files = list(text_members(archive))
+    assert [f[0] for f in files] == ["README.rst", "pkg/a.py"]  # the binary file is skipped
+    assert len(sample(files, 10)) == 1 and sample(files, 10) == sample(files, 10)
+    from bench.foreign.noise import write_noise_split
+
+    write_noise_split({"pkg-1.0": files}, tmp_path / "split")
+    split = score.Split(tmp_path / "split")
+    out = count_alarms(score, split, {"pkg-1.0/pkg/a.py": [[0, 1], [0, 3], [12, 13]]})
+    assert out["pkg-1.0"]["lines"] == 1000 and out["pkg-1.0"]["alarms"] == 2
+    assert out["all"]["per_1000_lines"] == 2.0 and out["all"]["by_type"] == {".py": 2}
+
+
+def test_guessed_file_names_and_placeholders() -> None:
+    assert guess_path_hint('{"token": "x"}') == "config.json"
+    assert guess_path_hint("export API_KEY=abc") == "run.sh"
+    assert guess_path_hint("API_KEY=abc") == ".env"
+    assert guess_path_hint("-----BEGIN RSA PRIVATE KEY-----") == "key.pem"
+    assert guess_path_hint("token: abc") == "config.yaml"
+    assert guess_path_hint("just words") == "notes.txt"
+    assert is_degenerate("AKIAZZZZZZZZZZZZZZZZ") and is_degenerate("xxxx")
+    assert not is_degenerate("Zq8rT2mX9vL4kP7wN3bY")  # smscan: ignore

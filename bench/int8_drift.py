@@ -102,7 +102,7 @@ def simulate(source: Path, tokens: int, threads: int) -> None:
     import torch
 
     from smscan.model.gguf_convert import load_gguf_model
-    from smscan.model.pull import DEFAULT_GGUF_NAME
+    from smscan.model.default_model import DEFAULT_GGUF_NAME
 
     torch.set_num_threads(threads)
     tokenizer = tokenizers.Tokenizer.from_file(str(source / "tokenizer.json"))

@@ -174,7 +174,7 @@ def main() -> None:
 
     from smscan.model.device import has_native_cpu_bf16
     from smscan.model.hf import quiet_transformers
-    from smscan.model.pull import default_model_dir
+    from smscan.model.default_model import default_model_dir
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"capability {torch.backends.cpu.get_cpu_capability()}, native bf16 {has_native_cpu_bf16()}, "

@@ -367,7 +367,7 @@ def throughput_child(spec: dict[str, Any]) -> dict[str, float]:
     from transformers import AutoTokenizer
 
     from bench.model_speed import code_tokens, forward_nll
-    from smscan.model.pull import default_model_dir
+    from smscan.model.default_model import default_model_dir
 
     folder = default_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(folder)
@@ -989,7 +989,7 @@ def count_tokens(path: Path) -> int:
     """Tokens of the JSONL's texts under the default model's tokenizer."""
     from transformers import AutoTokenizer
 
-    from smscan.model.pull import default_model_dir
+    from smscan.model.default_model import default_model_dir
 
     tokenizer = AutoTokenizer.from_pretrained(default_model_dir())
     with path.open(encoding="utf-8") as lines:

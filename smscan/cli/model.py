@@ -38,7 +38,8 @@ def pull_command(
     """Fetch and convert the default model (SmolLM2-135M-Instruct) into the cache, with its
     CTranslate2 copy (the default runtime on CPU), and say what is on disk."""
     from smscan.model.ct2_model import ct2_model_dir, is_ct2_model_intact, make_ct2_model
-    from smscan.model.pull import DEFAULT_MODEL_NAME, pull_default_model
+    from smscan.model.pull import pull_default_model
+    from smscan.model.default_model import DEFAULT_MODEL_NAME
     from smscan.model.pull_stages import BYTE_STAGES, STAGE_LABELS
     from smscan.reports.progress import StageProgress
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from smscan.detectors.credential import CredentialDetector
 from smscan.detectors.dead_code import DeadCodeDetector
+from smscan.detectors.judgement.detector import RULE as LEARNED_RULE
+from smscan.detectors.judgement.detector import LearnedCredentialDetector
 from smscan.kinds import CREDENTIAL, DEAD_CODE, SURPRISE
 from smscan.records import Detector
 
@@ -26,10 +28,16 @@ DEFAULT_KINDS = (CREDENTIAL, DEAD_CODE)
 def make_detector(kind: str, rule: Mapping[str, Any] | None = None) -> Detector:
     """The detector of ``kind`` with a saved rule's parameters (its defaults when None).
 
+    A ``credential`` rule named ``credential-learned`` selects the learned judgement
+    (:mod:`smscan.detectors.judgement`).
+
     Raises:
-        KeyError: ``kind`` has no detector (``surprise`` has none: the pipeline runs it).
+        KeyError: ``kind`` has no detector (``surprise`` has none: the judging stage runs it).
     """
-    return DETECTORS[kind].from_rule(rule or {})
+    rule = rule or {}
+    if kind == CREDENTIAL and rule.get("rule") == LEARNED_RULE:
+        return LearnedCredentialDetector.from_rule(rule)
+    return DETECTORS[kind].from_rule(rule)
 
 
 __all__ = [

@@ -78,14 +78,8 @@ class CredentialDetector:
 
     @classmethod
     def from_rule(cls, rule: Mapping[str, Any]) -> CredentialDetector:
-        """The detector with a saved rule's parameters; unknown keys are ignored.
-
-        A rule ``credential-learned`` selects the learned judgement (:mod:`smscan.detectors.judgement`).
-        """
-        if rule.get("rule") == "credential-learned":
-            from smscan.detectors.judgement.detector import LearnedCredentialDetector
-
-            return LearnedCredentialDetector.from_rule(rule)
+        """The detector with a saved rule's parameters; unknown keys are ignored (a rule
+        ``credential-learned`` is the learned judgement's: ``smscan.detectors.make_detector``)."""
         return cls(CredentialRule.from_dict(dict(rule)))
 
     def rule(self) -> dict[str, Any]:

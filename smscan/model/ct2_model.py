@@ -26,13 +26,7 @@ from typing import Any
 
 from smscan.errors import ModelError
 from smscan.model.hf import describe_error, quiet_transformers
-from smscan.model.pull import (
-    CONVERSION_VERSION,
-    DEFAULT_GGUF_NAME,
-    DEFAULT_GGUF_SHA256,
-    DEFAULT_MODEL_NAME,
-    default_model_dir,
-)
+from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_NAME, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
 from smscan.model.store import (
     Manifest,
     build_lock,

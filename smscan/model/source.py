@@ -18,13 +18,8 @@ from pathlib import Path
 from smscan.errors import ModelError
 from smscan.model.fingerprint import Fingerprint, fingerprint_default, fingerprint_folder
 from smscan.model.hf import describe_error, quiet_transformers
-from smscan.model.pull import (
-    CONVERSION_VERSION,
-    DEFAULT_GGUF_SHA256,
-    DEFAULT_MODEL_NAME,
-    default_model_dir,
-    pull_default_model,
-)
+from smscan.model.pull import pull_default_model
+from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
 from smscan.model.store import MANIFEST_NAME, cache_root, read_manifest
 
 DEFAULT_ALIASES = frozenset({"default", DEFAULT_MODEL_NAME.lower()})

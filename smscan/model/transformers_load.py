@@ -16,7 +16,7 @@ from smscan.errors import ModelError
 from smscan.model.device import Device, resolve_device, resolve_dtype, torch_dtype
 from smscan.model.gguf_convert import load_gguf_model
 from smscan.model.hf import describe_error, quiet_transformers
-from smscan.model.pull import DEFAULT_GGUF_NAME
+from smscan.model.default_model import DEFAULT_GGUF_NAME
 from smscan.model.scoring_settings import Dtype
 from smscan.model.source import ModelSource
 from smscan.model.store import corrupted_cache

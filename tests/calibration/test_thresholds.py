@@ -104,7 +104,7 @@ def test_the_packaged_defaults_are_a_valid_file() -> None:
 def test_ct2_fp32_uses_the_weights_entries_and_int8_is_refused() -> None:
     from smscan.model.ct2 import ct2_fingerprint
     from smscan.model.fingerprint import fingerprint_default
-    from smscan.model.pull import CONVERSION_VERSION, DEFAULT_GGUF_SHA256
+    from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_SHA256
 
     weights = fingerprint_default(DEFAULT_GGUF_SHA256, CONVERSION_VERSION).short
     files = [(PACKAGED, packaged_thresholds())]

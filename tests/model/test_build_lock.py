@@ -35,7 +35,7 @@ def convert(source, out, report):
 pull.convert_gguf = convert
 def report(stage, done, total):
     print(stage, flush=True)
-print(pull.pull_default_model(from_file=gguf, cache_dir=cache, progress=report), flush=True)
+print(pull.pull_default_model(from_file=gguf, cache_dir=cache, progress=report, ct2_dtypes=()), flush=True)
 """
 
 

@@ -19,7 +19,7 @@ from smscan.model import ct2_model
 from smscan.model.ct2 import CT2Scorer
 from smscan.model.ct2_model import ct2_model_dir, ensure_ct2_model, is_ct2_model_intact
 from smscan.model.load import load_scorer
-from smscan.model.pull import default_model_dir
+from smscan.model.default_model import default_model_dir
 from smscan.model.scorer import TransformersScorer
 from smscan.model.scoring_settings import ScoringSettings
 from smscan.model.store import MANIFEST_NAME

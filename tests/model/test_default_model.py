@@ -23,7 +23,8 @@ from smscan.config.settings import DEFAULT_SURPRISE_THRESHOLD
 from smscan.engine.windows import fixed_windows
 from smscan.model.fingerprint import fingerprint_default
 from smscan.model.load import load_scorer
-from smscan.model.pull import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, is_default_cache_intact
+from smscan.model.pull import is_default_cache_intact
+from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_SHA256
 from smscan.model.scorer import TransformersScorer
 from smscan.model.store import read_manifest
 from smscan.records import TokenScores

@@ -14,7 +14,7 @@ from smscan.model.fingerprint import fingerprint_default, fingerprint_folder, fi
 from smscan.model.load import load_scorer
 from smscan.model.source import is_default_model, resolve_model
 from smscan.model.transformers_load import load_model
-from smscan.model.pull import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
+from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
 from smscan.model.store import MANIFEST_NAME, write_manifest
 
 

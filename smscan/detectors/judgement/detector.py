@@ -9,7 +9,7 @@ judged by the full model, which adds the value's surprise. A candidate's score i
 compared with the threshold calibrated for rule ``credential-learned``.
 
 Selected by a thresholds entry whose rule is ``credential-learned``
-(:meth:`smscan.detectors.credential.CredentialDetector.from_rule`).
+(:func:`smscan.detectors.make_detector`).
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ import atexit, os, sys, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
 from tests.scorers import install_fake_scorer
+import smscan.judge.stages
+smscan.judge.stages.SCORE_CHARS = 0  # one scoring call per planned group of files, so the kill lands between calls
 scorer = install_fake_scorer()
 original = scorer.score_texts
 def slow(texts):

@@ -118,8 +118,8 @@ def test_conversion_is_atomic_and_leaves_no_staging(tmp_path: Path, monkeypatch:
     source = fake_default_cache(build_tiny_model(tmp_path / "tiny"), cache)
     real_convert = ct2_model.convert_to_ct2
 
-    def convert_then_die(source: Path, out: Path, dtype: str) -> None:
-        real_convert(source, out, dtype)
+    def convert_then_die(source: Path, out: Path, dtype: str, *, model: object = None) -> None:
+        real_convert(source, out, dtype, model=model)
         raise KeyboardInterrupt  # killed after the files were written, before the install
 
     monkeypatch.setattr(ct2_model, "convert_to_ct2", convert_then_die)

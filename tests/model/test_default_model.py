@@ -24,7 +24,7 @@ from smscan.engine.windows import fixed_windows
 from smscan.model.fingerprint import fingerprint_default
 from smscan.model.load import load_scorer
 from smscan.model.pull import is_default_cache_intact
-from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_SHA256
+from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_NAME, DEFAULT_GGUF_SHA256
 from smscan.model.scorer import TransformersScorer
 from smscan.model.store import read_manifest
 from smscan.records import TokenScores
@@ -77,7 +77,10 @@ def test_pull_gives_an_intact_pinned_conversion(default_model_dir: Path) -> None
     manifest = read_manifest(default_model_dir)
     assert manifest.gguf_sha256 == DEFAULT_GGUF_SHA256
     assert manifest.conversion_version == CONVERSION_VERSION
-    assert "model.safetensors" in manifest.files and "tokenizer.json" in manifest.files
+    # A pull keeps the GGUF as the weights (the torch runtime dequantises it on load); a cache
+    # converted before that holds float32 safetensors instead, and both still load.
+    weights = {DEFAULT_GGUF_NAME, "model.safetensors"} & set(manifest.files)
+    assert weights and "tokenizer.json" in manifest.files
     assert is_default_cache_intact(default_model_dir)
 
 

@@ -292,15 +292,6 @@ def _export_rules(settings: Settings, flags: RuleFlags, *, root: Path | None, fi
     return Rules(rule, detections, value_threshold, surprise_source=source)
 
 
-def surprise_rule(settings: Settings, *, root: Path | None, fingerprint: str, flags: RuleFlags = RuleFlags()) -> MaskRule:
-    """A scan's raw Surprise Masking rule: flags and config over a thresholds file's entry.
-
-    Raises:
-        ThresholdsError: as :func:`resolve_surprise`.
-    """
-    return resolve_surprise(settings, root=root, fingerprint=fingerprint, flags=flags).mask_rule()
-
-
 def unscored_rules(settings: Settings) -> Rules:
     """The rules a report states when nothing was scored: the configured ones, no file read."""
     if SURPRISE not in (settings.kinds or ()):

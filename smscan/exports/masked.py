@@ -28,7 +28,6 @@ from smscan.exports.layout import Span, output_record, raw_json, render_chat
 from smscan.exports.plan import ExportPlan
 from smscan.judge.stage import Judged, JudgedGroup, judge_groups
 from smscan.judge.stages import contiguous
-from smscan.judge.value_units import value_units
 from smscan.judge.values import mask_every_occurrence
 from smscan.kinds import SURPRISE
 from smscan.model.scorer import Scorer
@@ -141,7 +140,7 @@ def _finish(group: JudgedGroup[_Pending], plan: ExportPlan, rule_dict: dict[str,
     found = [_spans(member, plan) for member in members]
     if plan.rule is not None and plan.values is not None:  # no value left half-learnable in the group
         texts = [member.subject.text for member in members]
-        found = mask_every_occurrence(texts, [value_units(text) for text in texts], found,
+        found = mask_every_occurrence(texts, [member.value_units for member in members], found,
                                       [member.subject.supervised for member in members], min_chars=plan.values.min_repeat_chars)
     for member, spans in zip(members, found):
         item = member.subject

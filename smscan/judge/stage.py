@@ -70,8 +70,12 @@ class Judged(Generic[S]):
         subject: the document or record.
         scores: each scored piece's token scores, in document offsets (empty when remembered).
         masks: the raw rule's view of each piece before propagation (empty without a raw rule).
+        allowed: each piece's tokens masks may cover (the subject's supervised tokens; empty
+            without a raw rule).
         surprise: each piece's token mask after group propagation (aligned with ``scores``).
-        value_spans: under value-aware masking, the character spans masked (``surprise`` unused).
+        value_spans: under value-aware masking, the character spans masked (``surprise`` then holds
+            the code masks it started from).
+        value_units: under value-aware masking, the text's value spans it judged.
         candidates: every candidate per detector kind, before propagation and threshold.
         kept: per detector kind, the candidates that reach the threshold after value propagation.
         tokens_scored: tokens the model scored to judge it (remembered: as first judged).
@@ -82,8 +86,10 @@ class Judged(Generic[S]):
     masks: list[TextMask]
     candidates: dict[str, list[Candidate]]
     tokens_scored: int
+    allowed: list[np.ndarray] = field(default_factory=list)
     surprise: list[np.ndarray] = field(default_factory=list)
     value_spans: list[tuple[int, int]] = field(default_factory=list)
+    value_units: list[tuple[int, int]] = field(default_factory=list)
     kept: dict[str, list[Candidate]] = field(default_factory=dict)
 
 
@@ -206,11 +212,11 @@ def _shift(scores: TokenScores, offset: int) -> TokenScores:
 
 def _judge_subject(subject: S, pieces: Sequence[Piece], scores: Sequence[TokenScores], rules: Rules) -> Judged[S]:
     shifted = [_shift(piece_scores, piece.offset) for piece, piece_scores in zip(pieces, scores)]
-    masks = []
+    masks, allowed = [], []
     if rules.surprise is not None:
         for piece_scores in shifted:
-            allowed = supervised_tokens(piece_scores, subject.supervised)
-            masks.append(mask_text(piece_scores, allowed, rules.surprise))
+            allowed.append(supervised_tokens(piece_scores, subject.supervised))
+            masks.append(mask_text(piece_scores, allowed[-1], rules.surprise))
     candidates: dict[str, list[Candidate]] = {}
     applicable = [d.detector for d in rules.detections if applies(d.detector, subject.path)]
     if applicable:
@@ -219,20 +225,25 @@ def _judge_subject(subject: S, pieces: Sequence[Piece], scores: Sequence[TokenSc
         for detector in applicable:
             candidates[detector.kind] = detector.candidates(subject.text, sparse, path=subject.path)
     tokens = sum(int(np.isfinite(s.nll).sum()) for s in scores)
-    return Judged(subject, shifted, masks, candidates, tokens)
+    return Judged(subject, shifted, masks, candidates, tokens, allowed)
 
 
 def _finish_group(group: list[Judged[S] | Passed], rules: Rules) -> JudgedGroup[S]:
     members = [item for item in group if isinstance(item, Judged)]
     rule = rules.surprise
-    if rule is not None and rules.value_threshold is not None:
-        _mask_values(members, ValueRule(rule, value_threshold=rules.value_threshold))
-    elif rule is not None:
-        pieces = [(member, scores, mask) for member in members for scores, mask in zip(member.scores, member.masks)]
-        allowed = [supervised_tokens(scores, member.subject.supervised) for member, scores, _ in pieces]
-        propagated = propagate_group([scores for _, scores, _ in pieces], [mask.mask for _, _, mask in pieces], allowed, rule)
-        for (member, _, _), mask in zip(pieces, propagated):
+    if rule is not None:
+        pieces = [
+            (member, scores, mask, ok)
+            for member in members
+            for scores, mask, ok in zip(member.scores, member.masks, member.allowed)
+        ]
+        propagated = propagate_group(
+            [scores for _, scores, _, _ in pieces], [mask.mask for _, _, mask, _ in pieces], [ok for *_, ok in pieces], rule
+        )
+        for (member, *_), mask in zip(pieces, propagated):
             member.surprise.append(mask)
+        if rules.value_threshold is not None:
+            _mask_values(members, ValueRule(rule, value_threshold=rules.value_threshold))
     texts = [member.subject.text for member in members]
     for detection in rules.detections:
         kind = detection.detector.kind
@@ -243,12 +254,15 @@ def _finish_group(group: list[Judged[S] | Passed], rules: Rules) -> JudgedGroup[
 
 
 def _mask_values(members: Sequence[Judged[S]], values: ValueRule) -> None:
-    """Value-aware masking of a group of whole texts: surprising values whole, with their repeats."""
+    """Value-aware masking of a group of whole texts: surprising values whole, with their repeats;
+    the raw rule's propagated masks (``Judged.surprise``) are its code masks."""
     scored = [member.scores[0] for member in members]  # value-aware masking scores whole texts
     supervised = [list(member.subject.supervised or [(0, len(member.subject.text))]) for member in members]
-    allowed = [supervised_tokens(scores, member.subject.supervised) for scores, member in zip(scored, members)]
+    allowed = [member.allowed[0] for member in members]
     layouts = [TextValues.of(member.subject.text, scores, ok) for member, scores, ok in zip(members, scored, allowed)]
     repeats = RepeatIndex([member.subject.text for member in members])
-    masked = value_spans(scored, allowed, supervised, values, values=layouts, repeats=repeats)
-    for member, spans in zip(members, masked):
+    code_masks = [member.surprise[0] for member in members]
+    masked = value_spans(scored, allowed, supervised, values, values=layouts, repeats=repeats, code_masks=code_masks)
+    for member, spans, layout in zip(members, masked, layouts):
         member.value_spans.extend(spans)
+        member.value_units.extend(layout.units)

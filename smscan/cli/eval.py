@@ -23,7 +23,7 @@ from smscan.cli.measurement import (
     working_root,
 )
 from smscan.cli.scanning import check_inputs
-from smscan.cli.options import ModelOptions, finite_float
+from smscan.cli.options import ModelOptions
 from smscan.cli.scanning import write_atomically
 from smscan.cli.services import Services, current_services
 from smscan.kinds import SURPRISE

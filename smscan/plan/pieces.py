@@ -20,7 +20,7 @@ they read a whole document's; a gap between consecutive tokens marks where a pie
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -24,7 +24,6 @@ from smscan.errors import ModelError
 from smscan.records import TokenScores
 from smscan.scoring.worker_address import WorkerPlaceError, run_dir, socket_path, worker_key
 from smscan.scoring.worker_connection import (
-    HELLO_TIMEOUT_S,
     Hello,
     WorkerConnection,
     WorkerUnavailable,

@@ -13,7 +13,6 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from pathlib import Path
 
 from smscan.config.settings import Settings
 from smscan.errors import SmscanError

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from smscan.errors import SmscanError
 from smscan.worker.scan_request import THIN_COMMANDS, input_files, request_digest
 
 # Variables of the worker's own environment that would redirect what git reads for a client.

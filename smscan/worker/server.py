@@ -18,7 +18,6 @@ import fcntl
 import os
 import signal
 import socket
-import stat
 import sys
 import threading
 import time

@@ -49,14 +49,30 @@ def non_statement_lines(source: str) -> set[int]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
-    lines: set[int] = set()
-    starts: set[int] = set()
-    covered: set[int] = set()
+    lines = StatementLines()
     for node in ast.walk(tree):
+        lines.add(node)
+    return lines.non_statement_lines()
+
+
+class StatementLines:
+    """:func:`non_statement_lines` gathered node by node, so a caller that walks the tree for
+    its own reasons (``python_dead``) needs no second parse or walk."""
+
+    def __init__(self) -> None:
+        self._strings: set[int] = set()
+        self._starts: set[int] = set()
+        self._covered: set[int] = set()
+
+    def add(self, node: ast.AST) -> None:
+        """Take one node of the tree (any order)."""
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            lines.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
+            self._strings.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
         if isinstance(node, (ast.stmt, ast.excepthandler)):
-            starts.add(node.lineno)
-            covered.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
-    # Block headers without a node of their own (`else:`, `finally:`) are continuation lines too.
-    return lines | (covered - starts)
+            self._starts.add(node.lineno)
+            self._covered.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
+
+    def non_statement_lines(self) -> set[int]:
+        """The lines of every node taken so far that are no statement of their own."""
+        # Block headers without a node of their own (`else:`, `finally:`) are continuation lines too.
+        return self._strings | (self._covered - self._starts)

@@ -43,7 +43,6 @@ from smscan.detectors import js_dead
 from smscan.records import Candidate
 from smscan.detectors.code_lines import (
     content_extents,
-    non_statement_lines,
     prose_lines,
 )
 from smscan.detectors.python_dead import (
@@ -52,6 +51,7 @@ from smscan.detectors.python_dead import (
     constant_truth,
     dead_blocks,
     dead_lines,
+    non_statement_lines,
     parses,
 )
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import ast
 import operator
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from smscan.detectors import python_flow
+from smscan.detectors.code_lines import StatementLines
 
 # Evidence that a statement cannot run or does nothing at all, and that real code rarely holds by
 # accident (on clean code, dead stores and unreachable tails are the usual evidence; see
@@ -100,21 +102,73 @@ def parses(source: str) -> bool:
     return dead_statements(source) is not None
 
 
-# A scan asks several times per document (what to score, then what to judge): remember a few.
-@lru_cache(maxsize=32)
 def dead_statements(source: str) -> tuple[DeadStatement, ...] | None:
     """Every dead statement of ``source`` in walk order, or None when it does not parse."""
+    analysis = _analyse(source)
+    return None if analysis is None else analysis.statements
+
+
+def non_statement_lines(source: str) -> set[int]:
+    """:func:`smscan.detectors.code_lines.non_statement_lines` of ``source``, from the same parse
+    and walk as its dead statements (empty when it does not parse)."""
+    analysis = _analyse(source)
+    return set(analysis.non_statement_lines) if analysis is not None else set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Analysis:
+    statements: tuple[DeadStatement, ...]
+    non_statement_lines: frozenset[int]
+
+
+# A scan asks several times per document (what to score, then what to judge): remember a few.
+@lru_cache(maxsize=32)
+def _analyse(source: str) -> _Analysis | None:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    # Python also ends a line at a lone "\r": the function memo's line numbers would not be ours.
+    lines = None if "\r" in source else source.split("\n")
     found: list[DeadStatement] = []
+    statement_lines = StatementLines()
     for node in ast.walk(tree):
+        statement_lines.add(node)
         for body in _bodies(node):
             found.extend(_dead_in_block(body))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.extend(_whole(statement, reason) for statement, reason in python_flow.dead_in_function(node))
-    return tuple(found)
+            found.extend(_dead_in_function(node, lines))
+    return _Analysis(tuple(found), frozenset(statement_lines.non_statement_lines()))
+
+
+# The data-flow judgement of a function reads only its own lines (decorators to its last body
+# line), and a hook scans the same files again with a few lines changed: each function's dead
+# statements are remembered by its text, in lines relative to its first. Bounded in entries and
+# in the size of a function kept.
+_FUNCTION_MEMO: dict[str, tuple[DeadStatement, ...]] = {}
+_FUNCTION_MEMO_LOCK = threading.Lock()
+FUNCTION_MEMO_ENTRIES = 4096
+FUNCTION_MEMO_CHARS = 100_000
+
+
+def _dead_in_function(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str] | None) -> list[DeadStatement]:
+    """:func:`python_flow.dead_in_function` as whole statements, remembered per function text."""
+    if lines is None:
+        return [_whole(statement, reason) for statement, reason in python_flow.dead_in_function(function)]
+    first = min([function.lineno, *(decorator.lineno for decorator in function.decorator_list)])
+    text = "\n".join(lines[first - 1 : _last_line(function)])
+    relative = _FUNCTION_MEMO.get(text)
+    if relative is None:
+        relative = tuple(
+            DeadStatement(statement.lineno - first, _last_line(statement) - first, reason)
+            for statement, reason in python_flow.dead_in_function(function)
+        )
+        if len(text) <= FUNCTION_MEMO_CHARS:
+            with _FUNCTION_MEMO_LOCK:
+                while len(_FUNCTION_MEMO) >= FUNCTION_MEMO_ENTRIES:
+                    del _FUNCTION_MEMO[next(iter(_FUNCTION_MEMO))]
+                _FUNCTION_MEMO[text] = relative
+    return [DeadStatement(dead.first + first, dead.last + first, dead.reason) for dead in relative]
 
 
 def _bodies(node: ast.AST) -> Iterator[list[ast.stmt]]:

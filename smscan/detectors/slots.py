@@ -134,7 +134,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     offset = 0
     for line in lines:
         line_starts.append(offset)
-        found.extend(_line_slots(line, offset))
+        found.extend(line_slots(line, offset))
         offset += len(line) + 1
     found.extend(data_blocks(lines, line_starts))
     for index, start, end, column in table_values(lines):
@@ -217,6 +217,32 @@ def _resolve(slots: list[Slot]) -> list[Slot]:
         ends.insert(index, slot.end)
         kept.insert(index, slot)
     return kept
+
+
+# The per-line finders are most of a document's slot search, and a hook scans the same files
+# again and again with a few lines changed: a line's slots are remembered by its text, at offset 0.
+# Lines longer than this (minified code) are searched each time and not kept.
+LINE_MEMO_CHARS = 2000
+LINE_MEMO_LINES = 1 << 15
+
+
+def line_slots(line: str, offset: int) -> list[Slot] | tuple[Slot, ...]:
+    """The per-line slots of ``line`` (one line of a text, at ``offset`` in it), spans in the text.
+
+    What the finders below give for ``line`` at ``offset``, found once per line text: every
+    finder is a function of the line alone whose spans are shifted by ``offset``.
+    """
+    if len(line) > LINE_MEMO_CHARS:
+        return list(_line_slots(line, offset))
+    found = _line_slots_at_zero(line)
+    if not offset or not found:
+        return found
+    return [Slot(s.start + offset, s.end + offset, s.key, s.where, s.inherited) for s in found]
+
+
+@lru_cache(maxsize=LINE_MEMO_LINES)
+def _line_slots_at_zero(line: str) -> tuple[Slot, ...]:
+    return tuple(_line_slots(line, 0))
 
 
 def _line_slots(line: str, offset: int) -> Iterator[Slot]:

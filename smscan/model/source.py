@@ -20,9 +20,9 @@ from smscan.model.fingerprint import Fingerprint, fingerprint_default, fingerpri
 from smscan.model.hf import describe_error, quiet_transformers
 from smscan.model.pull import pull_default_model
 from smscan.model.default_model import CONVERSION_VERSION, DEFAULT_GGUF_SHA256, DEFAULT_MODEL_NAME, default_model_dir
+from smscan.model.names import DEFAULT_ALIASES as DEFAULT_ALIASES, is_default_model as is_default_model
 from smscan.model.store import MANIFEST_NAME, cache_root, read_manifest
 
-DEFAULT_ALIASES = frozenset({"default", DEFAULT_MODEL_NAME.lower()})
 # Only these are fetched from the Hub: safetensors weights, configs and tokenizer files.
 HUB_PATTERNS = (
     "*.safetensors", "*.safetensors.index.json", "config.json", "generation_config.json",
@@ -39,11 +39,6 @@ class ModelSource:
     folder: Path
     is_default: bool
     fingerprint: Fingerprint
-
-
-def is_default_model(spec: str | None) -> bool:
-    """Whether a model string names the default model."""
-    return spec is None or spec.strip().lower() in DEFAULT_ALIASES
 
 
 def resolve_model(

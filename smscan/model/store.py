@@ -22,25 +22,17 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from smscan.errors import ModelError
 from smscan.model.fingerprint import sha256_file
+from smscan.model.names import cache_root as cache_root
 
 MANIFEST_NAME = "smscan-manifest.json"
 MANIFEST_FORMAT = 1
-
-
-def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
-    """The cache root: ``$SMSCAN_CACHE``, else ``$XDG_CACHE_HOME/smscan``, else ``~/.cache/smscan``."""
-    if environ.get("SMSCAN_CACHE"):
-        return Path(environ["SMSCAN_CACHE"]).expanduser()
-    if environ.get("XDG_CACHE_HOME"):
-        return Path(environ["XDG_CACHE_HOME"]).expanduser() / "smscan"
-    return Path.home() / ".cache" / "smscan"
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,8 +63,7 @@ def worker_key(
         16 hex characters.
     """
     from smscan import __version__
-    from smscan.model.source import is_default_model
-    from smscan.model.store import cache_root
+    from smscan.model.names import cache_root, is_default_model  # light: the thin client computes this
 
     values: dict[str, object] = {name: getattr(settings, name, None) for name in MODEL_FIELDS}
     if dtype is not None:

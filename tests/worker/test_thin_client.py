@@ -34,7 +34,7 @@ from tests.worker.conftest import REPO, Workers, wait_for_hello
 from tests.worker.test_bounded import SlowScorer
 
 KEY = "q8Zt3kPx0wLm9Rv2Yc7Hn4Bd"
-HEAVY = ("numpy", "git", "typer", "rich", "torch", "transformers", "ctranslate2", "tokenizers", "smscan.detectors", "smscan.judge", "smscan.cli.app")
+HEAVY = ("numpy", "git", "typer", "rich", "torch", "transformers", "ctranslate2", "tokenizers", "smscan.detectors", "smscan.judge", "smscan.cli.app", "smscan.model.source", "smscan.model.store")
 PROBE = (
     "import sys\nfrom smscan.cli import main\ncode = main()\n"
     f"heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"

@@ -3,8 +3,12 @@
 Each run stages a new ~200-line change in 5 files of the ``requests`` 2.32.3 sdist committed to a
 fresh repository (stdlib functions appended, different ones each run, so no run finds its text in
 any cache), then times ``smscan staged -f json`` through the console script, end to end. The
-fresh-process runs have no worker; the worker runs have ``smscan serve`` (the default model)
-running for the same settings, warmed up on one other change first.
+fresh-process runs have no worker (``--config`` naming a file with ``worker = "off"``: without it
+the hook's default ``worker = "auto"`` starts one on the first run and the next runs use it); the
+worker runs have ``smscan serve`` (the default model) running for the same settings. Each mode is
+warmed up on one other change first. Python's bytecode is cached in a folder of the run
+(``PYTHONPYCACHEPREFIX``, ``PYTHONDONTWRITEBYTECODE`` unset), as an installed package has it:
+otherwise every run compiles each module it imports from source.
 
     python -m bench.hook_latency --runs 20 --write     # writes "## Hook latency" into docs/BENCHMARKS.md
 """
@@ -35,14 +39,16 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
-def timed_runs(repo: Path, files: list[str], env: dict[str, str], *, runs: int, per_file: int, skip: int) -> tuple[list[float], int, list[str]]:
+def timed_runs(
+    repo: Path, files: list[str], env: dict[str, str], *, runs: int, per_file: int, skip: int, extra: tuple[str, ...] = ()
+) -> tuple[list[float], int, list[str]]:
     seconds, added, notes = [], 0, []
     for run in range(runs):
         reset_repo(repo)
         added = write_change(repo, files, lines_per_file=per_file, skip=skip + run * STRIDE)
         git(repo, "add", "-A")
         started = time.monotonic()
-        done = subprocess.run([*smscan_command(), "staged", "-f", "json"], cwd=repo, env=env, capture_output=True, text=True, timeout=900, check=False)
+        done = subprocess.run([*smscan_command(), "staged", "-f", "json", *extra], cwd=repo, env=env, capture_output=True, text=True, timeout=900, check=False)
         seconds.append(time.monotonic() - started)
         if done.returncode not in (0, 1):
             raise SystemExit(f"smscan staged exited {done.returncode}: {done.stderr[-400:]}")
@@ -66,14 +72,24 @@ def main() -> int:
         files = [p for p in tracked_files(repo) if p.endswith(".py") and (repo / p).stat().st_size > 1500][:5]
         env = bench.fresh_env("hook")
         env["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="smh-", dir="/tmp")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+        no_worker = Path(folder) / "no-worker.toml"
+        no_worker.write_text('worker = "off"\n', encoding="utf-8")
+        off = ("--config", str(no_worker))
+        per_file, stride = args.lines_per_file, (args.runs + 1) * STRIDE
+        # The warm-up writes the bytecode; its scores go to a cache of their own, so that the
+        # worker's warm-up on the same blocks (the stdlib holds ~1,000) still runs its model.
+        aside = {**env, "SMSCAN_SCORE_CACHE": str(Path(folder) / "warm-up-scores")}
+        timed_runs(repo, files, aside, runs=1, per_file=per_file, skip=args.runs * STRIDE, extra=off)
         bench.log(f"fresh process, {args.runs} runs")
-        fresh, added, _ = timed_runs(repo, files, env, runs=args.runs, per_file=args.lines_per_file, skip=0)
+        fresh, added, _ = timed_runs(repo, files, env, runs=args.runs, per_file=per_file, skip=0, extra=off)
         bench.log("starting the worker")
         subprocess.run([*smscan_command(), "serve", "--detach", "--idle-timeout", "30m"], cwd=repo, env=env, check=True, timeout=900)
         try:
-            timed_runs(repo, files, env, runs=1, per_file=args.lines_per_file, skip=args.runs * STRIDE)  # warm-up
+            timed_runs(repo, files, env, runs=1, per_file=per_file, skip=args.runs * STRIDE)  # warm-up
             bench.log(f"warm worker, {args.runs} runs")
-            warm, _, notes = timed_runs(repo, files, env, runs=args.runs, per_file=args.lines_per_file, skip=(args.runs + 1) * STRIDE)
+            warm, _, notes = timed_runs(repo, files, env, runs=args.runs, per_file=per_file, skip=stride)
             status = subprocess.run([*smscan_command(), "serve", "--status"], cwd=repo, env=env, capture_output=True, text=True, check=False).stdout
         finally:
             subprocess.run([*smscan_command(), "serve", "--stop"], cwd=repo, env=env, check=False, timeout=60)

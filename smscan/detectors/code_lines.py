@@ -72,6 +72,10 @@ class StatementLines:
             self._starts.add(node.lineno)
             self._covered.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
 
+    def sets(self) -> tuple[set[int], set[int], set[int]]:
+        """The lines of string-only statements, of statement starts, and covered by statements."""
+        return self._strings, self._starts, self._covered
+
     def non_statement_lines(self) -> set[int]:
         """The lines of every node taken so far that are no statement of their own."""
         # Block headers without a node of their own (`else:`, `finally:`) are continuation lines too.

@@ -128,8 +128,29 @@ def _analyse(source: str) -> _Analysis | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    # Python also ends a line at a lone "\r": the function memo's line numbers would not be ours.
-    lines = None if "\r" in source else source.split("\n")
+    if "\r" in source:  # Python also ends a line at a lone "\r": remembered line numbers would not be ours
+        return _walked(tree)
+    lines = source.split("\n")
+    parts = [(first, _part(statement, first, lines)) for statement, first in _top_level(tree)]
+    # ast.walk's order, breadth first: the module's own block, then each depth of every top-level
+    # statement's subtree in turn (a subtree's nodes of one depth are contiguous in the walk).
+    found = list(_dead_in_block(tree.body)) if tree.body else []
+    for depth in range(max((len(part.levels) for _, part in parts), default=0)):
+        for first, part in parts:
+            if depth < len(part.levels):
+                found.extend(DeadStatement(dead.first + first, dead.last + first, dead.reason) for dead in part.levels[depth])
+    strings: set[int] = set()
+    starts: set[int] = set()
+    covered: set[int] = set()
+    for first, part in parts:
+        strings.update(line + first for line in part.strings)
+        starts.update(line + first for line in part.starts)
+        covered.update(line + first for line in part.covered)
+    return _Analysis(tuple(found), frozenset(strings | (covered - starts)))
+
+
+def _walked(tree: ast.Module) -> _Analysis:
+    """The analysis straight from one walk of the whole tree (no memo)."""
     found: list[DeadStatement] = []
     statement_lines = StatementLines()
     for node in ast.walk(tree):
@@ -137,8 +158,69 @@ def _analyse(source: str) -> _Analysis | None:
         for body in _bodies(node):
             found.extend(_dead_in_block(body))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.extend(_dead_in_function(node, lines))
+            found.extend(_dead_in_function(node, None))
     return _Analysis(tuple(found), frozenset(statement_lines.non_statement_lines()))
+
+
+def _top_level(tree: ast.Module) -> Iterator[tuple[ast.stmt, int]]:
+    for statement in tree.body:
+        decorators = getattr(statement, "decorator_list", None) or []
+        yield statement, min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """What one top-level statement's subtree adds, in lines relative to its first: the dead
+    statements of each depth in walk order, and its ``StatementLines`` sets."""
+
+    levels: tuple[tuple[DeadStatement, ...], ...]
+    strings: frozenset[int]
+    starts: frozenset[int]
+    covered: frozenset[int]
+
+
+# A hook scans the same files again with a few lines changed, and all the analysis reads of a
+# top-level statement is its own subtree: each one's part is remembered by its text (its lines,
+# decorators included, and where on them it starts and ends). Bounded in entries and size.
+_PART_MEMO: dict[tuple[str, int, int], _Part] = {}
+_PART_MEMO_LOCK = threading.Lock()
+PART_MEMO_ENTRIES = 4096
+PART_MEMO_CHARS = 200_000
+
+
+def _part(statement: ast.stmt, first: int, lines: list[str]) -> _Part:
+    last = _last_line(statement)
+    text = "\n".join(lines[first - 1 : last])
+    key = (text, statement.col_offset, int(getattr(statement, "end_col_offset", None) or 0))
+    part = _PART_MEMO.get(key)
+    if part is not None:
+        return part
+    levels: list[tuple[DeadStatement, ...]] = []
+    statement_lines = StatementLines()
+    depth: list[ast.AST] = [statement]
+    while depth:
+        found: list[DeadStatement] = []
+        below: list[ast.AST] = []
+        for node in depth:
+            statement_lines.add(node)
+            for body in _bodies(node):
+                found.extend(_dead_in_block(body))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.extend(_dead_in_function(node, lines))
+            below.extend(ast.iter_child_nodes(node))
+        levels.append(tuple(DeadStatement(dead.first - first, dead.last - first, dead.reason) for dead in found))
+        depth = below
+    strings, starts, covered = statement_lines.sets()
+    part = _Part(
+        tuple(levels), frozenset(line - first for line in strings), frozenset(line - first for line in starts),
+        frozenset(line - first for line in covered),
+    )
+    if len(text) <= PART_MEMO_CHARS:
+        with _PART_MEMO_LOCK:
+            while len(_PART_MEMO) >= PART_MEMO_ENTRIES:
+                del _PART_MEMO[next(iter(_PART_MEMO))]
+            _PART_MEMO[key] = part
+    return part
 
 
 # The data-flow judgement of a function reads only its own lines (decorators to its last body

@@ -146,3 +146,41 @@ def test_non_statement_lines_come_from_the_same_walk() -> None:
     source = (ROOT / "smscan" / "detectors" / "python_dead.py").read_text(encoding="utf-8")
     assert python_dead.non_statement_lines(source) == parsed_non_statement_lines(source)
     assert python_dead.non_statement_lines("def broken(:\n") == set()
+
+
+def _edited(source: str, share: float) -> str:
+    """``source`` with two statements on one line and a continuation inserted before the top-level
+    statement ``share`` of the way down, and a function appended: remembered statements move,
+    new ones appear."""
+    starts = [
+        min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) for node in ast.parse(source).body
+    ]
+    at = starts[int(share * (len(starts) - 1))] - 1
+    lines = source.split("\n")
+    return "\n".join([*lines[:at], "first = 1; second = [", "    2]", *lines[at:], "def extra(a):", "    spare = a * 2", "    return a", ""])
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "smscan" / "detectors").glob("*.py"))[::4], ids=lambda p: p.name)
+def test_the_remembered_analysis_is_the_walk_of_the_whole_tree(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    python_dead._PART_MEMO.clear()
+    python_dead._FUNCTION_MEMO.clear()
+    for text in (source, _edited(source, 0.5), _edited(source, 0.0)):
+        python_dead._analyse.cache_clear()
+        assert python_dead._analyse(text) == python_dead._walked(ast.parse(text)), path
+    assert python_dead._PART_MEMO  # the edits were answered from remembered parts
+
+
+def test_statements_sharing_a_line_are_remembered_apart() -> None:
+    source = "def f(a):\n    return a\n    spare = 1\nx = [\n    1]; y = 2\nif 0: z = 3\n"
+    python_dead._PART_MEMO.clear()
+    python_dead._analyse.cache_clear()
+    first = python_dead._analyse(source)
+    assert first == python_dead._walked(ast.parse(source))
+    python_dead._analyse.cache_clear()
+    moved = "import os\n" + source
+    assert python_dead._analyse(moved) == python_dead._walked(ast.parse(moved))
+    assert first is not None
+    assert [(s.first, s.reason) for s in first.statements] == [(6, "disabled-branch"), (3, "unreachable"), (3, "dead-store")]
+    # Line 5 continues `x = [` but starts `y`: a statement start of one part clears another's line.
+    assert first.non_statement_lines == frozenset()

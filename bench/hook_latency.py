@@ -41,20 +41,22 @@ def percentile(values: list[float], share: float) -> float:
 
 def timed_runs(
     repo: Path, files: list[str], env: dict[str, str], *, runs: int, per_file: int, skip: int, extra: tuple[str, ...] = ()
-) -> tuple[list[float], int, list[str]]:
-    seconds, added, notes = [], 0, []
+) -> tuple[list[tuple[float, int]], int, list[str]]:
+    """``(seconds, tokens the model scored)`` of each run, the lines each change added, notices."""
+    seconds: list[tuple[float, int]] = []
+    added, notes = 0, []
     for run in range(runs):
         reset_repo(repo)
         added = write_change(repo, files, lines_per_file=per_file, skip=skip + run * STRIDE)
         git(repo, "add", "-A")
         started = time.monotonic()
         done = subprocess.run([*smscan_command(), "staged", "-f", "json", *extra], cwd=repo, env=env, capture_output=True, text=True, timeout=900, check=False)
-        seconds.append(time.monotonic() - started)
+        elapsed = time.monotonic() - started
         if done.returncode not in (0, 1):
             raise SystemExit(f"smscan staged exited {done.returncode}: {done.stderr[-400:]}")
         if "ignored" in done.stderr:
             notes.append(done.stderr.strip().splitlines()[0])
-        json.loads(done.stdout)
+        seconds.append((elapsed, int(json.loads(done.stdout)["stats"].get("tokens_scored") or 0)))
     reset_repo(repo)
     return seconds, added, notes
 
@@ -66,6 +68,9 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "smscan-bench")
     parser.add_argument("--write", action="store_true", help="write the section into docs/BENCHMARKS.md")
     args = parser.parse_args()
+    load_start = os.getloadavg()[0]
+    here = Path(__file__).resolve().parents[1]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True, check=False).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="smscan-hook-") as folder:
         bench = Bench(argparse.Namespace(cache=args.cache, timeout=900.0, quick=False), Path(folder))
         repo = sdist_repo(bench, *SMALL_SDIST)
@@ -93,16 +98,28 @@ def main() -> int:
             status = subprocess.run([*smscan_command(), "serve", "--status"], cwd=repo, env=env, capture_output=True, text=True, check=False).stdout
         finally:
             subprocess.run([*smscan_command(), "serve", "--stop"], cwd=repo, env=env, check=False, timeout=60)
+
+    def row(mode: str, runs: list[tuple[float, int]]) -> str:
+        wall = [seconds for seconds, _ in runs]
+        tokens = sorted(count for _, count in runs if count)
+        without = [seconds for seconds, count in runs if not count]
+        scored = f"{len(tokens)} ({statistics.median(tokens):.0f} / {max(tokens)})" if tokens else "0"
+        return (
+            f"| {mode} | {statistics.median(wall):.2f} | {percentile(wall, 0.95):.2f} | {min(wall):.2f} | {max(wall):.2f} "
+            f"| {scored} | {statistics.median(without) if without else float('nan'):.2f} |"
+        )
+
     latency = next((line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("latency:")), "?")
     table = "\n".join([
         SECTION, "",
         f"`smscan staged -f json` on a {added}-line change in {len(files)} files of the `requests` {SMALL_SDIST[1]} sdist "
         f"(a new change each run, so no cache holds it), {args.runs} runs each, wall time of the whole command, "
-        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f} at the end. Command: "
+        f"{os.cpu_count()} CPUs, load {load_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the end; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}. Command: "
         f"`python -m bench.hook_latency --runs {args.runs} --write`.", "",
-        "| mode | p50 s | p95 s | min s | max s |", "|---|---|---|---|---|",
-        f"| fresh process, no worker | {statistics.median(fresh):.2f} | {percentile(fresh, 0.95):.2f} | {min(fresh):.2f} | {max(fresh):.2f} |",
-        f"| warm worker (thin client) | {statistics.median(warm):.2f} | {percentile(warm, 0.95):.2f} | {min(warm):.2f} | {max(warm):.2f} |",
+        "| mode | p50 s | p95 s | min s | max s | runs the model scored (tokens: median / max) | p50 s of the runs it did not |",
+        "|---|---|---|---|---|---|---|",
+        row("fresh process, no worker", fresh), row("warm worker (thin client)", warm),
         "", f"The worker's own request latency (`smscan serve --status`): {latency}.",
         *([f"Notices during the worker runs: {len(notes)} (first: {notes[0]})."] if notes else []), "",
     ])

@@ -22,7 +22,7 @@ from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
-from smscan.detectors.secret_names import is_password_name, name_class
+from smscan.detectors.secret_names import is_password_name, name_class, value_name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
     ASSIGNMENT,
@@ -122,7 +122,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if is_stand_in(value) or is_test_path(path) and is_made_up(value):
         return None
-    place = name_class(slot.key) if slot.key else "neutral"
+    place = value_name_class(slot.key, value) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
     vendor = vendor_of(value)

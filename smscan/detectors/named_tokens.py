@@ -1,0 +1,56 @@
+"""Bare tokens named by the words just before them: ``access token sgp_...``, ``TOKEN 8a5d...``.
+
+Notes, logs and chat paste a key after the words that say what it is, with no ``=`` or ``:``
+(``owlbot TOKEN 8a5de3a8...``, ``tefter PRIVATE KEY zyx...``, ``Secret Key 8kKd...``). The token
+finder (:mod:`smscan.detectors.token_runs`) reads such a key as a bare run, which pays the
+penalty of a value with no name. When the one to three words right before it on its line say
+secret, the run is a labelled value instead: named by those words, judged as any named value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from smscan.detectors.secret_names import SECRET_WORDS, name_class
+from smscan.detectors.slot_kinds import LABEL, TOKEN, Slot
+
+# One to three words, then spaces and at most one `:` or `=`, right before the token.
+_WORDS_BEFORE = re.compile(r"(?:^|(?<=[\s\"'`(\[{,;]))(?P<name>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,2})[ \t]*[:=]?[ \t]+$")
+# Last words that name a secret in prose: a secret word itself, or `key` after words that say which.
+_SECRET_LAST_WORDS = SECRET_WORDS | {"key", "apikey"}
+# How far before a token its naming words are read.
+_REACH = 48
+
+
+def name_bare_tokens(text: str, slots: list[Slot]) -> list[Slot]:
+    """``slots`` with each unnamed token that follows words saying secret made a labelled value.
+
+    Example:
+        >>> text = "owlbot TOKEN 8a5de3a89b7e4f29bf728b45adcdea6ea3410c78"
+        >>> [(s.key, s.where) for s in name_bare_tokens(text, [Slot(13, len(text), "", TOKEN)])]
+        [('owlbot TOKEN', 'label')]
+    """
+    out = []
+    for slot in slots:
+        if slot.where == TOKEN and not slot.key:
+            name = words_before(text, slot.start)
+            if name:
+                slot = Slot(slot.start, slot.end, name, LABEL)
+        out.append(slot)
+    return out
+
+
+def words_before(text: str, start: int) -> str:
+    """The words right before ``start`` on its line when they say secret (``access token``), else ``""``."""
+    line_start = text.rfind("\n", max(start - _REACH, 0), start) + 1
+    window = max(line_start, start - _REACH)
+    match = _WORDS_BEFORE.search(text[window:start])
+    if not match:
+        return ""
+    name = match.group("name")
+    # The last word is a word of prose (`token`, `KEY`), not a constant or variable being defined
+    # (`#define SNMP_AUTH_PROTO usmHMACMD5AuthProtocol` binds a name to a protocol's name).
+    last = name.split()[-1]
+    if not last.isalpha() or last.lower() not in _SECRET_LAST_WORDS:
+        return ""
+    return name if name_class(name) == "secret" else ""

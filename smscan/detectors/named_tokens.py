@@ -5,6 +5,11 @@ Notes, logs and chat paste a key after the words that say what it is, with no ``
 finder (:mod:`smscan.detectors.token_runs`) reads such a key as a bare run, which pays the
 penalty of a value with no name. When the one to three words right before it on its line say
 secret, the run is a labelled value instead: named by those words, judged as any named value.
+
+A webhook's URL carries its secret in the path (``https://hooks.<chat>/services/T../B../<secret>``,
+``.../webhook/<id>@<tenant>/IncomingWebhook/<secret>/...``): a path token of a URL that says
+``hook`` is named ``webhook secret``, where any other URL's path token (a commit, a gist, a
+document id) stays bare.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ _WORDS_BEFORE = re.compile(r"(?:^|(?<=[\s\"'`(\[{,;]))(?P<name>[A-Za-z][\w\-]*(?
 _SECRET_LAST_WORDS = SECRET_WORDS | {"key", "apikey"}
 # How far before a token its naming words are read.
 _REACH = 48
+# A URL running up to a token, and how far back on its line one is looked for.
+_URL_UP_TO = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]*$")
+_URL_REACH = 256
 
 
 def name_bare_tokens(text: str, slots: list[Slot]) -> list[Slot]:
@@ -33,7 +41,7 @@ def name_bare_tokens(text: str, slots: list[Slot]) -> list[Slot]:
     out = []
     for slot in slots:
         if slot.where == TOKEN and not slot.key:
-            name = words_before(text, slot.start)
+            name = words_before(text, slot.start) or webhook_name(text, slot.start)
             if name:
                 slot = Slot(slot.start, slot.end, name, LABEL)
         out.append(slot)
@@ -54,3 +62,17 @@ def words_before(text: str, start: int) -> str:
     if not last.isalpha() or last.lower() not in _SECRET_LAST_WORDS:
         return ""
     return name if name_class(name) == "secret" else ""
+
+
+def webhook_name(text: str, start: int) -> str:
+    """``"webhook secret"`` when ``start`` lies in the path of a URL that says ``hook``, else ``""``.
+
+    Example:
+        >>> url = "https://hooks.chat.example.net/services/T0AB/B0CD/Zq8xP1sV9kL2mN4bT7wRaa"
+        >>> webhook_name(url, url.rindex("/") + 1), webhook_name("https://git.example.org/commit/9f8a", 31)
+        ('webhook secret', '')
+    """
+    line_start = text.rfind("\n", max(start - _URL_REACH, 0), start) + 1
+    window = max(line_start, start - _URL_REACH)
+    match = _URL_UP_TO.search(text, window, start)
+    return "webhook secret" if match and "hook" in match.group().lower() else ""

@@ -161,9 +161,11 @@ def is_encoded_text(value: str) -> bool:
 
 
 # Runs of key characters in decoded text: 16 or more, holding letters and digits or both cases
-# inside one word (`Jzz7CvXb`), never a word or CamelCase words (`SomeSecretString` is text).
+# inside one word (`Jzz7CvXb`), never a word or CamelCase words (`SomeSecretString` is text), nor
+# an id of hex digits and dashes (a UUID in a report link's JSON names the report).
 _KEY_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}")
-_CAMEL_WORDS = re.compile(r"^(?:[A-Z]?[a-z]+|[A-Z]+(?![a-z]))+$")
+_CASE_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_HEX_ID = re.compile(r"^[0-9a-fA-F\-]+$")
 
 
 def key_runs(text: str) -> list[str]:
@@ -177,10 +179,13 @@ def key_runs(text: str) -> list[str]:
     runs = []
     for match in _KEY_RUN.finditer(text):
         run = match.group()
+        if _HEX_ID.match(run):
+            continue
         letters = any(c.isalpha() for c in run)
         digits = sum(c.isdigit() for c in run)
-        mixed_case = any(c.islower() for c in run) and any(c.isupper() for c in run)
-        if letters and digits >= 2 or mixed_case and not all(_CAMEL_WORDS.match(w) for w in re.split(r"[+/_\-]", run) if w):
+        # Words of text are three letters or more; a random mix of cases cuts into short pieces.
+        short_pieces = sum(1 for word in _CASE_WORD.findall(run) if len(word) <= 2)
+        if letters and digits >= 2 or short_pieces >= 3:
             runs.append(run)
     return runs
 

@@ -165,3 +165,10 @@ def test_a_bare_token_after_words_saying_secret_is_named(line: str, name: str) -
 )
 def test_tokens_after_other_words_stay_bare(line: str) -> None:
     assert words_before(line, line.rindex(line.split("/")[-1].split()[-1])) == ""
+
+
+def test_a_webhook_urls_path_token_is_named_and_other_urls_are_not() -> None:
+    hook = "notify: https://hooks.chat.example.net/services/T0AB12CD3/B0CD45EF6/Zq8xP1sV9kL2mN4bT7wRaa\n"
+    assert judged(hook) == {"Zq8xP1sV9kL2mN4bT7wRaa": RULE.secret_bonus}
+    page = "see https://docs.example.net/guides/T0AB12CD3/Zq8xP1sV9kL2mN4bT7wRaa\n"
+    assert judged(page) == {"Zq8xP1sV9kL2mN4bT7wRaa": -RULE.token_penalty}

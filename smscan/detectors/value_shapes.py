@@ -168,6 +168,25 @@ _CASE_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _HEX_ID = re.compile(r"^[0-9a-fA-F\-]+$")
 
 
+def is_random_case(value: str) -> bool:
+    """True for letters whose cases are mixed at random (``yqDVtkqPECriaLRi``, ``qyOIhJiM``), the
+    shape of a key drawn from letters, never of a name of code: names put their capitals at word
+    starts or in acronyms (``getHTTPResponse``, ``XMLHttpRequest``), so they cut into words of three
+    letters or more, where a random mix cuts into many pieces of one or two.
+
+    Example:
+        >>> is_random_case("yqDVtkqPECriaLRi"), is_random_case("qyOIhJiM"), is_random_case("getHTTPResponseCode")
+        (True, True, False)
+        >>> is_random_case("XMLHttpRequest"), is_random_case("private_rGAPQJbhBx"), is_random_case("isOK")
+        (False, False, False)
+    """
+    if len(value) < 8:
+        return False
+    pieces = _CASE_WORD.findall(value)
+    short = sum(1 for piece in pieces if len(piece) <= 2)
+    return short >= 3 and short >= 0.4 * len(pieces)
+
+
 def key_runs(text: str) -> list[str]:
     """The runs of ``text`` shaped like a key: 16 or more key characters with letters and digits,
     or upper and lower case not in words (``Jzz7CvXbpdRha0t9``, ``0344e4eb439b-d0f0``).
@@ -221,7 +240,7 @@ def is_other_identifier(
         or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)
-        or _IDENTIFIER.match(value)
+        or _IDENTIFIER.match(value) and not is_random_case(value)
         or _NUMBER.match(value)
         or _TYPE_PATH.match(value)
         or _LONG_OPTION.match(value)

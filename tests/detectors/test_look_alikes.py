@@ -172,3 +172,15 @@ def test_a_webhook_urls_path_token_is_named_and_other_urls_are_not() -> None:
     assert judged(hook) == {"Zq8xP1sV9kL2mN4bT7wRaa": RULE.secret_bonus}
     page = "see https://docs.example.net/guides/T0AB12CD3/Zq8xP1sV9kL2mN4bT7wRaa\n"
     assert judged(page) == {"Zq8xP1sV9kL2mN4bT7wRaa": -RULE.token_penalty}
+
+
+def test_letters_in_a_random_mix_of_cases_are_a_key_not_a_name() -> None:
+    from smscan.detectors.value_shapes import is_random_case
+
+    assert is_random_case("wkTPzqRbHnYvcLeA") and not is_other_identifier("wkTPzqRbHnYvcLeA")
+    assert judged("curl -u deploy:wkTPzqRbHnYvcLeA https://ci.example.org\n", "run.sh") == {
+        "wkTPzqRbHnYvcLeA": RULE.secret_bonus
+    }
+    # Names of code stay names: capitals at word starts or in acronyms.
+    for name in ("getHTTPResponseCode", "XMLHttpRequest", "assertDictContainsSubset", "SIGKILL"):
+        assert not is_random_case(name) and is_other_identifier(name)

@@ -19,8 +19,12 @@ import re
 from smscan.detectors.secret_names import SECRET_WORDS, name_class
 from smscan.detectors.slot_kinds import LABEL, TOKEN, Slot
 
-# One to three words, then spaces and at most one `:` or `=`, right before the token.
-_WORDS_BEFORE = re.compile(r"(?:^|(?<=[\s\"'`(\[{,;]))(?P<name>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,2})[ \t]*[:=]?[ \t]+$")
+# One to three words, then spaces or one `:`, right before the token. (`name = value` is the
+# assignment finder's: where it found no value, the right side is an expression.)
+_WORDS_BEFORE = re.compile(r"(?:^|(?<=[\s\"'`(\[{,;]))(?P<name>[A-Za-z][\w\-]*(?:[ \t]+[A-Za-z][\w\-]*){0,2})(?:[ \t]*:[ \t]*|[ \t]+)$")
+# A token followed at once by a call or an index is an expression (`get_token(...)`); a note in
+# brackets after a space is prose (`Zq8x... (rotate monthly)`).
+_EXPRESSION_AFTER = re.compile(r"[(\[]")
 # Last words that name a secret in prose: a secret word itself, or `key` after words that say which.
 _SECRET_LAST_WORDS = SECRET_WORDS | {"key", "apikey"}
 # How far before a token its naming words are read.
@@ -41,7 +45,8 @@ def name_bare_tokens(text: str, slots: list[Slot]) -> list[Slot]:
     out = []
     for slot in slots:
         if slot.where == TOKEN and not slot.key:
-            name = words_before(text, slot.start) or webhook_name(text, slot.start)
+            name = "" if _EXPRESSION_AFTER.match(text, slot.end) else words_before(text, slot.start)
+            name = name or webhook_name(text, slot.start)
             if name:
                 slot = Slot(slot.start, slot.end, name, LABEL)
         out.append(slot)

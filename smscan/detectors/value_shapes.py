@@ -160,9 +160,9 @@ def is_encoded_text(value: str) -> bool:
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
 
-# Runs of key characters in decoded text: 16 or more, holding letters and digits or both cases
-# inside one word (`Jzz7CvXb`), never a word or CamelCase words (`SomeSecretString` is text), nor
-# an id of hex digits and dashes (a UUID in a report link's JSON names the report).
+# Runs of key characters in decoded text: 16 or more, never a word or CamelCase words
+# (`SomeSecretString` is text), nor an id of hex digits and dashes (a UUID in a report link's
+# JSON names the report).
 _KEY_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}")
 _CASE_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _HEX_ID = re.compile(r"^[0-9a-fA-F\-]+$")
@@ -188,8 +188,8 @@ def is_random_case(value: str) -> bool:
 
 
 def key_runs(text: str) -> list[str]:
-    """The runs of ``text`` shaped like a key: 16 or more key characters with letters and digits,
-    or upper and lower case not in words (``Jzz7CvXbpdRha0t9``, ``0344e4eb439b-d0f0``).
+    """The runs of ``text`` shaped like a key: 16 or more key characters mixing both cases and
+    digits, the cases at random rather than in words (``Jzz7CvXbpdRha0t9``).
 
     Example:
         >>> key_runs('{"k":"Jzz7CvXbpdRha0t9ZNEnnhaZjl3X","n":"backups"}'), key_runs("hello world, some-plain-words")
@@ -200,11 +200,12 @@ def key_runs(text: str) -> list[str]:
         run = match.group()
         if _HEX_ID.match(run):
             continue
-        letters = any(c.isalpha() for c in run)
-        digits = sum(c.isdigit() for c in run)
-        # Words of text are three letters or more; a random mix of cases cuts into short pieces.
+        # Both cases and digits: ids of markup and code (`clip0_17259_236674`, SVG path data
+        # `0H20000V400H0V0Z`) hold one case; words of text are three letters or more, where a
+        # random mix of cases cuts into pieces of one or two.
+        mixed = any(c.islower() for c in run) and any(c.isupper() for c in run) and any(c.isdigit() for c in run)
         short_pieces = sum(1 for word in _CASE_WORD.findall(run) if len(word) <= 2)
-        if letters and digits >= 2 or short_pieces >= 3:
+        if mixed and short_pieces >= 2:
             runs.append(run)
     return runs
 
@@ -219,7 +220,8 @@ def is_other_identifier(
     a dot, a star or a slash (:func:`is_dotted_name`: a file name, a relative path), for places
     where no file or host name is written; ``addresses=False`` those it takes when it holds an
     ``@`` too (an email, ``name@1.2``, ``owner/repo@ref``); ``words=False`` two words joined by
-    a hyphen, the shape of a password a person chose (``sunny-meadow``).
+    a hyphen, the shape of a password a person chose (``sunny-meadow``), snake_case words with
+    digits, and letters in a random mix of cases (``yqDVtkqPECriaLRi``, :func:`is_random_case`).
 
     Numbers with separators, long options, pins, code types and parameter names are never a
     value under any name: ``tokens: 13,785,482`` counts tokens, ``api_key: std::sync::Arc<str>``
@@ -240,7 +242,9 @@ def is_other_identifier(
         or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)
-        or _IDENTIFIER.match(value) and not is_random_case(value)
+        # Letters in a random mix of cases are a name by shape, and a password drawn from letters
+        # where a password is written (a word shape, kept by ``words=False``).
+        or _IDENTIFIER.match(value) and (words or not is_random_case(value))
         or _NUMBER.match(value)
         or _TYPE_PATH.match(value)
         or _LONG_OPTION.match(value)

@@ -177,10 +177,23 @@ def test_a_webhook_urls_path_token_is_named_and_other_urls_are_not() -> None:
 def test_letters_in_a_random_mix_of_cases_are_a_key_not_a_name() -> None:
     from smscan.detectors.value_shapes import is_random_case
 
-    assert is_random_case("wkTPzqRbHnYvcLeA") and not is_other_identifier("wkTPzqRbHnYvcLeA")
+    # Where a password is written, they are a password; elsewhere a name-shaped value stays a name.
+    assert is_random_case("wkTPzqRbHnYvcLeA") and not is_other_identifier("wkTPzqRbHnYvcLeA", words=False)
     assert judged("curl -u deploy:wkTPzqRbHnYvcLeA https://ci.example.org\n", "run.sh") == {
         "wkTPzqRbHnYvcLeA": RULE.secret_bonus
     }
+    assert judged("https://deploy:qyPWkRmT@git.example.org/x.git\n") == {"qyPWkRmT": RULE.secret_bonus}
+    assert judged("mode = wkTPzqRbHnYvcLeA\n", "config.ini") == {}
     # Names of code stay names: capitals at word starts or in acronyms.
     for name in ("getHTTPResponseCode", "XMLHttpRequest", "assertDictContainsSubset", "SIGKILL"):
         assert not is_random_case(name) and is_other_identifier(name)
+
+
+def test_a_call_after_a_secret_word_stays_an_expression() -> None:
+    line = "    token = self._lexer.next_token_from_buffer(node, col)"
+    start = line.index("self")
+    end = line.index("(")
+    assert name_bare_tokens(line, [Slot(start, end, "", TOKEN)]) == [Slot(start, end, "", TOKEN)]
+    line = "api token: Zq8xP1sV9kL2mN4bT7wRaa (rotate monthly)"
+    start = line.index("Zq8x")
+    assert name_bare_tokens(line, [Slot(start, start + 22, "", TOKEN)])[0].where == LABEL

@@ -69,9 +69,11 @@ _STAND_IN_WORDS = frozenset(
     todo fixme tbd redacted hidden masked removed insert enter put here goes foo bar baz qux
     none null nil undefined empty default mock test testing tests demo xxx xxxx secret password
     passwd token apikey key value string mysecret mypassword mytoken pass pwd user username
-    not set unset notset a valid
+    unset notset
     """.split()
 )
+# Words a negated stand-in holds after its `not` (`not-set`, `not-a-valid-key`, `not_configured`).
+_NEGATED_WORDS = _STAND_IN_WORDS | frozenset("a an set valid real used configured provided available".split())
 # Words a real key never holds as a whole word of its own (`-`, `_` or case-separated).
 _SELF_DESCRIBED = frozenset("placeholder dummy fake redacted invalid revoked sample example".split())
 # Words a value spells out, glued or not, to say it is no real key (`glsa_iNValIdinValiD...`,
@@ -176,6 +178,8 @@ def is_placeholder(value: str) -> bool:
     if not words:
         return False
     if all(word in _STAND_IN_WORDS for word in words):
+        return True
+    if len(words) >= 2 and words[0] == "not" and all(word in _NEGATED_WORDS for word in words[1:]):
         return True
     # A value that says what it is: `xoxb-not-a-real-token`, `p@ssw0rd-placeholder`.
     if any(word in _SELF_DESCRIBED for word in words) or " not real " in f" {' '.join(w for w in words if w != 'a')} ":

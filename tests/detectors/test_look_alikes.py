@@ -197,3 +197,9 @@ def test_a_call_after_a_secret_word_stays_an_expression() -> None:
     line = "api token: Zq8xP1sV9kL2mN4bT7wRaa (rotate monthly)"
     start = line.index("Zq8x")
     assert name_bare_tokens(line, [Slot(start, start + 22, "", TOKEN)])[0].where == LABEL
+
+
+@pytest.mark.parametrize("value", ["A,.:-\u00a8@*\u00bf?!", "a#$%^&*()!x", "Valid#2024x", "not#Qz8!pL"])
+def test_a_lone_letter_or_word_among_symbols_is_no_stand_in(value: str) -> None:
+    # Only `not` followed by stand-in words (`not-set`, `not-a-valid-key`) says a value is none.
+    assert not is_stand_in(value)

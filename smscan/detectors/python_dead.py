@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import operator
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,6 +27,7 @@ from typing import Any
 
 from smscan.detectors import python_flow
 from smscan.detectors.code_lines import StatementLines
+from smscan.detectors.text_memo import TextMemo
 
 # Evidence that a statement cannot run or does nothing at all, and that real code rarely holds by
 # accident (on clean code, dead stores and unreachable tails are the usual evidence; see
@@ -181,11 +181,8 @@ class _Part:
 
 # A hook scans the same files again with a few lines changed, and all the analysis reads of a
 # top-level statement is its own subtree: each one's part is remembered by its text (its lines,
-# decorators included, and where on them it starts and ends). Bounded in entries and size.
-_PART_MEMO: dict[tuple[str, int, int], _Part] = {}
-_PART_MEMO_LOCK = threading.Lock()
-PART_MEMO_ENTRIES = 4096
-PART_MEMO_CHARS = 200_000
+# decorators included, and where on them it starts and ends). Bounded by the characters kept (8M).
+_PART_MEMO: TextMemo[tuple[str, int, int], _Part] = TextMemo(max_chars=8_000_000, max_key_chars=200_000)
 
 
 def _part(statement: ast.stmt, first: int, lines: list[str]) -> _Part:
@@ -215,22 +212,15 @@ def _part(statement: ast.stmt, first: int, lines: list[str]) -> _Part:
         tuple(levels), frozenset(line - first for line in strings), frozenset(line - first for line in starts),
         frozenset(line - first for line in covered),
     )
-    if len(text) <= PART_MEMO_CHARS:
-        with _PART_MEMO_LOCK:
-            while len(_PART_MEMO) >= PART_MEMO_ENTRIES:
-                del _PART_MEMO[next(iter(_PART_MEMO))]
-            _PART_MEMO[key] = part
+    _PART_MEMO.put(key, part, chars=len(text))
     return part
 
 
 # The data-flow judgement of a function reads only its own lines (decorators to its last body
 # line), and a hook scans the same files again with a few lines changed: each function's dead
-# statements are remembered by its text, in lines relative to its first. Bounded in entries and
-# in the size of a function kept.
-_FUNCTION_MEMO: dict[str, tuple[DeadStatement, ...]] = {}
-_FUNCTION_MEMO_LOCK = threading.Lock()
-FUNCTION_MEMO_ENTRIES = 4096
-FUNCTION_MEMO_CHARS = 100_000
+# statements are remembered by its text, in lines relative to its first. Bounded by the
+# characters kept (4M) and the size of a function kept.
+_FUNCTION_MEMO: TextMemo[str, tuple[DeadStatement, ...]] = TextMemo(max_chars=4_000_000, max_key_chars=100_000)
 
 
 def _dead_in_function(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str] | None) -> list[DeadStatement]:
@@ -245,11 +235,7 @@ def _dead_in_function(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: l
             DeadStatement(statement.lineno - first, _last_line(statement) - first, reason)
             for statement, reason in python_flow.dead_in_function(function)
         )
-        if len(text) <= FUNCTION_MEMO_CHARS:
-            with _FUNCTION_MEMO_LOCK:
-                while len(_FUNCTION_MEMO) >= FUNCTION_MEMO_ENTRIES:
-                    del _FUNCTION_MEMO[next(iter(_FUNCTION_MEMO))]
-                _FUNCTION_MEMO[text] = relative
+        _FUNCTION_MEMO.put(text, relative, chars=len(text))
     return [DeadStatement(dead.first + first, dead.last + first, dead.reason) for dead in relative]
 
 

@@ -223,8 +223,8 @@ def _resolve(slots: list[Slot]) -> list[Slot]:
 
 # The per-line finders are most of a document's slot search, and a hook scans the same files
 # again and again with a few lines changed: a line's slots are remembered by its text, at offset 0.
-# Lines longer than this (minified code) are searched each time and not kept.
-LINE_MEMO_CHARS = 2000
+# Lines longer than this (minified code) are searched each time and not kept: at most ~32 MB.
+LINE_MEMO_CHARS = 1000
 LINE_MEMO_LINES = 1 << 15
 
 

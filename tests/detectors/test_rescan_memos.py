@@ -13,6 +13,7 @@ from smscan.detectors import python_dead, python_flow, slots
 from smscan.detectors.code_lines import non_statement_lines as parsed_non_statement_lines
 from smscan.detectors.python_flow import dead_in_function
 from smscan.detectors.slots import find_slots
+from smscan.detectors.text_memo import TextMemo
 
 ROOT = Path(__file__).resolve().parents[2]
 # Real files of this repository: code with strings, config-like lines, credential fixtures.
@@ -184,3 +185,15 @@ def test_statements_sharing_a_line_are_remembered_apart() -> None:
     assert [(s.first, s.reason) for s in first.statements] == [(6, "disabled-branch"), (3, "unreachable"), (3, "dead-store")]
     # Line 5 continues `x = [` but starts `y`: a statement start of one part clears another's line.
     assert first.non_statement_lines == frozenset()
+
+
+def test_a_text_memo_keeps_at_most_its_characters_oldest_out_first() -> None:
+    memo: TextMemo[str, int] = TextMemo(max_chars=100, max_key_chars=60)
+    for index in range(10):
+        memo.put(f"{index:02d}" + "x" * 28, index, chars=30)
+    assert memo.chars <= 100 and len(memo) == 3
+    assert [memo.get(f"{index:02d}" + "x" * 28) for index in (6, 7, 8, 9)] == [None, 7, 8, 9]
+    memo.put("y" * 61, 1, chars=61)  # larger than a key may be: not kept
+    assert memo.get("y" * 61) is None and len(memo) == 3
+    memo.put("07" + "x" * 28, 70, chars=30)  # kept again: counted once
+    assert memo.chars == 90 and memo.get("07" + "x" * 28) == 70

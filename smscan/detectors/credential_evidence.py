@@ -36,7 +36,7 @@ from smscan.detectors.slot_kinds import (
     Slot,
 )
 from smscan.detectors.slots import find_slots
-from smscan.detectors.test_context import is_made_up, is_test_path
+from smscan.detectors.test_context import is_expected_digest, is_made_up, is_test_path
 from smscan.detectors.value_shapes import (
     character_classes,
     has_digest_name_before,
@@ -52,10 +52,11 @@ from smscan.detectors.value_shapes import (
 )
 from smscan.detectors.vendor_prefixes import vendor_of
 
-# Words just before a value in prose that say it is a digest or an id.
+# Words just before a value in prose that say it is a digest or an id, one or many
+# (`Recent commits to repo:<sha>`).
 _IDENTIFIER_CONTEXT = re.compile(
     r"\b(?:commit|sha\d*|hash|digest|checksum|integrity|revision|rev|uuid|guid|etag|"
-    r"fingerprint|build|version)\b[^\n]{0,24}$",
+    r"fingerprint|build|version)(?:e?s)?\b[^\n]{0,24}$",
     re.IGNORECASE,
 )
 
@@ -120,7 +121,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return rule.secret_bonus
     if slot.where == PUBLIC_BLOCK:
         return None
-    if is_stand_in(value) or is_test_path(path) and is_made_up(value):
+    if is_stand_in(value) or is_test_path(path) and (is_made_up(value) or is_expected_digest(text, slot.start, slot.end)):
         return None
     place = name_class(slot.key) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":

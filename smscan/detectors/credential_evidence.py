@@ -129,6 +129,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     vendor = vendor_of(value)
     if vendor is not None:
         return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus
+    # A test suite's unnamed strings are its inputs and the outputs it expects (digests, cookies,
+    # nonces, encoded payloads, parser cases); a key that leaks through a test is bound to a secret
+    # name, written in a secret place or in a vendor's format (:mod:`.test_context`).
+    if place != "secret" and is_test_path(path):
+        return None
     letter_key = place == "secret" and is_letter_key(value, rule)
     # A UUID under a secret name is a key (API keys and tokens are often drawn as UUIDs);
     # under any other name it is an id.

@@ -4,7 +4,10 @@ A test suite feeds its code invented inputs on purpose: ``value='=@asdfasf'`` un
 ``key='SECRET'`` (python-dotenv), ``password='hunter2'``, ``token='test-token-123'``. They are
 written to look like secrets, so the model finds them as surprising as one. In a test file the
 credential detector asks for stricter evidence: a value typed by hand (:func:`is_made_up`) is not
-a credential there. Only such values: a random key in a test file is judged like any other,
+a credential there, nor a digest the test expects (:func:`is_expected_digest`), nor any value
+without a secret name or place: a test's unnamed strings are its inputs and expected outputs
+(hashes, cookies, nonces, parser cases). A random key under a secret name, in a secret place (a
+private-key block, a URL's password, a header) or in a vendor's format is judged like any other,
 because real keys do leak through tests (a fixture copied from a live config).
 
 Typed by hand means most of the value's letters and digits are explained by how people type

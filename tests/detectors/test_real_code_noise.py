@@ -166,3 +166,13 @@ def test_ordinary_lines_of_real_code_are_no_candidate(line: str) -> None:
 )
 def test_a_secret_beside_them_is_still_one(line: str) -> None:
     assert KEY in candidates(line, path="tests/test_lines.py")
+
+
+def test_a_tests_unnamed_strings_are_its_data_and_named_keys_still_count() -> None:
+    unnamed = f'    resp = parse_cookie("{KEY}Qw3e")\n'
+    named = f'    client = Client(api_key="{KEY}")\n'
+    url = f'    db = connect("postgres://app:{KEY}@db/app")\n'
+    assert candidates(unnamed, path="tests/test_cookies.py") == []
+    assert f"{KEY}Qw3e" in candidates(unnamed, path="src/cookies.py")
+    assert KEY in candidates(named, path="tests/test_client.py")
+    assert KEY in candidates(url, path="tests/test_db.py")

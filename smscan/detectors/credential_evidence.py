@@ -39,6 +39,7 @@ from smscan.detectors.slots import find_slots
 from smscan.detectors.test_context import is_expected_digest, is_made_up, is_test_path
 from smscan.detectors.value_shapes import (
     character_classes,
+    continues_ssh_public_key,
     has_digest_name_before,
     is_chance_name,
     is_encoded_text,
@@ -138,7 +139,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A UUID under a secret name is a key (API keys and tokens are often drawn as UUIDs);
     # under any other name it is an id.
     secret_uuid = place == "secret" and is_uuid(value)
-    if is_ssh_public_key(value):
+    if is_ssh_public_key(value) or continues_ssh_public_key(text, slot.start):
         return None
     # Where a password itself is written (a URL's password, a name that says password), a file
     # or host name, a path or an email shape is a password holding a dot, `/` or `@` by chance

@@ -110,6 +110,12 @@ _PICTURE_CHARS = re.compile(r"^[A-Za-z\[\](){}:;.,/\- %]+$")
 # Escaped tab, newline and return: text laid out with white space (`"a\tb\n"`), a test input
 # or a line of a message. Random bytes written as escapes use `\xNN` for nearly all of them.
 _LAYOUT_ESCAPE = re.compile(r"\\[tnr]")
+# A line of a message ends in an escaped newline (gettext headers, printed text: `"path/x/)\n"`);
+# random bytes written with escapes (`b'\x8f...\n'`) hold `\x`.
+_LINE_END_ESCAPE = re.compile(r"^(?!.*\\x).*\\n$")
+# Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
+# was cut from a rendered page.
+_MARKUP_TAG = re.compile(r"</?[a-z][a-z0-9]*>")
 
 
 def is_prose(value: str) -> bool:
@@ -217,6 +223,8 @@ def is_other_identifier(
         or is_format_picture(value)
         or is_algorithm_name(value)
         or len(_LAYOUT_ESCAPE.findall(value)) >= 2
+        or _LINE_END_ESCAPE.match(value)
+        or _MARKUP_TAG.search(value)
         or value.isdigit()
     )
 
@@ -227,9 +235,14 @@ def is_other_identifier(
 # `aes128-gcm`). A passphrase is made of dictionary words, never of these.
 _PRIMITIVE = (
     r"(?:ssh|sha\d*|md5|hmac|aes\d*|rsa|dsa|dss|ecdsa|ecdh|ed25519|ed448|curve25519|curve448|nistp\d+|"
-    r"chacha20|poly1305|diffie|hellman|umac|blake2[bs]?|pbkdf2|hkdf|gcm|cbc|ctr|ccm|etm)"
+    r"chacha20|poly1305|diffie|hellman|umac|blake2[bs]?|pbkdf2|hkdf|gcm|cbc|ctr|ccm|etm|"
+    r"kex|gss|gex|group\d+)"
 )
-_ALGORITHM_NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:@[a-z0-9]+(?:[.\-][a-z0-9]+)*)?$")
+# RFC 4462 names a GSS-API key exchange by its method and the base64 of its mechanism's MD5
+# (`gss-group14-sha256-<24 characters ending in ==>`): a padded base64 part may end the name.
+_ALGORITHM_NAME = re.compile(
+    r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:@[a-z0-9]+(?:[.\-][a-z0-9]+)*|-[A-Za-z0-9+/]{6,}={1,2})?$"
+)
 _ALGORITHM_PART = re.compile(rf"^{_PRIMITIVE}$")
 
 
@@ -241,12 +254,14 @@ def is_algorithm_name(value: str) -> bool:
     Example:
         >>> is_algorithm_name("diffie-hellman-group-exchange-sha256"), is_algorithm_name("aes128-gcm@openssh.com")
         (True, True)
-        >>> is_algorithm_name("sunny-meadow-42"), is_algorithm_name("sha2-Zq8xP1sV")
+        >>> is_algorithm_name("gss-group14-sha256-" + "q8Zt3kPx0wLm9Rv2aY7nBA=="), is_algorithm_name("sha2-Zq8xP1sV")
+        (True, False)
+        >>> is_algorithm_name("sunny-meadow-42"), is_algorithm_name("meadow-sha2-Zq8xP1sV==")
         (False, False)
     """
     if not _ALGORITHM_NAME.match(value):
         return False
-    parts = value.split("@", 1)[0].split("-")
+    parts = value.split("@", 1)[0].rstrip("=").split("-")
     return sum(bool(_ALGORITHM_PART.match(part)) for part in parts) >= 2
 
 
@@ -310,6 +325,40 @@ _SSH_PUBLIC_BLOB = ("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc
 def is_ssh_public_key(value: str) -> bool:
     """True for the base64 body of an OpenSSH public key (``ssh-rsa AAAAB3NzaC1yc2E...``)."""
     return value.startswith(_SSH_PUBLIC_BLOB)
+
+
+# A line that only carries base64 on: a quoted piece (`b"..."`, `"..."`), or a bare run ending
+# in a line continuation, with the brackets, commas and `+` that join pieces.
+_BASE64_PIECE_LINE = re.compile(r"""[\s(+]*(?:[bBuUrR]?["'])?(?:[\w-]+ )?([A-Za-z0-9+/]+={0,2})["']?[\s,)+\\]*$""")
+# How many lines back a key's wrapped base64 is followed: a 4096-bit key is about 12 lines of 60.
+_WRAPPED_LINES = 16
+
+
+def continues_ssh_public_key(text: str, start: int) -> bool:
+    r"""True when the value at ``start`` is a later piece of an OpenSSH public key's base64 that
+    code wraps over lines (adjacent string literals, ``\`` continuations): each line back to
+    the one that starts the key carries base64 alone.
+
+    Example:
+        >>> text = 'data = (\n    b"AAAAB3NzaC1yc2EAAAADAQABAAAAgQ"\n    b"Czq8xP1sV9kL2mN4bW7cRtY5"\n)\n'
+        >>> continues_ssh_public_key(text, text.index("Czq8"))
+        True
+        >>> text = 'a = "Zq8xP1sV9kL2"\nb = "Czq8xP1sV9kL2mN4bW7cRtY5"\n'
+        >>> continues_ssh_public_key(text, text.index("Czq8"))
+        False
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    for _ in range(_WRAPPED_LINES):
+        if line_start == 0:
+            return False
+        previous_start = text.rfind("\n", 0, line_start - 1) + 1
+        piece = _BASE64_PIECE_LINE.match(text, previous_start, line_start - 1)
+        if piece is None:
+            return False
+        if piece.group(1).startswith(_SSH_PUBLIC_BLOB):
+            return True
+        line_start = previous_start
+    return False
 
 
 def is_uuid(value: str) -> bool:

@@ -16,6 +16,7 @@ from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.test_context import is_expected_digest
 from smscan.detectors.value_shapes import (
+    continues_ssh_public_key,
     is_algorithm_name,
     is_encoded_text,
     is_format_picture,
@@ -67,13 +68,18 @@ def test_a_passphrase_is_no_algorithm(value: str) -> None:
         "[fe80::1]:8080", "[2001:db8::7]",                  # IPv6 hosts in URLs
         "file:/etc/hosts", "x-custom:/a/../b",              # URLs whose scheme has one slash
         "a\\tb\\nc\\rd",                                    # a test input laid out with escapes
+        "team/fr_CA/)\\n",                                   # a line of a message with its newline
+        "returned</p>", "<code>ab9f",                       # cut from a rendered page
+        "gss-group14-sha1-q8Zt3kPx0wLm9Rv2aY7nBA==",        # a GSS-API key exchange's name
     ],
 )
 def test_ordinary_shapes_are_other_identifiers(value: str) -> None:
     assert is_other_identifier(value)
 
 
-@pytest.mark.parametrize("value", [KEY, "kP9:/xQ2mZ7w", "$Zq8xP1sV9", "Ab(cd)Ef9", "q8\\x9fZ\\x01mN"])
+@pytest.mark.parametrize(
+    "value", [KEY, "kP9:/xQ2mZ7w", "$Zq8xP1sV9", "Ab(cd)Ef9", "q8\\x9fZ\\x01mN", "q8\\x9fZ\\x01mN\\n", "Zq8<P1sV>9kL"]
+)
 def test_keys_beside_them_are_no_other_identifier(value: str) -> None:
     assert not is_other_identifier(value)
 
@@ -176,3 +182,15 @@ def test_a_tests_unnamed_strings_are_its_data_and_named_keys_still_count() -> No
     assert f"{KEY}Qw3e" in candidates(unnamed, path="src/cookies.py")
     assert KEY in candidates(named, path="tests/test_client.py")
     assert KEY in candidates(url, path="tests/test_db.py")
+
+
+def test_the_wrapped_pieces_of_a_public_key_are_the_key() -> None:
+    blob = "AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + KEY
+    pieces = ["Cq9Lm2Xv8Rt4Kp7Zs1Wd6Hf3Jb5Ny0Qe", "Uo2Ii8Gg4Tt6Aa0Ss1Dd3Ff5Hh7Jj9Kk"]
+    text = f'PUB = (\n    b"{blob}"\n    b"{pieces[0]}"\n    b"{pieces[1]}"\n)\n'
+    for piece in pieces:
+        assert continues_ssh_public_key(text, text.index(piece))
+    assert not [v for v in candidates(text, path="demos/server.py") if v in pieces]
+    # The same pieces after a line that is no public key are judged as values.
+    other = text.replace(blob, "Zq8xP1sV9kL2mN4bW7cRtY5uI3oP6aS8dF0g")
+    assert not continues_ssh_public_key(other, other.index(pieces[0]))

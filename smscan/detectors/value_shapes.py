@@ -100,6 +100,17 @@ _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
 # `std::sync::Arc<Mutex>`; `Zq8x::P1sV` mixes cases and digits inside a part, as a key does.
 _CODE_NAME = r"(?:[a-z_][a-z0-9_]*|(?:[A-Z][a-z]+\d*)+|[A-Z]+\d*)"
 _TYPE_PATH = re.compile(rf"^[&*]?(?:{_CODE_NAME}::)+{_CODE_NAME}(?:<[\w:&<>, ]*>?|\(\)|\[\])?$")
+# A type written as a string (a forward reference, `cast("t.Iterable[V]", x)`): a name of letters,
+# maybe dotted, subscripted by such names (`type[_TAnyCC]`, `dict[str, t.Any]`, `Optional[Foo]`).
+# Keys mix digits into their letters; type names keep them out.
+_TYPE_NAME = r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*"
+_TYPE_EXPRESSION = re.compile(
+    rf"^{_TYPE_NAME}\[{_TYPE_NAME}(?:\[[\w., |]*\])?(?:\s*[,|]\s*{_TYPE_NAME}(?:\[[\w., |]*\])?)*\]$"
+)
+# A terminal's colour and cursor codes (`\e[0;1;30;40m`, `\033[1m`, `\x1b[2K`): styled text.
+_TERMINAL_ESCAPE = re.compile(r"(?:\\e|\\033|\\x1[bB]|\\u001[bB])\[[\d;]*[A-Za-z]")
+# URIs without `//`: tag URIs (RFC 4151, `tag:yaml.org,2002:map`) and URNs (`urn:ietf:rfc:2648`).
+_NAME_URI = re.compile(r"^(?:tag:[\w.\-@]+,\d{4}(?:-\d{2}){0,2}:|urn:[A-Za-z0-9][A-Za-z0-9\-]{0,31}:)")
 # A call of a named function with one quoted argument or none, as code quoted inside a string
 # (`b'asset_url("site.3e1f9a.css")'` in a test of rewritten assets): code, not a value.
 _CALL_OF_STRING = re.compile(r"""^[A-Za-z_][\w.]*\(\s*(?:"[^"]*"|'[^']*')?\s*\)$""")
@@ -220,6 +231,9 @@ def is_other_identifier(
         or _PARAMETER_NAME.match(value)
         or _BRACKETED_HOST.match(value)
         or _CALL_OF_STRING.match(value)
+        or _TYPE_EXPRESSION.match(value)
+        or _TERMINAL_ESCAPE.search(value)
+        or _NAME_URI.match(value)
         or is_format_picture(value)
         or is_algorithm_name(value)
         or len(_LAYOUT_ESCAPE.findall(value)) >= 2

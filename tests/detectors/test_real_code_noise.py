@@ -71,6 +71,9 @@ def test_a_passphrase_is_no_algorithm(value: str) -> None:
         "team/fr_CA/)\\n",                                   # a line of a message with its newline
         "returned</p>", "<code>ab9f",                       # cut from a rendered page
         "gss-group14-sha1-q8Zt3kPx0wLm9Rv2aY7nBA==",        # a GSS-API key exchange's name
+        "t.Mapping[K]", "type[_TFoo]", "dict[str, t.Any]", "Optional[Sequence[Widget]]",  # types as strings
+        "\\e[0;1;32;40m", "\\033[1m", "\\x1b[2K",             # terminal colours and cursor codes
+        "tag:example.com,2024:node", "urn:isbn:0451450523",  # URIs without //
     ],
 )
 def test_ordinary_shapes_are_other_identifiers(value: str) -> None:
@@ -78,7 +81,7 @@ def test_ordinary_shapes_are_other_identifiers(value: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [KEY, "kP9:/xQ2mZ7w", "$Zq8xP1sV9", "Ab(cd)Ef9", "q8\\x9fZ\\x01mN", "q8\\x9fZ\\x01mN\\n", "Zq8<P1sV>9kL"]
+    "value", [KEY, "Zq8x[P1sV]", "tag:Zq8xP1sV9", "kP9:/xQ2mZ7w", "$Zq8xP1sV9", "Ab(cd)Ef9", "q8\\x9fZ\\x01mN", "q8\\x9fZ\\x01mN\\n", "Zq8<P1sV>9kL"]
 )
 def test_keys_beside_them_are_no_other_identifier(value: str) -> None:
     assert not is_other_identifier(value)

@@ -1,4 +1,4 @@
-"""Rebuild the letter-pair table of :mod:`smscan.judge.letter_pairs` from a source tree.
+"""Rebuild the letter-pair table of :mod:`smscan.detectors.letter_pairs` from a source tree.
 
 Counts, for each pair of adjacent letters, the distinct words holding it among the words of the
 ``.py`` files under a directory (identifiers split at case changes and underscores, docstrings

@@ -32,11 +32,13 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from smscan.records import Candidate
+from smscan.detectors.cheap_gate import CheapGate
 from smscan.detectors.credential_evidence import (
     JudgedSlot,
     is_letter_key,
@@ -75,6 +77,8 @@ class CredentialDetector:
     def __init__(self, rule: CredentialRule | None = None) -> None:
         self._rule = rule or CredentialRule()
         self._judged: dict[tuple[bytes, str], tuple[JudgedSlot, ...]] = {}
+        cut_off = self._rule.cheap_gate
+        self._gate = None if cut_off is None else CheapGate.packaged(self._rule, cut_off)
 
     @classmethod
     def from_rule(cls, rule: Mapping[str, Any]) -> CredentialDetector:
@@ -97,14 +101,15 @@ class CredentialDetector:
         """Slots dropped before scoring, for ``smscan explain`` (``detectors/explaining.py``)."""
         from smscan.detectors.explaining import credential_dropped
 
-        return credential_dropped(text, self._rule, scores, windows, tau=tau, near=near, path=path)
+        return credential_dropped(text, self._rule, scores, windows, tau=tau, near=near, path=path, gate=self._gate)
 
     def applies_to(self, path: str) -> bool:
         return True
 
     def regions(self, text: str, path: str) -> list[tuple[int, int]]:
-        """The values that survive the model-free judgement: only they need the model."""
-        return [(judged.start, judged.end) for judged in self._judged_slots(text, path)]
+        """The values that survive the model-free judgement: only they need the model (of a long
+        private-key block, its first lines)."""
+        return [(judged.start, judged.sample_end) for judged in self._judged_slots(text, path)]
 
     def candidates(self, text: str, scores: TokenScores, *, path: str = "") -> list[Candidate]:
         rule = self._rule
@@ -114,9 +119,9 @@ class CredentialDetector:
         found = []
         for judged in self._judged_slots(text, path):
             if rule.statistic == "rate":
-                surprise = nll_per_char(scores.nll, token_starts, token_ends, judged.start, judged.end)
+                surprise = nll_per_char(scores.nll, token_starts, token_ends, judged.start, judged.sample_end)
             else:
-                surprise = max_window_score(windows, token_starts, token_ends, judged.start, judged.end)
+                surprise = max_window_score(windows, token_starts, token_ends, judged.start, judged.sample_end)
             if not math.isfinite(surprise):
                 continue
             details = {"place": judged.where, "surprise": round(surprise, 4), "length": judged.length}
@@ -128,7 +133,8 @@ class CredentialDetector:
         key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), path)
         found = self._judged.get(key)
         if found is None:
-            found = tuple(judged_slots(text, self._rule, path=path))
+            settled = None if self._gate is None else partial(self._gate.settles, path=path)
+            found = tuple(judged_slots(text, self._rule, path=path, settled=settled))
             if len(self._judged) >= _JUDGED_DOCUMENTS:
                 del self._judged[next(iter(self._judged))]
             self._judged[key] = found

@@ -13,8 +13,8 @@ surprise and compares the sum with the calibrated threshold.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from smscan.detectors.credential_rule import CredentialRule
@@ -22,7 +22,7 @@ from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
-from smscan.detectors.secret_names import is_password_name, name_class
+from smscan.detectors.secret_names import is_password_name, name_class, value_name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
     ASSIGNMENT,
@@ -68,6 +68,11 @@ _BEFORE_CHARS = 64
 # `sha256sum` output: a hex digest, two spaces (or ` *`), a file name.
 _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 
+# A private key's body is one random run: its first lines tell its surprise as well as all of it
+# (nats per character within 0.2 on 2048-bit RSA keys, far above the threshold either way), at a
+# fifth of a whole key's ~1,360 tokens.
+_KEY_SAMPLE_CHARS = 320
+
 # Secret-bearing places: the slot itself says what the value is.
 _SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER, FILE_FORMAT})
 # Places whose format says the value is encoded: an `Authorization: Basic` value, FileZilla's
@@ -85,28 +90,43 @@ class JudgedSlot:
     where: str
     length: int
     extra: Mapping[str, Any]
+    sample_end: int = field(default=-1)
+    """Where the part whose surprise is judged ends: ``end`` but for a long private-key block,
+    whose first ``_KEY_SAMPLE_CHARS`` characters stand for it (the span stays the whole block)."""
+
+    def __post_init__(self) -> None:
+        if self.sample_end < 0:
+            sample = self.start + _KEY_SAMPLE_CHARS if self.where == PEM else self.end
+            object.__setattr__(self, "sample_end", min(self.end, sample))
 
 
-def judged_slots(text: str, rule: CredentialRule, *, path: str = "") -> list[JudgedSlot]:
+# Whether a slot the rules keep is settled before the model (``smscan.detectors.cheap_gate``):
+# called with the text the slot's offsets point into (a notebook cell's source) and the slot.
+Settled = Callable[[str, Slot], bool]
+
+
+def judged_slots(text: str, rule: CredentialRule, *, path: str = "", settled: Settled | None = None) -> list[JudgedSlot]:
     """Every slot of ``text`` that survives the model-free judgement, with its evidence.
 
     A notebook is judged cell by cell on the decoded source (:mod:`smscan.detectors.notebooks`);
-    spans point into the file, and ``extra`` says which cell and where in it.
+    spans point into the file, and ``extra`` says which cell and where in it. A slot without
+    positive evidence (no secret name or place, no vendor format) that ``settled`` answers True
+    for is left out too; a value its place calls secret always reaches the model, because weak
+    passwords people type (`=@asdfasf`) look plain to cheap features and leak all the same.
     """
     out = []
-    if is_notebook(text):
-        for cell in notebook_cells(text):
-            for slot in find_slots(cell.text):
-                evidence = judge_slot(cell.text, slot, rule, path=path)
-                if evidence is not None:
-                    start, end = cell.file_span(slot.start, slot.end)
-                    extra = {"cell": cell.index, "cell_start": slot.start, "cell_end": slot.end}
-                    out.append(JudgedSlot(start, end, evidence, slot.where, slot.end - slot.start, extra))
-        return out
-    for slot in find_slots(text):
-        evidence = judge_slot(text, slot, rule, path=path)
-        if evidence is not None:
-            out.append(JudgedSlot(slot.start, slot.end, evidence, slot.where, slot.end - slot.start, {}))
+    pieces = [(cell.text, cell) for cell in notebook_cells(text)] if is_notebook(text) else [(text, None)]
+    for piece, cell in pieces:
+        for slot in find_slots(piece):
+            evidence = judge_slot(piece, slot, rule, path=path)
+            if evidence is None or settled is not None and evidence <= 0 and settled(piece, slot):
+                continue
+            if cell is None:
+                out.append(JudgedSlot(slot.start, slot.end, evidence, slot.where, slot.end - slot.start, {}))
+            else:
+                start, end = cell.file_span(slot.start, slot.end)
+                extra = {"cell": cell.index, "cell_start": slot.start, "cell_end": slot.end}
+                out.append(JudgedSlot(start, end, evidence, slot.where, slot.end - slot.start, extra))
     return out
 
 
@@ -124,7 +144,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if is_stand_in(value) or is_test_path(path) and (is_made_up(value) or is_expected_digest(text, slot.start, slot.end)):
         return None
-    place = name_class(slot.key) if slot.key else "neutral"
+    place = value_name_class(slot.key, value) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
     vendor = vendor_of(value)

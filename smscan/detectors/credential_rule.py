@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from smscan.errors import SmscanError
+
+
+# The cheap gate's default cut-off: the loosest of -3.33 (the judgement's own sure_out), -2, -1
+# and 0 that changed no finding of the held-out multi-format split (seed 63) or of the foreign
+# sample (docs/BENCHMARKS.md, "Cheap first"); it sends requests 2.32.3's scan a quarter of the tokens.
+CHEAP_GATE = -2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +32,10 @@ class CredentialRule:
     min_length_unnamed: int = 12
     min_length_unnamed_hex: int = 20
     min_length_token: int = 20
+    cheap_gate: float | None = CHEAP_GATE
+    """A slot the rules keep whose cheap log-odds (the packaged judgement's cheap model) is at or
+    below this skips the reference model and is no candidate (:mod:`smscan.detectors.cheap_gate`);
+    None sends every slot the rules keep to the model."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"rule": "credential-slots", **asdict(self)}
@@ -30,4 +43,7 @@ class CredentialRule:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CredentialRule:
         fields = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        gate = fields.get("cheap_gate")
+        if gate is not None and (isinstance(gate, bool) or not isinstance(gate, (int, float)) or not math.isfinite(gate)):
+            raise SmscanError(f"credential rule: cheap_gate must be a finite number or null, not {gate!r}")
         return cls(**fields)

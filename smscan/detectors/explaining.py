@@ -50,10 +50,11 @@ def dead_code_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
 
 
 def credential_dropped(
-    text: str, rule: Any, scores: TokenScores, windows: Windows, *, tau: float, near: float, path: str = ""
+    text: str, rule: Any, scores: TokenScores, windows: Windows, *, tau: float, near: float, path: str = "",
+    gate: Any = None,
 ) -> list[Dropped]:
-    """Credential slots the placeholder, test-data or shape rules drop before scoring, when surprising
-    (placeholders and test data always: they are what a user asks about).
+    """Credential slots the placeholder, test-data or shape rules drop before scoring, or the cheap
+    gate settles, when surprising (placeholders and test data always: they are what a user asks about).
 
     Args:
         text: the document.
@@ -63,6 +64,7 @@ def credential_dropped(
         tau: the raw surprise threshold; a shape-dropped slot is shown from ``tau - near``.
         near: how far below ``tau`` still counts as near.
         path: the document's path (a test file's hand-typed values are test data).
+        gate: the detector's ``CheapGate`` (None when its rule turns it off).
     """
     from smscan.detectors.credential_evidence import judge_slot
     from smscan.detectors.placeholders import is_reference, is_stand_in
@@ -71,7 +73,18 @@ def credential_dropped(
 
     out = []
     for slot in find_slots(text):
-        if judge_slot(text, slot, rule, path=path) is not None:
+        evidence = judge_slot(text, slot, rule, path=path)
+        if evidence is not None:
+            if gate is None or evidence > 0 or not gate.settles(text, slot, path=path):
+                continue
+            surprise = _best_window(scores, windows, slot.start, slot.end)
+            if not surprise >= tau - near:
+                continue
+            pushes = ", ".join(f"{name} {push:+.2f}" for name, push in gate.pushes(text, slot, path=path))
+            reason = (f"settled before the model by the cheap judgement: log-odds "
+                      f"{gate.log_odds(text, slot, path=path):.2f} <= {gate.cut_off:.2f} ({pushes})")
+            seen = f"best window surprise {surprise:.2f}" if math.isfinite(surprise) else "no scored window"
+            out.append(Dropped(slot.start, slot.end, surprise, (reason, seen)))
             continue
         surprise = _best_window(scores, windows, slot.start, slot.end)
         stand_in = is_stand_in(text[slot.start : slot.end])

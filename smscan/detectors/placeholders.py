@@ -7,6 +7,9 @@ These are never reported, however surprising they are: ``changeme``, ``<YOUR_KEY
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 
 from smscan.detectors.secret_names import name_words
@@ -26,6 +29,7 @@ _REFERENCE = re.compile(
       | \{[A-Za-z_][\w.\-]*\}              # {name} (format strings)
       | @[A-Za-z_][\w.]*\(.*\)             # @Microsoft.KeyVault(...)
       | (?:env|vault|secret|secrets|ssm|awssm|op|keyring):[\w/.\-:]+   # scheme references
+      | \$\{?[A-Z_][A-Z0-9_]{2,}\}?/\S*     # $BASE_URL/path: a variable's value and a path
     )$""",
     re.VERBOSE,
 )
@@ -55,8 +59,9 @@ _FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*")
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
 # a tool (`pip`), a suffix. A key written around an expansion keeps more.
 _AROUND_REFERENCE_MAX = 7
-# Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}.
-_BRACKETED = re.compile(r"^(?:<[^<>]+>|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
+# Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}; angle brackets as
+# HTML writes them in markup and escaped config (`&lt;YOURPASSWORD&gt;`).
+_BRACKETED = re.compile(r"^(?:<[^<>]+>|&lt;(?:(?!&gt;).)+&gt;|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
 # Words that mark a value as a stand-in when the value is made of words.
 _STAND_IN_WORDS = frozenset(
     """
@@ -64,11 +69,24 @@ _STAND_IN_WORDS = frozenset(
     todo fixme tbd redacted hidden masked removed insert enter put here goes foo bar baz qux
     none null nil undefined empty default mock test testing tests demo xxx xxxx secret password
     passwd token apikey key value string mysecret mypassword mytoken pass pwd user username
+    unset notset
     """.split()
 )
+# Words a negated stand-in holds after its `not` (`not-set`, `not-a-valid-key`, `not_configured`).
+_NEGATED_WORDS = _STAND_IN_WORDS | frozenset("a an set valid real used configured provided available".split())
 # Words a real key never holds as a whole word of its own (`-`, `_` or case-separated).
 _SELF_DESCRIBED = frozenset("placeholder dummy fake redacted invalid revoked sample example".split())
+# Words a value spells out, glued or not, to say it is no real key (`glsa_iNValIdinValiD...`,
+# `dummytokenvalue`): seven letters or more of one case-folded word are no chance in a random key
+# (26^-7 a position), so only longer words are read inside others.
+_SELF_DESCRIBED_INSIDE = re.compile(r"invalid|placeholder|redacted|dummy(?:key|token|value|secret)|notreal|changeme|replaceme|replace_?with", re.IGNORECASE)
 _SEQUENCE = "0123456789abcdefghijklmnopqrstuvwxyz"
+# A counting run this long is typed, never drawn: the odds of 9 characters each one after the
+# other in a random key are about 36^-8 a position (16^-8 in hex), read straight or interleaved.
+_LONG_COUNT = 9
+# The share of a value's letters and digits that patterns (counting, repeating, interleaved
+# counting) must cover before the whole value is a pattern typed as a stand-in.
+_PATTERNED_SHARE = 0.85
 _MASK_CHARS = frozenset("xX*#•.-_0")
 # Keys published in vendors' documentation as examples; they appear in countless repositories.
 _DOCUMENTED_EXAMPLES = frozenset(
@@ -84,6 +102,7 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
     }
 )
+_BASE64_BODY = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 # What may come before a value's first word: `--my-flag`, `${MY_VAR}`, `<your key>`.
 _BEFORE_FIRST_WORD = "-_${}()[]<>%@#:/.'\"` "
 
@@ -153,12 +172,14 @@ def is_placeholder(value: str) -> bool:
     masked = sum(1 for char in stripped if char in _MASK_CHARS)
     if len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6):
         return True
-    if is_counting_run(stripped):
+    if is_counting_run(stripped) or is_patterned(stripped) or _SELF_DESCRIBED_INSIDE.search(stripped):
         return True
     words = [word for word in name_words(stripped) if not word.isdigit()]
     if not words:
         return False
     if all(word in _STAND_IN_WORDS for word in words):
+        return True
+    if len(words) >= 2 and words[0] == "not" and all(word in _NEGATED_WORDS for word in words[1:]):
         return True
     # A value that says what it is: `xoxb-not-a-real-token`, `p@ssw0rd-placeholder`.
     if any(word in _SELF_DESCRIBED for word in words) or " not real " in f" {' '.join(w for w in words if w != 'a')} ":
@@ -187,6 +208,110 @@ def is_counting_run(value: str) -> bool:
     return steps >= 0.8 * (len(lowered) - 1)
 
 
+def is_patterned(value: str) -> bool:
+    """True for a body typed as a pattern rather than drawn at random: ``a1b2c3d4e5f6...``,
+    ``abcd-1234``, ``abc123``, ``X9y8Z7a6B5...``, ``AAAABBBBCCCC1111``, ``ZYXWV9876543210``, or
+    any value holding a counting run of nine (``...tmtnZ1234567890``, ``-ABCDEFGHIJKL-``).
+
+    Only letters and digits are read (case folded); a pattern is a run of three or more that
+    count up or down by one (``abc``, ``987``, letters wrapping ``z`` to ``a``) or repeat
+    (``aaa``), in the value or in every other character of it (``a1b2c3`` is ``abc`` and
+    ``123`` interleaved). Random keys are covered a few percent by such runs; a value is
+    patterned when they cover 85% of it. Identical runs alone never make a value patterned by
+    length, since encoded binary holds long runs of ``A`` (``AAAAAAAA`` in an OpenSSH key).
+
+    Example:
+        >>> [is_patterned(v) for v in ("a1b2c3d4e5f6g7h8", "abcd-1234", "abc123", "Zq8xP1sV9kL2", "pass123")]
+        [True, True, True, False, False]
+    """
+    chars = [c for c in value.lower() if c.isascii() and c.isalnum()]
+    if len(chars) < 6:
+        return False
+    # Ten digits count on by chance ten times as often as 36 letters and digits: a number is
+    # patterned when counting or repeating makes all of it (`1234-1234-1234`, `9876543210`).
+    digits = all(c.isdigit() for c in chars)
+    long_count, share = (10, 1.0) if digits else (_LONG_COUNT, _PATTERNED_SHARE)
+    covered = [False] * len(chars)
+    for stride in (1, 2):
+        for phase in range(stride):
+            indexes = list(range(phase, len(chars), stride))
+            for start, end, step in _runs([chars[i] for i in indexes]):
+                if end - start >= 3:
+                    for k in range(start, end):
+                        covered[indexes[k]] = True
+                if step != 0 and end - start >= long_count:
+                    return True
+    return sum(covered) >= share * len(chars)
+
+
+def _runs(chars: list[str]) -> list[tuple[int, int, int]]:
+    """Maximal runs of ``chars`` with one step between neighbours (+1, -1 or 0): (start, end, step)."""
+    runs = []
+    start = 0
+    step = None
+    for k in range(1, len(chars) + 1):
+        this = _step(chars[k - 1], chars[k]) if k < len(chars) else None
+        if this is not None and (step is None or this == step):
+            step = this
+            continue
+        runs.append((start, k, step or 0))
+        # The pair that broke the run may open the next one.
+        start, step = (k - 1, this) if this is not None else (k, None)
+    return runs
+
+
+def _step(a: str, b: str) -> int | None:
+    """+1 or -1 when ``b`` counts on from ``a`` (digits and letters each wrap round), 0 when it repeats."""
+    if a == b:
+        return 0
+    if a.isdigit() and b.isdigit():
+        diff = (int(b) - int(a)) % 10
+    elif a.isalpha() and b.isalpha():
+        diff = (ord(b) - ord(a)) % 26
+    else:
+        return 1 if (a, b) == ("9", "a") else -1 if (a, b) == ("a", "9") else None
+    modulus = 10 if a.isdigit() else 26
+    return 1 if diff == 1 else -1 if diff == modulus - 1 else None
+
+
+_JWT_HEADER_START = "eyJ"
+
+
+def is_hollow_jwt(value: str) -> bool:
+    """True for a JWT-shaped value that cannot be a token: a header alone
+    (``eyJhbGciOiJIUzI1NiJ9``, which decodes to ``{"alg":"HS256"}``, the same in every token of
+    that algorithm), or a signature that is a plain word (``...eyJpc3MiOiJ4In0.signature``).
+
+    Example:
+        >>> is_hollow_jwt("eyJhbGciOiJIUzI1NiJ9"), is_hollow_jwt("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.signature")
+        (True, True)
+        >>> is_hollow_jwt("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.Zq8xP1sV9kL2mN4bT7wRaaQ3")
+        False
+    """
+    if not value.startswith(_JWT_HEADER_START):
+        return False
+    parts = value.split(".")
+    header = _json_object(parts[0])
+    if header is None or not ({"alg", "typ", "enc", "kid"} & set(header)):
+        return False
+    if len(parts) == 1:
+        return True
+    if len(parts) != 3:
+        return False  # a JWE has five parts; its second is an encrypted key, not JSON
+    signature = parts[2]
+    return bool(signature) and signature.isalpha() and signature.islower() and len(signature) <= 16
+
+
+def _json_object(part: str) -> dict[str, object] | None:
+    """The JSON object a base64url part decodes to, or None."""
+    try:
+        decoded = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+        loaded = json.loads(decoded.decode("utf-8"))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
 def is_documented_example(value: str) -> bool:
     """True for keys that vendors publish as examples (AWS's ``...EXAMPLE``, jwt.io's token).
 
@@ -194,10 +319,24 @@ def is_documented_example(value: str) -> bool:
         >>> is_documented_example("AKIAIOSFODNN7EXAMPLE"), is_documented_example("AKIAZQ3P8V")
         (True, False)
     """
-    return "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES
+    return "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES or "EXAMPLE" in _decoded(value).upper()
+
+
+def _decoded(value: str) -> str:
+    """The text a base64 value decodes to (a documented example wrapped once more:
+    ``eyJrIjoiRVhBTVBMRS...`` is ``{"k":"EXAMPLE..."}``), or ``""``."""
+    if len(value) < 12 or not _BASE64_BODY.match(value):
+        return ""
+    try:
+        return base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if ("-" in value or "_" in value) else None).decode("ascii")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return ""
 
 
 def is_stand_in(value: str) -> bool:
     """A value never reported as a credential: a reference, placeholder, documented example or
     an excerpt cut short with an ellipsis."""
-    return is_reference(value) or is_placeholder(value) or is_documented_example(value) or bool(_ELIDED.search(value))
+    return (
+        is_reference(value) or is_placeholder(value) or is_documented_example(value) or bool(_ELIDED.search(value))
+        or is_hollow_jwt(value)
+    )

@@ -79,6 +79,50 @@ def name_class(name: str) -> str:
     return "neutral"
 
 
+# Names ending in `key` or `api` whose keys are public or are no secret at all: a publishable or
+# site key, sort/primary/partition/cache keys, a key's file or path.
+_NOT_SECRET_KEY_WORDS = frozenset(
+    """
+    public pub publishable site sort primary foreign partition cache idempotency lookup dedup routing shard
+    row column index map object file path dir name id type
+    """.split()
+)
+# Values shaped like a key drawn by a machine: a UUID, 32+ hex digits, or 20+ key characters
+# holding letters and at least three digits (`6c8ba06c...`, `f59dffd2-83ea-...`, `b_ByDf0...`).
+_KEY_SHAPED = re.compile(
+    r"^(?:[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32,}"
+    r"|(?=(?:[^0-9]*[0-9]){3})(?=.*[A-Za-z])[A-Za-z0-9_\-]{20,})$"
+)
+
+
+def value_name_class(name: str, value: str) -> str:
+    """:func:`name_class` of ``name``, read with the value it holds: a name that ends in ``key``
+    or ``api`` with no company that says secret (``ai21_key``, ``key``, ``deepgram-api``) says
+    secret when its value is shaped like a machine-drawn key (a UUID, long hex, letters with
+    digits), since a key name holding such a value is a vendor's key; it stays neutral for
+    any other value (``key: title``) and for names of keys that are public or no secret
+    (``site_key``, ``sort_key``, ``cache_key``).
+
+    Example:
+        >>> value_name_class("ai21_key", "befa7ec1-1129-4713-8e92-bb53d1a4f632"), value_name_class("key", "title")
+        ('secret', 'neutral')
+        >>> value_name_class("sort_key", "befa7ec1-1129-4713-8e92-bb53d1a4f632"), value_name_class("gitSha", "e3b0c442")
+        ('neutral', 'identifier')
+    """
+    found = name_class(name)
+    if found != "neutral":
+        return found
+    words = name_words(name)
+    if (
+        words
+        and words[-1] in ("key", "keys", "api")
+        and not any(word in _NOT_SECRET_KEY_WORDS for word in words)
+        and _KEY_SHAPED.match(value)
+    ):
+        return "secret"
+    return found
+
+
 def is_secret_name(name: str) -> bool:
     """True when a name says its value is a secret (:func:`name_class` is ``"secret"``)."""
     return name_class(name) == "secret"

@@ -47,6 +47,7 @@ from smscan.detectors.command_forms import (
 )
 from smscan.detectors.enclosing_names import share_enclosing_names
 from smscan.detectors.literal_values import literal_values
+from smscan.detectors.named_tokens import name_bare_tokens
 from smscan.detectors.prose_labels import is_hex_literal, label_values, table_values
 from smscan.detectors.query_strings import query_values
 from smscan.detectors.sealed_values import sealed_spans
@@ -141,6 +142,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
     found = _drop_sealed(text, found)
+    found = name_bare_tokens(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 
 

@@ -11,7 +11,7 @@ import base64
 import binascii
 import re
 
-from smscan.detectors.placeholders import is_placeholder
+from smscan.detectors.placeholders import is_placeholder, is_stand_in
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Written so that the numbers and what follows split one way only (else `1.1.1...!` is quadratic):
@@ -20,7 +20,9 @@ _VERSION = re.compile(r"^[vV]?\d+\.\d+(?!\d)(?:[A-Za-z0-9.]*|(?:\.\d+)*[-+][A-Za
 # Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
 _DIGEST_NAME = r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]"
 _DIGEST_PREFIXED = re.compile("^" + _DIGEST_NAME, re.IGNORECASE)
-_DIGEST_BEFORE = re.compile(_DIGEST_NAME + "$", re.IGNORECASE)
+# A package archive's name before `#` (`sonarqube-scanner-2.5.0.tgz#ff704c...`, as lock files and
+# registries pin a download) says the hex after it is the archive's digest.
+_DIGEST_BEFORE = re.compile(rf"(?:{_DIGEST_NAME}|\.(?:tgz|tar\.gz|tar\.bz2|tar\.xz|zip|whl|jar|gem|crate|nupkg)#)$", re.IGNORECASE)
 # Extensions are written in one case (`.txt`, `.JPG`, `.Rmd`), upper-case ones from a letter
 # (`.MP3`): `SUU7ANse09.3tWx` and `bGh2Yxct2bq.4QR` are passwords.
 # Each extension reads one way only (a capital and digits, `A1`, is upper case, never mixed):
@@ -92,7 +94,29 @@ _RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}(
 _REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@[A-Za-z][A-Za-z0-9._\-]*$")
 # A parameter's name written with its `=` (`X-Amz-Credential=`), or the name compared by `==`
 # (`platform_python_implementation=="PyPy"`, a pin's environment marker): words, no value.
-_PARAMETER_NAME = re.compile(r"^[A-Za-z]+(?:[-_.][A-Za-z]+)+==?$")
+# Names written in CamelCase or CONSTANT_CASE count too (`SharedAccessKeyName=`, `AUTH0_CLIENT_SECRET=`):
+# base64 padding follows random characters, never whole capitalised words or upper-case words
+# joined by `_`.
+_PARAMETER_NAME = re.compile(
+    r"^(?:[A-Za-z]+(?:[-_.][A-Za-z]+)+|(?:[A-Z][a-z]{2,}){2,}|[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+)==?$"
+)
+# Names of encodings, never a value's secret (`Buffer.from(key, "base64")` read under `accountKey`).
+_ENCODING_NAME = re.compile(r"^(?:base(?:16|32|58|64)(?:url)?|hex|utf-?(?:8|16|32)|ascii|latin-?1|binary)$", re.IGNORECASE)
+# A route to a controller's action (`cms/sites/passwords#edit`, Rails' `to:`): words, `/`, `#action`.
+_ROUTE = re.compile(r"^[a-z_]+(?:/[a-z_]+)+#[a-z_]+$")
+# A host and path written without a scheme (`some-bucket.s3.amazonaws.com/171ea24d...`): two dots in
+# the host, a top-level domain of letters, then `/`.
+_HOST_PATH = re.compile(r"^(?:[a-z0-9\-]+\.){2,}[a-z]{2,}(?::\d+)?/")
+# snake_case names with digits (`auth_provider_x509_cert_url`): three words or more, each letters and
+# then digits. A password a person chose can take this shape (`sunny_meadow_cat7`), so it is
+# one of the word shapes (``words=``) that a password place keeps.
+_SNAKE_NAME = re.compile(r"^[a-z]+[0-9]*(?:_[a-z]+[0-9]*){2,}$")
+# Amazon resource names: `arn:aws:iam::aws:policy/IAMUserChangePassword` names a thing.
+_ARN = re.compile(r"^arn:aws[\w\-]*:[\w\-]+:[\w\-]*:(?:\d{12}|aws)?:")
+# A reference to an attribute or constant of code (`X25519.secret_length`): dotted names whose
+# last part is words in snake_case, as a random password's dotted tail (`Kp4T.xQ8m`) never is
+# (camelCase is left out: `.lqHjfmuJde` is a random tail as often as a name).
+_ATTRIBUTE_REFERENCE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.[a-z]{2,}(?:_[a-z]{2,})+$")
 # Two lower-case words joined by a hyphen (`held-out`, `re-fed`, `read-only`): a compound word;
 # a passphrase has more words or digits (:mod:`smscan.detectors.passphrases`).
 _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
@@ -111,9 +135,9 @@ _TYPE_EXPRESSION = re.compile(
 _TERMINAL_ESCAPE = re.compile(r"(?:\\e|\\033|\\x1[bB]|\\u001[bB])\[[\d;]*[A-Za-z]")
 # URIs without `//`: tag URIs (RFC 4151, `tag:yaml.org,2002:map`) and URNs (`urn:ietf:rfc:2648`).
 _NAME_URI = re.compile(r"^(?:tag:[\w.\-@]+,\d{4}(?:-\d{2}){0,2}:|urn:[A-Za-z0-9][A-Za-z0-9\-]{0,31}:)")
-# A call of a named function with one quoted argument or none, as code quoted inside a string
+# A call of a named function with one quoted argument, as code quoted inside a string
 # (`b'asset_url("site.3e1f9a.css")'` in a test of rewritten assets): code, not a value.
-_CALL_OF_STRING = re.compile(r"""^[A-Za-z_][\w.]*\(\s*(?:"[^"]*"|'[^']*')?\s*\)$""")
+_CALL_OF_STRING = re.compile(r"""^[A-Za-z_][\w.]*\(\s*(?:"[^"]*"|'[^']*')\s*\)$""")
 # Date and time pictures (`YYYY-MM-DD`, `[[HH:]MM:]ss[.uuuuuu]`, `dd.mm.yy`): every run of letters
 # is one letter repeated and nothing else is a digit. A key never repeats each of its letters.
 _PICTURE_RUN = re.compile(r"[A-Za-z]+")
@@ -160,11 +184,18 @@ def is_encoded_text(value: str) -> bool:
         decoded = base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
     except (binascii.Error, ValueError):
         return False
-    if len(decoded) >= 12 and is_structured_data(decoded):
+    readable = all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
+    # Binary that is a file or an archived object is data; readable text is judged below.
+    if not readable and len(decoded) >= 12 and is_structured_data(decoded):
         return True
-    if len(decoded) < 6 or not all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded):
+    if len(decoded) < 6 or not readable:
         return False
     text = decoded.decode("ascii")
+    # Text that carries a key (`{"k":"Jzz7CvXb...","id":1}`, a vendor key wrapped once more in
+    # base64, `<uuid>:<secret>`) is that key encoded, unless the key is itself a stand-in
+    # (`{"k":"EXAMPLE..."}`, `abcdefghijklmnopqrstuvwxyz1234567890...`).
+    if any(not is_stand_in(run) for run in key_runs(text)):
+        return False
     # A user:password pair is a credential, unless it is a stand-in pair such as foo:bar.
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
@@ -191,6 +222,56 @@ def is_structured_data(decoded: bytes) -> bool:
     return decoded.startswith(_FILE_MAGIC) or bool(_WORD_IN_BYTES.search(decoded))
 
 
+# Runs of key characters in decoded text: 16 or more, never a word or CamelCase words
+# (`SomeSecretString` is text), nor an id of hex digits and dashes (a UUID in a report link's
+# JSON names the report).
+_KEY_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}")
+_CASE_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_HEX_ID = re.compile(r"^[0-9a-fA-F\-]+$")
+
+
+def is_random_case(value: str) -> bool:
+    """True for letters whose cases are mixed at random (``yqDVtkqPECriaLRi``, ``qyOIhJiM``), the
+    shape of a key drawn from letters, never of a name of code: names put their capitals at word
+    starts or in acronyms (``getHTTPResponse``, ``XMLHttpRequest``), so they cut into words of three
+    letters or more, where a random mix cuts into many pieces of one or two.
+
+    Example:
+        >>> is_random_case("yqDVtkqPECriaLRi"), is_random_case("qyOIhJiM"), is_random_case("getHTTPResponseCode")
+        (True, True, False)
+        >>> is_random_case("XMLHttpRequest"), is_random_case("private_rGAPQJbhBx"), is_random_case("isOK")
+        (False, False, False)
+    """
+    if len(value) < 8:
+        return False
+    pieces = _CASE_WORD.findall(value)
+    short = sum(1 for piece in pieces if len(piece) <= 2)
+    return short >= 3 and short >= 0.4 * len(pieces)
+
+
+def key_runs(text: str) -> list[str]:
+    """The runs of ``text`` shaped like a key: 16 or more key characters mixing both cases and
+    digits, the cases at random rather than in words (``Jzz7CvXbpdRha0t9``).
+
+    Example:
+        >>> key_runs('{"k":"Jzz7CvXbpdRha0t9ZNEnnhaZjl3X","n":"backups"}'), key_runs("hello world, some-plain-words")
+        (['Jzz7CvXbpdRha0t9ZNEnnhaZjl3X'], [])
+    """
+    runs = []
+    for match in _KEY_RUN.finditer(text):
+        run = match.group()
+        if _HEX_ID.match(run):
+            continue
+        # Both cases and digits: ids of markup and code (`clip0_17259_236674`, SVG path data
+        # `0H20000V400H0V0Z`) hold one case; words of text are three letters or more, where a
+        # random mix of cases cuts into pieces of one or two.
+        mixed = any(c.islower() for c in run) and any(c.isupper() for c in run) and any(c.isdigit() for c in run)
+        short_pieces = sum(1 for word in _CASE_WORD.findall(run) if len(word) <= 2)
+        if mixed and short_pieces >= 2:
+            runs.append(run)
+    return runs
+
+
 def is_other_identifier(
     value: str, *, dotted_names: bool = True, addresses: bool = True, words: bool = True
 ) -> bool:
@@ -201,7 +282,8 @@ def is_other_identifier(
     a dot, a star or a slash (:func:`is_dotted_name`: a file name, a relative path), for places
     where no file or host name is written; ``addresses=False`` those it takes when it holds an
     ``@`` too (an email, ``name@1.2``, ``owner/repo@ref``); ``words=False`` two words joined by
-    a hyphen, the shape of a password a person chose (``sunny-meadow``).
+    a hyphen, the shape of a password a person chose (``sunny-meadow``), snake_case words with
+    digits, and letters in a random mix of cases (``yqDVtkqPECriaLRi``, :func:`is_random_case`).
 
     Numbers with separators, long options, pins, code types and parameter names are never a
     value under any name: ``tokens: 13,785,482`` counts tokens, ``api_key: std::sync::Arc<str>``
@@ -219,10 +301,12 @@ def is_other_identifier(
         or _PRODUCT_TOKEN.match(value)
         or _URLISH.match(value)
         or dotted_names and (_HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value))
-        or words and _COMPOUND_WORD.match(value)
+        or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)
-        or _IDENTIFIER.match(value)
+        # Letters in a random mix of cases are a name by shape, and a password drawn from letters
+        # where a password is written (a word shape, kept by ``words=False``).
+        or _IDENTIFIER.match(value) and (words or not is_random_case(value))
         or _NUMBER.match(value)
         or _TYPE_PATH.match(value)
         or _LONG_OPTION.match(value)
@@ -239,6 +323,11 @@ def is_other_identifier(
         or len(_LAYOUT_ESCAPE.findall(value)) >= 2
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)
+        or _ARN.match(value)
+        or _ENCODING_NAME.match(value)
+        or _ROUTE.match(value)
+        or _HOST_PATH.match(value)
+        or _ATTRIBUTE_REFERENCE.match(value)
         or value.isdigit()
     )
 

@@ -1,8 +1,8 @@
 """Training-ready exports: masked spans, downstream labels, redaction (docs/export-format.md).
 
     masked.py   the export's chain (smscan/judge/stages.py): records -> scores -> masks per group
-    values.py, value_units.py  value-aware masking (the default): values whole, their repeats
-    letter_pairs.py  whether a run of letters reads as a word (letters-only ids are values)
+    value-aware masking (the default: values whole, their repeats) is smscan/judge/values.py and
+    value_units.py; smscan/detectors/letter_pairs.py says whether a run of letters reads as a word
     defaults.py the default export's credential findings
     layout.py   how a masked record is written (spans per text, redaction, labels)
     labels.py   downstream input_ids / attention_mask / labels with -100 where masked

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from smscan.detectors.slots import PUBLIC_BLOCK, find_slots
-from smscan.judge.letter_pairs import reads_as_word
+from smscan.detectors.letter_pairs import reads_as_word
 
 # A quoted string on one line, with backslash escapes (the slot finder skips strings holding
 # spaces and strings in name position; value-aware masking wants their words).
@@ -116,7 +116,7 @@ def is_letter_id(word: str) -> bool:
 def is_random_letters(word: str) -> bool:
     """Whether ``word`` is an id drawn from letters only: 8 or more letters, alone or after a
     prefix of at most 5 letters and '-' or '_', whose letters pair as no word's do
-    (:func:`smscan.judge.letter_pairs.reads_as_word`).
+    (:func:`smscan.detectors.letter_pairs.reads_as_word`).
 
     Like :func:`is_letter_id`, such a word is a value judged by its randomness, not masked as such.
 

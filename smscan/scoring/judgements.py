@@ -48,14 +48,16 @@ JUDGEMENT_FORMAT = 4
 @functools.cache
 def detector_code_digest() -> str:
     """A digest of the code that turns scores into candidates (smscan's version and the source of
-    its detector, plan and region modules).
+    its detector, plan and region modules, and the detectors' data files).
 
     A format bump is easy to forget; with this, a detector changed by an upgrade or an edit never
     answers from what its older code remembered. Read once per process (a few dozen small files).
     """
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted([*(package / "detectors").rglob("*.py"), *(package / "plan").glob("*.py")]):
+    # The detectors' data files too: the cheap gate reads the packaged judgement's parameters.
+    code = [*(package / "detectors").rglob("*.py"), *(package / "detectors").rglob("*.json"), *(package / "plan").glob("*.py")]
+    for path in sorted(code):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -147,6 +147,9 @@ def test_a_connection_string_with_spaced_keys_is_split_into_its_pairs() -> None:
 
 def test_only_path_segments_of_a_url_can_be_tokens() -> None:
     text = f"see https://hooks.example.com/services/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
+    # A webhook's URL names its path token (`named_tokens.webhook_name`); any other URL's stays bare.
+    assert [(text[s.start : s.end], s.where) for s in find_slots(text)] == [(f"{KEY}a1b2", "label")]
+    text = f"see https://docs.example.com/services/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
     assert [(text[s.start : s.end], s.where) for s in find_slots(text)] == [(f"{KEY}a1b2", "token")]
 
 

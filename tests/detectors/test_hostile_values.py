@@ -159,9 +159,9 @@ def test_a_document_is_judged_once_for_its_plan_and_its_candidates(monkeypatch: 
 
     calls: list[str] = []
 
-    def counted(text: str, rule: CredentialRule, *, path: str = "") -> list[object]:
+    def counted(text: str, rule: CredentialRule, *, path: str = "", settled: object = None) -> list[object]:
         calls.append(path)
-        return judged_slots(text, rule, path=path)
+        return judged_slots(text, rule, path=path, settled=settled)  # type: ignore[arg-type]
 
     monkeypatch.setattr(credential, "judged_slots", counted)
     detector = credential.CredentialDetector()

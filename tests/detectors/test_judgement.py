@@ -45,7 +45,7 @@ def tiny_judgement(**cheap_extra: float) -> str:
 
 
 def test_shape_features_count_classes_entropy_and_changes() -> None:
-    assert shape_features("aaaa") == [math.log(4), 0.25, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert shape_features("aaaa") == [math.log(4), 0.25, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
     features = shape_features("aB3-")
     assert features[1:9] == [1.0, 4.0, 0.25, 0.25, 0.25, 0.25, 2.0, 0.75]
 
@@ -61,6 +61,20 @@ def test_cheap_features_read_the_name_the_place_and_the_rules_verdict() -> None:
     assert (colour["name:neutral"], colour["rules:keep"], colour["name:secret"]) == (1.0, 0.0, 0.0)
     assert (vendor["vendor_format"], vendor["place:vendor"], vendor["name:none"], vendor["file:doc"]) == (1.0, 1.0, 1.0, 1.0)
     assert vendor["rules:evidence"] == 0.5  # the rules' vendor bonus, unnamed
+
+
+@pytest.mark.parametrize(("value", "words", "code"), [
+    ("urllib3.exceptions.SSLError", True, False),
+    ("smscan/scoring/chain.py::build_scorer", True, True),
+    ("Response.headers['location']", True, True),
+    ("{self.username}:{realm}", True, True),
+    ("KTJlDq2AGGGlqG8riKdT7p980AW8RlU5", False, False),
+    ("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", False, False),
+])
+def test_names_and_code_read_as_words_and_random_keys_do_not(value: str, words: bool, code: bool) -> None:
+    features = dict(zip(CHEAP_FEATURES, shape_features(value)))
+    assert (features["word_share"] >= 0.5) is words
+    assert features["code_syntax"] == float(code)
 
 
 def test_file_types() -> None:

@@ -29,6 +29,7 @@ import numpy as np
 from smscan.detectors.credential_evidence import is_letter_key, judge_slot
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.enclosing_names import names_a_thing
+from smscan.detectors.letter_pairs import reads_as_word
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_reference, is_stand_in
 from smscan.detectors.secret_names import is_password_name, name_class
@@ -67,6 +68,11 @@ _IDENTIFIER_WORDS = re.compile(
 )
 _COMMENT_START = re.compile(r"^\s*(?:#|//|--|;|\*|/\*|<!--|%|rem\b)", re.IGNORECASE)
 _BASE64ISH = re.compile(r"^[A-Za-z0-9+/_\-]+={0,2}$")
+# Runs of letters split at case changes: `PoolManager` -> `Pool`, `Manager`; `SSLError` -> `SSL`, `Error`.
+_LETTER_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+# Code written as a value: a call, an index or a template field, a scope path
+# (`Session.get()`, `headers['location']`, `{self.username}`, `std::string`).
+_CODE_SYNTAX = re.compile(r"\w\(|\[['\"\w]|\{[\w.]*\}|\w::\w")
 _BEFORE_CHARS = 64
 # How far from a value its line is read (features of the line, the line's surprise).
 _LINE_REACH = 256
@@ -75,6 +81,7 @@ _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 CHEAP_FEATURES: tuple[str, ...] = (
     "log_length", "distinct_share", "classes", "digit_share", "upper_share", "lower_share", "symbol_share",
     "entropy_bits", "class_changes_per_char", "is_hex", "is_uuid", "is_base64ish", "has_space",
+    "word_share", "code_syntax",
     *(f"place:{place}" for place in PLACES),
     "name:secret", "name:identifier", "name:neutral", "name:none", "name:password", "name:inherited",
     "vendor_format", "passphrase", "letter_key",
@@ -135,11 +142,11 @@ def file_type(path: str) -> str:
 
 
 def shape_features(value: str) -> list[float]:
-    """The shape of a value: its first 13 cheap features.
+    """The shape of a value: its first 15 cheap features.
 
     Example:
         >>> [round(x, 3) for x in shape_features("ab12")]
-        [1.386, 1.0, 2.0, 0.5, 0.0, 0.5, 0.0, 2.0, 0.25, 1.0, 0.0, 1.0, 0.0]
+        [1.386, 1.0, 2.0, 0.5, 0.0, 0.5, 0.0, 2.0, 0.25, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0]
     """
     length = len(value)
     counts = Counter(value)
@@ -162,7 +169,23 @@ def shape_features(value: str) -> list[float]:
         float(is_uuid(value)),
         float(bool(_BASE64ISH.match(value))),
         float(any(c.isspace() for c in value)),
+        word_share(value),
+        float(bool(_CODE_SYNTAX.search(value))),
     ]
+
+
+def word_share(value: str) -> float:
+    """The share of a value's characters in runs of three or more letters that read as words
+    (:func:`smscan.detectors.letter_pairs.reads_as_word`; runs split at case changes, so
+    ``PoolManager`` is two words). Names, paths and prose are mostly words; a random key's
+    letters break into short runs that pair as no word does.
+
+    Example:
+        >>> round(word_share("urllib3.exceptions.SSLError"), 2), word_share("Zq8xP1sV9kL2wQbR")
+        (0.89, 0.0)
+    """
+    in_words = sum(len(run) for run in _LETTER_RUN.findall(value) if len(run) >= 3 and reads_as_word(run))
+    return in_words / len(value)
 
 
 def _char_class(char: str) -> int:

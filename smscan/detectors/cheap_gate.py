@@ -1,0 +1,52 @@
+"""Cheap first: a slot the rules keep skips the reference model when the cheap judgement settles it.
+
+The rules' model-free stage (:mod:`smscan.detectors.credential_evidence`) keeps every slot that
+*could* hold a credential in its place, so on ordinary code and docs it keeps dotted names,
+paths, call expressions and format strings that the model then clears one forward pass at a
+time. Only such slots, with no secret name, secret place or vendor format behind them, are
+gated: a value its place calls secret always reaches the model. The
+learned judgement's cheap model (:mod:`smscan.detectors.judgement`, trained on many sources
+nobody here wrote) reads the same slot's shape, name, words around it and file type without the
+model; at or below the rule's ``cheap_gate`` log-odds the slot is settled: no piece is planned
+for it and it gives no candidate. Only a
+way out: a slot the cheap model likes still needs the rules' score (surprise plus evidence) to
+be reported, so the gate can cost recall but never adds a finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from smscan.detectors.credential_rule import CredentialRule
+from smscan.detectors.judgement.features import FEATURE_INDEX, cheap_features
+from smscan.detectors.judgement.model import Judgement, packaged_judgement
+from smscan.detectors.slot_kinds import Slot
+
+
+@dataclass(frozen=True)
+class CheapGate:
+    """The cheap model of a judgement, the rule its features are computed with, and the log-odds
+    at or below which a slot is settled."""
+
+    judgement: Judgement
+    rule: CredentialRule
+    cut_off: float
+
+    @classmethod
+    def packaged(cls, rule: CredentialRule, cut_off: float) -> CheapGate:
+        return cls(packaged_judgement(), rule, cut_off)
+
+
+    def log_odds(self, text: str, slot: Slot, path: str) -> float:
+        """The cheap model's log-odds that ``slot`` of ``text`` holds a credential."""
+        cheap = self.judgement.cheap
+        return cheap.log_odds(cheap.select(cheap_features(text, slot, self.rule, path=path), FEATURE_INDEX))
+
+    def settles(self, text: str, slot: Slot, path: str) -> bool:
+        """True when the slot is no credential without asking the reference model."""
+        return self.log_odds(text, slot, path) <= self.cut_off
+
+    def pushes(self, text: str, slot: Slot, path: str, top: int = 3) -> list[tuple[str, float]]:
+        """The features that pushed the slot's cheap log-odds most (for ``smscan explain``)."""
+        cheap = self.judgement.cheap
+        return cheap.pushes(cheap.select(cheap_features(text, slot, self.rule, path=path), FEATURE_INDEX), top)

@@ -56,8 +56,8 @@ from smscan.detectors.vendor_prefixes import vendor_of
 # Words just before a value in prose that say it is a digest or an id, one or many
 # (`Recent commits to repo:<sha>`).
 _IDENTIFIER_CONTEXT = re.compile(
-    r"\b(?:commit|sha\d*|hash|digest|checksum|integrity|revision|rev|uuid|guid|etag|"
-    r"fingerprint|build|version)(?:e?s)?\b[^\n]{0,24}$",
+    r"\b(?:commits?|sha\d*|hash(?:es)?|digests?|checksums?|integrity|revisions?|rev|uuids?|guids?|etags?|"
+    r"fingerprints?|builds?|versions?)\b[^\n]{0,24}$",
     re.IGNORECASE,
 )
 

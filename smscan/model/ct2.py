@@ -101,7 +101,7 @@ def load_ct2_model(source: ModelSource, folder: Path, *, dtype: str, threads: in
     try:
         generator = ctranslate2.Generator(
             str(folder), device="cpu", compute_type=compute_type, inter_threads=1,
-            intra_threads=threads or choose_threads(0, runtime="ctranslate2"),
+            intra_threads=threads or choose_threads(0),
         )
     except Exception as exc:  # noqa: BLE001 - every CTranslate2 load failure is one ModelError
         raise corrupted_cache(folder, f"ctranslate2 cannot load it: {type(exc).__name__}: {str(exc)[:120]}") from exc

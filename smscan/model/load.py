@@ -75,7 +75,7 @@ def load_scorer(
     started = time.perf_counter()
     choice = resolve_runtime(runtime, is_default_model=is_default_model(model), device=device, dtype=dtype,
                              model=str(model or "default"))
-    threads = choose_threads(threads, runtime=choice.runtime, environ=environ)
+    threads = choose_threads(threads, environ=environ)
     if choice.runtime == "ctranslate2":
         return _load_ct2_scorer(
             model, dtype=choice.dtype, context_tokens=context_tokens, stride=stride, batch_size=batch_size,

@@ -5,12 +5,13 @@
 - ``threads`` > 0 (config key or ``--threads``): that many, within those cores.
 - ``threads`` 0 (the default): the environment variable ``SMSCAN_THREADS`` (> 0), else
   ``OMP_NUM_THREADS`` (what Ray sets for an actor, and many CI setups), else automatic:
-  one per allowed core, at most 4 (a 135M-parameter model gains little beyond), and on torch
-  at most the cores the rest of the machine leaves idle (``os.cpu_count()`` minus the
-  one-minute load average), at least 1. Torch's OpenMP threads wait on each other at every
-  barrier, so when another process holds a core two threads ran 2.8x slower than one
-  (docs/BENCHMARKS.md, "Reference model" and export speed); CTranslate2's threads still gained
-  under the same load, so it gets the allowed cores.
+  one per allowed core, at most 4 (a 135M-parameter model gains little beyond), and at most
+  the cores the rest of the machine leaves idle (``os.cpu_count()`` minus the one-minute load
+  average), at least 1. The threads of a forward pass wait on each other at every barrier, so
+  when another process holds a core two threads run far slower than one: torch 2.8x
+  (docs/BENCHMARKS.md, "Reference model" and export speed), and CTranslate2 2-3x too (a cold
+  scan of requests 2.32.3 at load 3 on 2 cores: 40-53 s with two threads, 16-19 s with one,
+  twice the CPU time spinning).
 
 Thread counts change speed only: scores and the score cache do not depend on them.
 """
@@ -50,7 +51,6 @@ def idle_cores() -> float | None:
 def choose_threads(
     asked: int,
     *,
-    runtime: str,
     environ: Mapping[str, str] = os.environ,
     cores: int | None = None,
     idle: float | None = None,
@@ -59,7 +59,6 @@ def choose_threads(
 
     Args:
         asked: the ``threads`` setting; 0 chooses.
-        runtime: ``torch`` or ``ctranslate2``.
         environ: where ``SMSCAN_THREADS`` and ``OMP_NUM_THREADS`` are read.
         cores: the allowed cores (None: ``allowed_cores()``).
         idle: idle cores of the machine (None: measured by ``idle_cores()``).
@@ -71,11 +70,13 @@ def choose_threads(
         ConfigError: ``SMSCAN_THREADS`` is set to something other than an integer 0..1024.
 
     Example:
-        >>> choose_threads(8, runtime="torch", environ={}, cores=2)
+        >>> choose_threads(8, environ={}, cores=2)
         2
-        >>> choose_threads(0, runtime="torch", environ={}, cores=2, idle=0.3)
+        >>> choose_threads(0, environ={}, cores=2, idle=0.3)
         1
-        >>> choose_threads(0, runtime="ctranslate2", environ={}, cores=8, idle=0.3)
+        >>> choose_threads(0, environ={}, cores=8, idle=0.3)
+        1
+        >>> choose_threads(0, environ={}, cores=8, idle=7.5)
         4
     """
     allowed = allowed_cores() if cores is None else max(1, cores)
@@ -85,10 +86,9 @@ def choose_threads(
     if from_env:
         return min(from_env, allowed)
     count = min(allowed, MAX_AUTO_THREADS)
-    if runtime == "torch":
-        spare = idle if idle is not None else idle_cores()
-        if spare is not None:
-            count = min(count, max(1, round(spare)))
+    spare = idle if idle is not None else idle_cores()
+    if spare is not None:
+        count = min(count, max(1, round(spare)))
     return count
 
 

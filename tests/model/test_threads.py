@@ -20,31 +20,32 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    ("asked", "runtime", "environ", "cores", "idle", "expected"),
+    ("asked", "environ", "cores", "idle", "expected"),
     [
-        (8, "torch", {}, 2, 2.0, 2),  # never more than the allowed cores
-        (1, "torch", {}, 8, 8.0, 1),
-        (3, "ctranslate2", {"SMSCAN_THREADS": "1"}, 8, 8.0, 3),  # the setting wins over the environment
-        (0, "torch", {"SMSCAN_THREADS": "2", "OMP_NUM_THREADS": "1"}, 8, 0.0, 2),
-        (0, "torch", {"SMSCAN_THREADS": "16"}, 4, 8.0, 4),
-        (0, "torch", {"SMSCAN_THREADS": "0", "OMP_NUM_THREADS": "3,1"}, 8, 0.0, 3),  # 0: automatic
-        (0, "torch", {"OMP_NUM_THREADS": "junk"}, 2, 2.0, 2),  # not a count: ignored
-        (0, "torch", {}, 16, 16.0, 4),  # automatic: at most 4
-        (0, "torch", {}, 2, 1.9, 2),  # an idle machine: every allowed core
-        (0, "torch", {}, 2, 0.6, 1),  # busy: torch's threads would wait on each other
-        (0, "torch", {}, 2, -4.0, 1),  # overloaded: still one
-        (0, "ctranslate2", {}, 2, -4.0, 2),  # CTranslate2 still gains from its threads
-        (0, "torch", {}, 1, 8.0, 1),
+        (8, {}, 2, 2.0, 2),  # never more than the allowed cores
+        (1, {}, 8, 8.0, 1),
+        (3, {"SMSCAN_THREADS": "1"}, 8, 8.0, 3),  # the setting wins over the environment
+        (0, {"SMSCAN_THREADS": "2", "OMP_NUM_THREADS": "1"}, 8, 0.0, 2),
+        (0, {"SMSCAN_THREADS": "16"}, 4, 8.0, 4),
+        (0, {"SMSCAN_THREADS": "0", "OMP_NUM_THREADS": "3,1"}, 8, 0.0, 3),  # 0: automatic
+        (0, {"OMP_NUM_THREADS": "junk"}, 2, 2.0, 2),  # not a count: ignored
+        (0, {}, 16, 16.0, 4),  # automatic: at most 4
+        (0, {}, 2, 1.9, 2),  # an idle machine: every allowed core
+        (0, {}, 2, 0.6, 1),  # busy: torch's threads would wait on each other
+        (0, {}, 2, -4.0, 1),  # overloaded: still one
+        (0, {}, 2, -4.0, 1),  # CTranslate2's threads wait on each other too
+        (0, {}, 2, 1.9, 2),
+        (0, {}, 1, 8.0, 1),
     ],
 )
-def test_choose_threads(asked: int, runtime: str, environ: dict[str, str], cores: int, idle: float, expected: int) -> None:
-    assert choose_threads(asked, runtime=runtime, environ=environ, cores=cores, idle=idle) == expected
+def test_choose_threads(asked: int, environ: dict[str, str], cores: int, idle: float, expected: int) -> None:
+    assert choose_threads(asked, environ=environ, cores=cores, idle=idle) == expected
 
 
 @pytest.mark.parametrize("value", ["abc", "-1", "1.5", "99999"])
 def test_a_bad_smscan_threads_is_refused(value: str) -> None:
     with pytest.raises(ConfigError, match=f"SMSCAN_THREADS must be an integer 0..1024 .*got {value!r}"):
-        choose_threads(0, runtime="torch", environ={"SMSCAN_THREADS": value}, cores=2, idle=2.0)
+        choose_threads(0, environ={"SMSCAN_THREADS": value}, cores=2, idle=2.0)
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
@@ -54,8 +55,8 @@ def test_the_cpu_affinity_bounds_the_count() -> None:
     code = (
         "import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}); "
         "from smscan.model.threads import allowed_cores, choose_threads; "
-        "print(allowed_cores(), choose_threads(8, runtime='torch', environ={}), "
-        "choose_threads(0, runtime='ctranslate2', environ={}))"
+        "print(allowed_cores(), choose_threads(8, environ={}), "
+        "choose_threads(0, environ={}))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
@@ -92,5 +93,5 @@ def test_a_bad_smscan_threads_is_one_clear_error(
 @pytest.mark.parametrize("raw", ["²", "٣"])  # digits to str.isdigit, not to int() or OpenMP
 def test_non_ascii_digits_are_a_config_error_or_ignored_never_a_traceback(raw: str) -> None:
     with pytest.raises(ConfigError, match="SMSCAN_THREADS must be an integer"):
-        choose_threads(0, runtime="torch", environ={"SMSCAN_THREADS": raw}, cores=2, idle=2.0)
-    assert choose_threads(0, runtime="torch", environ={"OMP_NUM_THREADS": raw}, cores=2, idle=2.0) == 2
+        choose_threads(0, environ={"SMSCAN_THREADS": raw}, cores=2, idle=2.0)
+    assert choose_threads(0, environ={"OMP_NUM_THREADS": raw}, cores=2, idle=2.0) == 2

@@ -83,6 +83,20 @@ def test_cached_scorer_scores_each_text_once(tmp_path: Path) -> None:
     assert scorer.fingerprint == "sha256:fake"
 
 
+def test_a_text_repeated_in_one_call_is_scored_once(tmp_path: Path) -> None:
+    inner = CountingScorer()
+    scorer = CachedScorer(inner, ScoreCache(tmp_path))
+
+    scores = scorer.score_texts(["key", "ab", "key", "cd", "key"])
+
+    assert inner.scored == ["key", "ab", "cd"]
+    assert len(scores) == 5
+    assert same_scores(scores[0], scores[2]) and same_scores(scores[0], scores[4])
+    assert same_scores(scores[3], CountingScorer().score_texts(["cd"])[0])
+    assert (scorer.cache.hits, scorer.cache.misses) == (0, 5)
+    assert scorer.score_texts(["key"]) and inner.scored == ["key", "ab", "cd"]
+
+
 @pytest.mark.parametrize(
     "texts",
     [

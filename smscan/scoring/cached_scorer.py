@@ -86,15 +86,23 @@ class CachedScorer:
         self.cache.hits += len(texts) - len(missing)
         self.cache.misses += len(missing)
         if missing:
-            with relabelled(missing):  # progress sees indices into this call's texts
-                fresh = self.scorer.score_texts([texts[index] for index in missing])
-            if len(fresh) != len(missing):
-                raise ValueError(f"the scorer returned {len(fresh)} results for {len(missing)} texts")
+            # A text that repeats in one call (a key copied into three folders, the same test
+            # lines in many snippets) is scored once: a score is a function of the text.
+            first: dict[str, int] = {}
+            for index in missing:
+                first.setdefault(texts[index], index)
+            unique = list(first.values())
+            with relabelled(unique):  # progress sees indices into this call's texts
+                fresh = self.scorer.score_texts([texts[index] for index in unique])
+            if len(fresh) != len(unique):
+                raise ValueError(f"the scorer returned {len(fresh)} results for {len(unique)} texts")
             # Keyed again: loading the model may have told the scorer its real identity.
             fingerprint, settings = self.scorer.fingerprint, self.scorer.settings
             entries = {}
-            for index, scores in zip(missing, fresh):
-                found[index] = scores
+            scored = dict(zip(unique, fresh))
+            for index in missing:
+                found[index] = scored[first[texts[index]]]
+            for index, scores in scored.items():
                 entries[cache_key(fingerprint, settings, texts[index])] = encode_entry(scores)
             if self.is_computed_here:
                 self.cache.put_many(entries)

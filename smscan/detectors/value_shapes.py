@@ -185,9 +185,12 @@ def is_encoded_text(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     readable = all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
-    # Binary that is a file or an archived object is data; readable text is judged below.
+    # Binary that is a file or an archived object is data; readable text is judged below. Bytes
+    # whose readable part carries a key (a token prefix glued before base64 JSON, `ops_eyJ...`; a
+    # base64 PEM key cut mid-character) are that key, not data.
     if not readable and len(decoded) >= 12 and is_structured_data(decoded):
-        return True
+        printable = decoded.decode("latin-1")
+        return not any(not is_stand_in(run) for run in key_runs(printable))
     if len(decoded) < 6 or not readable:
         return False
     text = decoded.decode("ascii")

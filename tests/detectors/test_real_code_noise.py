@@ -95,6 +95,13 @@ def test_base64_of_an_archived_object_is_data() -> None:
     assert is_encoded_text(base64.b64encode(png).decode())
 
 
+def test_a_token_prefix_before_base64_json_holding_a_key_is_no_data() -> None:
+    # `ops_` decodes to stray bytes before the JSON, so the whole is not readable; the key inside
+    # the JSON's readable part makes it a key, not an archived object.
+    body = base64.urlsafe_b64encode(b'{"signInAddress":"my.example.com","secretKey":"Jzz7CvXbpdRha0t9ZNEnnhaZjl3X"}')
+    assert not is_encoded_text("ops_" + body.decode().rstrip("="))
+
+
 def test_base64_of_random_key_bytes_is_no_data() -> None:
     # Eight letters in a row come by chance about once in 350,000 places: 32-byte keys pass.
     keys = [base64.b64encode(os.urandom(32)).decode() for _ in range(2000)]

@@ -259,3 +259,17 @@ def test_guessed_file_names_and_placeholders() -> None:
     assert guess_path_hint("just words") == "notes.txt"
     assert is_degenerate("AKIAZZZZZZZZZZZZZZZZ") and is_degenerate("xxxx")
     assert not is_degenerate("Zq8rT2mX9vL4kP7wN3bY")  # smscan: ignore
+
+
+def test_the_tuned_packages_are_apart_from_the_reported_ones(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.foreign.__main__ import main
+    from bench.foreign.noise import PACKAGES, read_packages
+
+    tuned = read_packages(PACKAGES.with_name("tuned_packages.txt"))
+    assert [name for _, name, _ in tuned] == ["flask", "httpx", "rich", "django", "paramiko", "boto3"]
+    assert not {name for _, name, _ in tuned} & {name for _, name, _ in read_packages()}
+    # A package list that cannot be read: one message, exit 2.
+    assert main(["noise", "--out", str(tmp_path), "--work", str(tmp_path / "w"),
+                 "--package-list", str(tmp_path / "missing.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot read the package list") and err.count("\n") == 1, err

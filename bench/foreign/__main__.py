@@ -5,7 +5,7 @@
         --work WORK [--peers-python PY] [--leave-out SOURCE] [--only SOURCE] [--limit N]
     python -m bench.foreign table RUN1.json RUN2.json [--names rules,learned]
     python -m bench.foreign noise --out NOISE --tools smscan,detect-secrets,credsweeper,betterleaks \\
-        --work WORK [--peers-python PY] [--max-lines N]
+        --work WORK [--peers-python PY] [--max-lines N] [--package-list FILE]
 
 MIRRORS holds bare git mirrors ``<owner>+<name>/repo`` of the pinned repositories (see sources.py).
 DATA and WORK are folders outside git; nothing here is vendored into the smscan package.
@@ -63,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--work", type=Path, required=True)
     n.add_argument("--peers-python")
     n.add_argument("--smscan-cmd")
-    n.add_argument("--packages", help="comma-separated names of noise_packages.txt (default: all)")
+    n.add_argument("--packages", help="comma-separated names of the package list (default: all)")
+    n.add_argument("--package-list", type=Path,
+                   help="a package list in noise_packages.txt's format (default: noise_packages.txt, the reported set; "
+                        "tuned_packages.txt is the set the noise fixes were tuned on)")
     n.add_argument("--max-lines", type=int, help="a fixed sample of each package's files up to N lines")
     n.add_argument("--score-only", action="store_true")
     n.add_argument("--json", type=Path)

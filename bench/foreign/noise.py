@@ -174,7 +174,12 @@ def noise_cmd(a: argparse.Namespace) -> int:
     if not a.score_only:
         wanted = set(a.packages.split(",")) if a.packages else None
         packages = {}
-        for _eco, name, version in read_packages():
+        try:
+            listed = read_packages(a.package_list) if a.package_list else read_packages()
+        except (OSError, ValueError) as exc:
+            print(f"error: cannot read the package list {a.package_list}: {exc}", file=sys.stderr)
+            return 2
+        for _eco, name, version in listed:
             if wanted is None or name in wanted:
                 files = list(text_members(fetch_sdist(name, version, a.out / "sdists")))
                 packages[f"{name}-{version}"] = sample(files, a.max_lines)

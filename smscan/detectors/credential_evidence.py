@@ -36,9 +36,10 @@ from smscan.detectors.slot_kinds import (
     Slot,
 )
 from smscan.detectors.slots import find_slots
-from smscan.detectors.test_context import is_made_up, is_test_path
+from smscan.detectors.test_context import is_expected_digest, is_made_up, is_test_path
 from smscan.detectors.value_shapes import (
     character_classes,
+    continues_ssh_public_key,
     has_digest_name_before,
     is_chance_name,
     is_encoded_text,
@@ -52,10 +53,11 @@ from smscan.detectors.value_shapes import (
 )
 from smscan.detectors.vendor_prefixes import vendor_of
 
-# Words just before a value in prose that say it is a digest or an id.
+# Words just before a value in prose that say it is a digest or an id, one or many
+# (`Recent commits to repo:<sha>`).
 _IDENTIFIER_CONTEXT = re.compile(
-    r"\b(?:commit|sha\d*|hash|digest|checksum|integrity|revision|rev|uuid|guid|etag|"
-    r"fingerprint|build|version)\b[^\n]{0,24}$",
+    r"\b(?:commits?|sha\d*|hash(?:es)?|digests?|checksums?|integrity|revisions?|rev|uuids?|guids?|etags?|"
+    r"fingerprints?|builds?|versions?)\b[^\n]{0,24}$",
     re.IGNORECASE,
 )
 
@@ -140,7 +142,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return rule.secret_bonus
     if slot.where == PUBLIC_BLOCK:
         return None
-    if is_stand_in(value) or is_test_path(path) and is_made_up(value):
+    if is_stand_in(value) or is_test_path(path) and (is_made_up(value) or is_expected_digest(text, slot.start, slot.end)):
         return None
     place = value_name_class(slot.key, value) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
@@ -148,11 +150,16 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     vendor = vendor_of(value)
     if vendor is not None:
         return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus
+    # A test suite's unnamed strings are its inputs and the outputs it expects (digests, cookies,
+    # nonces, encoded payloads, parser cases); a key that leaks through a test is bound to a secret
+    # name, written in a secret place or in a vendor's format (:mod:`.test_context`).
+    if place != "secret" and is_test_path(path):
+        return None
     letter_key = place == "secret" and is_letter_key(value, rule)
     # A UUID under a secret name is a key (API keys and tokens are often drawn as UUIDs);
     # under any other name it is an id.
     secret_uuid = place == "secret" and is_uuid(value)
-    if is_ssh_public_key(value):
+    if is_ssh_public_key(value) or continues_ssh_public_key(text, slot.start):
         return None
     # Where a password itself is written (a URL's password, a name that says password), a file
     # or host name, a path or an email shape is a password holding a dot, `/` or `@` by chance

@@ -43,7 +43,11 @@ IDENTIFIER_WORDS = frozenset(
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:
 # "API-Key"`, `grant_type`, `token_format`, `secret_name: db-creds`, `auth_header: "X-Api-Key"`.
-_KIND_WORDS = frozenset("type types mode method scheme kind format algorithm name header".split())
+# A protocol or mechanism names how to authenticate (`auth_protocol = "X11-COOKIE-1"`,
+# `sasl_mechanism: PLAIN`), never with what.
+_KIND_WORDS = frozenset(
+    "type types mode method scheme kind format algorithm algorithms name header protocol mechanism".split()
+)
 # Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")

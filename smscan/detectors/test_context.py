@@ -4,7 +4,10 @@ A test suite feeds its code invented inputs on purpose: ``value='=@asdfasf'`` un
 ``key='SECRET'`` (python-dotenv), ``password='hunter2'``, ``token='test-token-123'``. They are
 written to look like secrets, so the model finds them as surprising as one. In a test file the
 credential detector asks for stricter evidence: a value typed by hand (:func:`is_made_up`) is not
-a credential there. Only such values: a random key in a test file is judged like any other,
+a credential there, nor a digest the test expects (:func:`is_expected_digest`), nor any value
+without a secret name or place: a test's unnamed strings are its inputs and expected outputs
+(hashes, cookies, nonces, parser cases). A random key under a secret name, in a secret place (a
+private-key block, a URL's password, a header) or in a vendor's format is judged like any other,
 because real keys do leak through tests (a fixture copied from a live config).
 
 Typed by hand means most of the value's letters and digits are explained by how people type
@@ -88,6 +91,49 @@ def is_made_up(value: str) -> bool:
     """
     texts = [value, _percent_decoded(value) or value, _decoded_text(value) or value]
     return any(_is_typed(text) for text in dict.fromkeys(texts))
+
+
+# An assertion that opens before a value (`assert x == "..."`, `self.assertEqual(\n    b"..."`,
+# `expect(...)`), looked for this far back; its brackets must still be open at the value.
+_ASSERTION = re.compile(r"\bassert\w*\b|\bexpect\s*\(")
+_ASSERTION_CHARS = 240
+# A comparison right after the value's closing quote, maybe on the next line.
+_COMPARED_AFTER = re.compile(r"""["'`]?\s*(?:==|!=)""")
+_HEX = re.compile(r"^[0-9A-Fa-f]+$")
+
+
+def is_expected_digest(text: str, start: int, end: int) -> bool:
+    """True for a hex value that a test compares with what its code computed: a digest, a
+    fingerprint or a derived key the test expects, an output of the code under test.
+
+    A key a test feeds its code is an input, bound to a name or passed to a call; the expected
+    output stands in an assertion (``assert fp == "9f86d0..."``, ``assertEqual(b"9F86D0...",
+    hexlify(key))``) or on one side of ``==``. Only hex: that is how digests are written.
+
+    Example:
+        >>> line = 'assert hashlib.sha1(data).hexdigest() == "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"'
+        >>> is_expected_digest(line, line.index('"') + 1, len(line) - 1)
+        True
+        >>> line = 'key = "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"'
+        >>> is_expected_digest(line, line.index('"') + 1, len(line) - 1)
+        False
+    """
+    if not _HEX.match(text[start:end]):
+        return False
+    if _COMPARED_AFTER.match(text, end):
+        return True
+    before = text[max(start - _ASSERTION_CHARS, 0) : start]
+    line_start = before.rfind("\n") + 1
+    if "==" in before[line_start:] or "!=" in before[line_start:]:
+        return True
+    found = None
+    for found in _ASSERTION.finditer(before):
+        pass
+    if found is None:
+        return False
+    between = before[found.end() :]
+    # On the assertion's own line, or inside brackets it opened that are not closed yet.
+    return "\n" not in between or between.count("(") + between.count("[") > between.count(")") + between.count("]")
 
 
 def _percent_decoded(value: str) -> str | None:

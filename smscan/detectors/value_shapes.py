@@ -59,28 +59,37 @@ _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 _CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
-_URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.|mailto:|/|\./|\.\./|~/)")
+# A scheme with one slash is a URL too (`file:/etc/hosts`, `x-scheme:/a/b`): the scheme is lower
+# case, as RFC 3986 writes it, so a password of mixed case that holds `:/` is none.
+_URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|[a-z][a-z0-9+.\-]*:/|www\.|mailto:|/|\./|\.\./|~/)")
 # An address ends in a top-level domain of letters: `hj@pmAszz.Jdsjp0WaoV` is a password.
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,24}$")
 _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
+# An IPv6 host as URLs write it, in brackets with an optional port: `[fe80::1]:8080`, `[1:2:3]`.
+_BRACKETED_HOST = re.compile(r"^\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d+)?$")
 # The version of a pin cut at its first `=` by a finder of values inside strings
 # (`deps = "detect-secrets==1.5.0"` read as `detect-secrets = "=1.5.0"`, pyproject's `x = "==1.5"`).
 _PIN_REST = re.compile(r"^=+\s*v?\d+\.\d[\w.\-+]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
-_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*$")
+# Names of code, dotted or not; a documentation reference may lead with `~` or `.` (Sphinx's
+# `~pkg.mod.Class`, `.Class` relative to the module) and a module prefix ends in a dot
+# (`pkg.mod.` before a class name in rendered API docs).
+_IDENTIFIER = re.compile(r"^[~.]?[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$]*)*\.?$")
 # Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):
 # `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 # Long command-line options (`--shared`): a flag, never its value (`-p<password>` is a value).
 _LONG_OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 # Numbers with digit groups: `13,785,482`, `1_000_000`.
-_GROUPED_NUMBER = re.compile(r"^\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:\.\d+)?$")
+# A currency sign may lead: `$1,250,000`, `€12,500.00` is an amount in a table or a demo.
+_GROUPED_NUMBER = re.compile(r"^[$€£¥]?\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:\.\d+)?$")
 # Relative paths to a file: `smscan/model/passes.py`, `$DATA/secrets/labels.jsonl`,
 # `pkg{d}/sub/m{i}.py`. Base64 holds `/` but no `.`; passwords hold `.` but rarely `/`.
-_RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}$")
+# A query or fragment may follow, as in a stylesheet's `url(fonts/icons.4f2c1d.eot?#iefix)`.
+_RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}(?:[?#][\w=&#.\-]*)?$")
 # An action or package at a named ref: `OWNER/smscan@REF`, `actions/checkout@main`.
 _REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@[A-Za-z][A-Za-z0-9._\-]*$")
 # A parameter's name written with its `=` (`X-Amz-Credential=`), or the name compared by `==`
@@ -115,6 +124,33 @@ _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
 # `std::sync::Arc<Mutex>`; `Zq8x::P1sV` mixes cases and digits inside a part, as a key does.
 _CODE_NAME = r"(?:[a-z_][a-z0-9_]*|(?:[A-Z][a-z]+\d*)+|[A-Z]+\d*)"
 _TYPE_PATH = re.compile(rf"^[&*]?(?:{_CODE_NAME}::)+{_CODE_NAME}(?:<[\w:&<>, ]*>?|\(\)|\[\])?$")
+# A type written as a string (a forward reference, `cast("t.Iterable[V]", x)`): a name of letters,
+# maybe dotted, subscripted by such names (`type[_TAnyCC]`, `dict[str, t.Any]`, `Optional[Foo]`).
+# Keys mix digits into their letters; type names keep them out.
+_TYPE_NAME = r"[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)*"
+_TYPE_EXPRESSION = re.compile(
+    rf"^{_TYPE_NAME}\[{_TYPE_NAME}(?:\[[\w., |]*\])?(?:\s*[,|]\s*{_TYPE_NAME}(?:\[[\w., |]*\])?)*\]$"
+)
+# A terminal's colour and cursor codes (`\e[0;1;30;40m`, `\033[1m`, `\x1b[2K`): styled text.
+_TERMINAL_ESCAPE = re.compile(r"(?:\\e|\\033|\\x1[bB]|\\u001[bB])\[[\d;]*[A-Za-z]")
+# URIs without `//`: tag URIs (RFC 4151, `tag:yaml.org,2002:map`) and URNs (`urn:ietf:rfc:2648`).
+_NAME_URI = re.compile(r"^(?:tag:[\w.\-@]+,\d{4}(?:-\d{2}){0,2}:|urn:[A-Za-z0-9][A-Za-z0-9\-]{0,31}:)")
+# A call of a named function with one quoted argument, as code quoted inside a string
+# (`b'asset_url("site.3e1f9a.css")'` in a test of rewritten assets): code, not a value.
+_CALL_OF_STRING = re.compile(r"""^[A-Za-z_][\w.]*\(\s*(?:"[^"]*"|'[^']*')\s*\)$""")
+# Date and time pictures (`YYYY-MM-DD`, `[[HH:]MM:]ss[.uuuuuu]`, `dd.mm.yy`): every run of letters
+# is one letter repeated and nothing else is a digit. A key never repeats each of its letters.
+_PICTURE_RUN = re.compile(r"[A-Za-z]+")
+_PICTURE_CHARS = re.compile(r"^[A-Za-z\[\](){}:;.,/\- %]+$")
+# Escaped tab, newline and return: text laid out with white space (`"a\tb\n"`), a test input
+# or a line of a message. Random bytes written as escapes use `\xNN` for nearly all of them.
+_LAYOUT_ESCAPE = re.compile(r"\\[tnr]")
+# A line of a message ends in an escaped newline (gettext headers, printed text: `"path/x/)\n"`);
+# random bytes written with escapes (`b'\x8f...\n'`) hold `\x`.
+_LINE_END_ESCAPE = re.compile(r"^(?!.*\\x).*\\n$")
+# Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
+# was cut from a rendered page.
+_MARKUP_TAG = re.compile(r"</?[a-z][a-z0-9]*>")
 
 
 def is_prose(value: str) -> bool:
@@ -148,7 +184,14 @@ def is_encoded_text(value: str) -> bool:
         decoded = base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
     except (binascii.Error, ValueError):
         return False
-    if len(decoded) < 6 or not all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded):
+    readable = all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
+    # Binary that is a file or an archived object is data; readable text is judged below. Bytes
+    # whose readable part carries a key (a token prefix glued before base64 JSON, `ops_eyJ...`; a
+    # base64 PEM key cut mid-character) are that key, not data.
+    if not readable and len(decoded) >= 12 and is_structured_data(decoded):
+        printable = decoded.decode("latin-1")
+        return not any(not is_stand_in(run) for run in key_runs(printable))
+    if len(decoded) < 6 or not readable:
         return False
     text = decoded.decode("ascii")
     # Text that carries a key (`{"k":"Jzz7CvXb...","id":1}`, a vendor key wrapped once more in
@@ -158,6 +201,28 @@ def is_encoded_text(value: str) -> bool:
         return False
     # A user:password pair is a credential, unless it is a stand-in pair such as foo:bar.
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
+
+
+# Headers of file formats that are written as base64 (images, archives, serialized objects):
+# PNG, GIF, JPEG, PDF, zip, gzip, RIFF (WebP, WAV), Apple's binary plist and NSArchiver streams.
+_FILE_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b", b"RIFF", b"bplist",
+               b"\x04\x0bstreamtyped")
+# A run of letters this long in random bytes has odds of about (52/256)^8, 1 in 350,000 a place.
+_WORD_IN_BYTES = re.compile(rb"[A-Za-z]{8}")
+
+
+def is_structured_data(decoded: bytes) -> bool:
+    """True for decoded bytes that are a file or a serialized object, not key material: they
+    start with a file format's header, or hold a run of eight letters (the class and field names
+    of an archived object). Random key bytes do neither but by rare chance.
+
+    Example:
+        >>> is_structured_data(b"\\x04\\x0bstreamtyped\\x81\\xe8"), is_structured_data(b"\\x12NSMutableArray\\x00\\x93")
+        (True, True)
+        >>> is_structured_data(bytes(range(200, 232)))
+        False
+    """
+    return decoded.startswith(_FILE_MAGIC) or bool(_WORD_IN_BYTES.search(decoded))
 
 
 # Runs of key characters in decoded text: 16 or more, never a word or CamelCase words
@@ -251,6 +316,16 @@ def is_other_identifier(
         or _PIN_REST.match(value)
         or _GROUPED_NUMBER.match(value)
         or _PARAMETER_NAME.match(value)
+        or _BRACKETED_HOST.match(value)
+        or _CALL_OF_STRING.match(value)
+        or _TYPE_EXPRESSION.match(value)
+        or _TERMINAL_ESCAPE.search(value)
+        or _NAME_URI.match(value)
+        or is_format_picture(value)
+        or is_algorithm_name(value)
+        or len(_LAYOUT_ESCAPE.findall(value)) >= 2
+        or _LINE_END_ESCAPE.match(value)
+        or _MARKUP_TAG.search(value)
         or _ARN.match(value)
         or _ENCODING_NAME.match(value)
         or _ROUTE.match(value)
@@ -258,6 +333,58 @@ def is_other_identifier(
         or _ATTRIBUTE_REFERENCE.match(value)
         or value.isdigit()
     )
+
+
+# Names of cryptographic algorithms as SSH, TLS and JOSE write them (RFC 4253, 5656, 8446, 7518):
+# lower-case parts joined by `-`, one part a primitive's family with its size or variant
+# (`ecdsa-sha2-nistp256`, `diffie-hellman-group14-sha256`, `hmac-sha2-512-etm@openssh.com`,
+# `aes128-gcm`). A passphrase is made of dictionary words, never of these.
+_PRIMITIVE = (
+    r"(?:ssh|sha\d*|md5|hmac|aes\d*|rsa|dsa|dss|ecdsa|ecdh|ed25519|ed448|curve25519|curve448|nistp\d+|"
+    r"chacha20|poly1305|diffie|hellman|umac|blake2[bs]?|pbkdf2|hkdf|gcm|cbc|ctr|ccm|etm|"
+    r"kex|gss|gex|group\d+)"
+)
+# RFC 4462 names a GSS-API key exchange by its method and the base64 of its mechanism's MD5
+# (`gss-group14-sha256-<24 characters ending in ==>`): a padded base64 part may end the name.
+_ALGORITHM_NAME = re.compile(
+    r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:@[a-z0-9]+(?:[.\-][a-z0-9]+)*|-[A-Za-z0-9+/]{6,}={1,2})?$"
+)
+_ALGORITHM_PART = re.compile(rf"^{_PRIMITIVE}$")
+
+
+def is_algorithm_name(value: str) -> bool:
+    """True for the name of a cryptographic algorithm: lower-case parts joined by ``-`` (an
+    ``@vendor`` may end it), at least two of them a primitive's family (``sha2``, ``nistp384``,
+    ``hmac``, ``aes256``, ``gcm``).
+
+    Example:
+        >>> is_algorithm_name("diffie-hellman-group-exchange-sha256"), is_algorithm_name("aes128-gcm@openssh.com")
+        (True, True)
+        >>> is_algorithm_name("gss-group14-sha256-" + "q8Zt3kPx0wLm9Rv2aY7nBA=="), is_algorithm_name("sha2-Zq8xP1sV")
+        (True, False)
+        >>> is_algorithm_name("sunny-meadow-42"), is_algorithm_name("meadow-sha2-Zq8xP1sV==")
+        (False, False)
+    """
+    if not _ALGORITHM_NAME.match(value):
+        return False
+    parts = value.split("@", 1)[0].rstrip("=").split("-")
+    return sum(bool(_ALGORITHM_PART.match(part)) for part in parts) >= 2
+
+
+def is_format_picture(value: str) -> bool:
+    """True for a date or time picture: two runs of letters or more, each one letter repeated,
+    with brackets, separators and spaces between them and no digit.
+
+    Example:
+        >>> is_format_picture("YYYY-MM-DD"), is_format_picture("[[HH:]MM:]ss[.uuuuuu]"), is_format_picture("Zq8x-P1sV")
+        (True, True, False)
+        >>> is_format_picture("aaBB"), is_format_picture("ss")
+        (False, False)
+    """
+    if not _PICTURE_CHARS.match(value):
+        return False
+    runs = _PICTURE_RUN.findall(value)
+    return len(runs) >= 2 and all(len(set(run)) == 1 for run in runs) and any(len(run) >= 2 for run in runs)
 
 
 def is_dotted_name(value: str) -> bool:
@@ -304,6 +431,40 @@ _SSH_PUBLIC_BLOB = ("AAAAB3NzaC1", "AAAAC3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc
 def is_ssh_public_key(value: str) -> bool:
     """True for the base64 body of an OpenSSH public key (``ssh-rsa AAAAB3NzaC1yc2E...``)."""
     return value.startswith(_SSH_PUBLIC_BLOB)
+
+
+# A line that only carries base64 on: a quoted piece (`b"..."`, `"..."`), or a bare run ending
+# in a line continuation, with the brackets, commas and `+` that join pieces.
+_BASE64_PIECE_LINE = re.compile(r"""[\s(+]*(?:[bBuUrR]?["'])?(?:[\w-]+ )?([A-Za-z0-9+/]+={0,2})["']?[\s,)+\\]*$""")
+# How many lines back a key's wrapped base64 is followed: a 4096-bit key is about 12 lines of 60.
+_WRAPPED_LINES = 16
+
+
+def continues_ssh_public_key(text: str, start: int) -> bool:
+    r"""True when the value at ``start`` is a later piece of an OpenSSH public key's base64 that
+    code wraps over lines (adjacent string literals, ``\`` continuations): each line back to
+    the one that starts the key carries base64 alone.
+
+    Example:
+        >>> text = 'data = (\n    b"AAAAB3NzaC1yc2EAAAADAQABAAAAgQ"\n    b"Czq8xP1sV9kL2mN4bW7cRtY5"\n)\n'
+        >>> continues_ssh_public_key(text, text.index("Czq8"))
+        True
+        >>> text = 'a = "Zq8xP1sV9kL2"\nb = "Czq8xP1sV9kL2mN4bW7cRtY5"\n'
+        >>> continues_ssh_public_key(text, text.index("Czq8"))
+        False
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    for _ in range(_WRAPPED_LINES):
+        if line_start == 0:
+            return False
+        previous_start = text.rfind("\n", 0, line_start - 1) + 1
+        piece = _BASE64_PIECE_LINE.match(text, previous_start, line_start - 1)
+        if piece is None:
+            return False
+        if piece.group(1).startswith(_SSH_PUBLIC_BLOB):
+            return True
+        line_start = previous_start
+    return False
 
 
 def is_uuid(value: str) -> bool:

@@ -1,0 +1,206 @@
+"""Shapes of ordinary text in real packages' code, docs and tests that the scan once reported as
+credentials (issue 31, "Noise on real repositories"): each shape is no candidate, and a secret
+written beside it still is.
+
+The examples are written here in the same shapes, not copied from the packages."""
+
+from __future__ import annotations
+
+import base64
+import os
+
+import pytest
+
+from smscan.detectors.credential_evidence import judged_slots
+from smscan.detectors.credential_rule import CredentialRule
+from smscan.detectors.secret_names import name_class
+from smscan.detectors.test_context import is_expected_digest
+from smscan.detectors.value_shapes import (
+    continues_ssh_public_key,
+    is_algorithm_name,
+    is_encoded_text,
+    is_format_picture,
+    is_other_identifier,
+    is_structured_data,
+)
+
+KEY = "Zq8xP1sV9kL2mN4bW7cR"
+
+
+def candidates(text: str, path: str = "") -> list[str]:
+    return [text[j.start : j.end] for j in judged_slots(text, CredentialRule(), path=path)]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["YYYY-MM-DD", "[DD] [[HH:]MM:]ss[.uuuuuu]", "dd.mm.yyyy", "HH:mm:ss", "[[hh:]mm:]ss[.ffff]."],
+)
+def test_date_and_time_pictures_are_formats(value: str) -> None:
+    assert is_format_picture(value) and is_other_identifier(value)
+
+
+@pytest.mark.parametrize("value", ["Zq8x-P1sV", "aB:cD", "ss", "Mm-Dd", "YY-MM-2024"])
+def test_a_picture_repeats_each_letter_and_has_no_digit(value: str) -> None:
+    assert not is_format_picture(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["ecdsa-sha2-nistp521", "diffie-hellman-group16-sha512", "hmac-sha2-256-etm@openssh.com", "aes256-ctr",
+     "ssh-rsa", "rsa-sha2-256"],
+)
+def test_algorithm_names_are_names(value: str) -> None:
+    assert is_algorithm_name(value) and is_other_identifier(value)
+
+
+@pytest.mark.parametrize("value", ["maple-harbor-sunrise-17", "shadow-aesthetic", "sha2-Zq8xP1sV", "rsa"])
+def test_a_passphrase_is_no_algorithm(value: str) -> None:
+    assert not is_algorithm_name(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "$1,250,000", "€12,500.00",                         # amounts in a table
+        "~mypkg.sessions.SessionMixin", ".Transport", "mypkg.transport.",  # documentation references
+        "static/fonts/icons.4f2c1d.woff?#iefix",            # a stylesheet's url with a fragment
+        'asset_url("site.3e1f9a.css")',                     # code quoted inside a string
+        "[fe80::1]:8080", "[2001:db8::7]",                  # IPv6 hosts in URLs
+        "file:/etc/hosts", "x-custom:/a/../b",              # URLs whose scheme has one slash
+        "a\\tb\\nc\\rd",                                    # a test input laid out with escapes
+        "team/fr_CA/)\\n",                                   # a line of a message with its newline
+        "returned</p>", "<code>ab9f",                       # cut from a rendered page
+        "gss-group14-sha1-q8Zt3kPx0wLm9Rv2aY7nBA==",        # a GSS-API key exchange's name
+        "t.Mapping[K]", "type[_TFoo]", "dict[str, t.Any]", "Optional[Sequence[Widget]]",  # types as strings
+        "\\e[0;1;32;40m", "\\033[1m", "\\x1b[2K",             # terminal colours and cursor codes
+        "tag:example.com,2024:node", "urn:isbn:0451450523",  # URIs without //
+    ],
+)
+def test_ordinary_shapes_are_other_identifiers(value: str) -> None:
+    assert is_other_identifier(value)
+
+
+@pytest.mark.parametrize(
+    "value", [KEY, "Zq8x[P1sV]", "tag:Zq8xP1sV9", "kP9:/xQ2mZ7w", "$Zq8xP1sV9", "Ab(cd)Ef9", "q8\\x9fZ\\x01mN", "q8\\x9fZ\\x01mN\\n", "Zq8<P1sV>9kL"]
+)
+def test_keys_beside_them_are_no_other_identifier(value: str) -> None:
+    assert not is_other_identifier(value)
+
+
+def test_base64_of_an_archived_object_is_data() -> None:
+    archived = b"\x04\x0bstreamtyped\x81\xe8\x03\x84\x01@\x84\x84\x84\x08NSNumber\x00\x84\x84\x07NSValue\x00"
+    assert is_structured_data(archived)
+    assert is_encoded_text(base64.b64encode(archived).decode())
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"
+    assert is_encoded_text(base64.b64encode(png).decode())
+
+
+def test_a_token_prefix_before_base64_json_holding_a_key_is_no_data() -> None:
+    # `ops_` decodes to stray bytes before the JSON, so the whole is not readable; the key inside
+    # the JSON's readable part makes it a key, not an archived object.
+    body = base64.urlsafe_b64encode(b'{"signInAddress":"my.example.com","secretKey":"Jzz7CvXbpdRha0t9ZNEnnhaZjl3X"}')
+    assert not is_encoded_text("ops_" + body.decode().rstrip("="))
+
+
+def test_base64_of_random_key_bytes_is_no_data() -> None:
+    # Eight letters in a row come by chance about once in 350,000 places: 32-byte keys pass.
+    keys = [base64.b64encode(os.urandom(32)).decode() for _ in range(2000)]
+    assert sum(is_encoded_text(k) for k in keys) <= 2
+
+
+def test_a_protocol_names_how_to_authenticate() -> None:
+    assert name_class("auth_protocol") == "neutral"
+    assert name_class("sasl_mechanism") == "neutral"
+    assert name_class("auth_token") == "secret"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'assert digest == "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"\n',
+        '        self.assertEqual(\n            b"9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08",\n'
+        "            hexlify(out).upper(),\n        )\n",
+        '    assert (\n        "d41d8cd98f00b204e9800998ecf8427e"\n        == checksum(path)\n    )\n',
+        'expect(fingerprint(key)).toBe("a94a8fe5ccb19ba61c4c0873d391e987982fbbd3")\n',
+    ],
+)
+def test_a_digest_a_test_expects_is_no_candidate(text: str) -> None:
+    value_start = text.index('"') + 1
+    value_end = text.index('"', value_start)
+    assert is_expected_digest(text, value_start, value_end)
+    assert text[value_start:value_end] not in candidates(text, path="tests/test_digest.py")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A hex key a test feeds its code is an input, not an expected output.
+        'key = "4c0d8e2f9a1b7c3e5d6f8a9b0c1d2e3f4a5b6c7d"\nassert sign(key) is not None\n',
+        # An assertion closed on an earlier line does not reach the next statement.
+        'assert ok(x)\nsecret_key = "4c0d8e2f9a1b7c3e5d6f8a9b0c1d2e3f"\n',
+    ],
+)
+def test_a_key_a_test_feeds_is_no_expected_digest(text: str) -> None:
+    value_start = text.index('"') + 1
+    value_end = text.index('"', value_start)
+    assert not is_expected_digest(text, value_start, value_end)
+
+
+# Each of these lines gave a candidate before the shapes above were known.
+_ARCHIVED = base64.b64encode(
+    b"\x04\x0bstreamtyped\x81\xe8\x03\x84\x01@\x84\x84\x84\x08NSNumber\x00\x84\x84\x07NSValue\x00\x84\x84\x08NSObject\x00\x85"
+).decode()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '| May 25, 2018 | Solo | "$481,302,775" |\n',
+        'rows.append(("2019", "Widget", "$481,302,775"))\n',
+        "    :return: an `._HTTP_POOL_LEGACY` or `._HTTP_POOL_NEW` object\n",
+        '<span class="pre">mypkg.kex_dh.</span><span class="sig-name">KexDH</span>\n',
+        '        self.assertEqual(proto.get_name(), "diffie-hellman-group14-sha256")\n',
+        '    auth_protocol = "X11-COOKIE-2"\n',
+        'msgstr ""\n"au format [JJ] "\n"[[TT:]MM:]ss[.uuuuuu]."\n',
+        f"<string>{_ARCHIVED}</string>\n",
+        '    body = b\'asset_url("site.3e1f9a27c0d4.css")\'\n',
+        '    "input": "[38:17:52]:81",\n',
+        '        assert "a3f5c9e2b7d14e8f9c0b1a2d3e4f5a6b" == h.hexdigest()\n',
+    ],
+)
+def test_ordinary_lines_of_real_code_are_no_candidate(line: str) -> None:
+    assert candidates(line, path="tests/test_lines.py") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'price_api_key = "{KEY}"\n',
+        f'    auth_token = "{KEY}"\n',
+        f'SECRET_KEY = "{KEY}"  # $1,250,000\n',
+    ],
+)
+def test_a_secret_beside_them_is_still_one(line: str) -> None:
+    assert KEY in candidates(line, path="tests/test_lines.py")
+
+
+def test_a_tests_unnamed_strings_are_its_data_and_named_keys_still_count() -> None:
+    unnamed = f'    resp = parse_cookie("{KEY}Qw3e")\n'
+    named = f'    client = Client(api_key="{KEY}")\n'
+    url = f'    db = connect("postgres://app:{KEY}@db/app")\n'
+    assert candidates(unnamed, path="tests/test_cookies.py") == []
+    assert f"{KEY}Qw3e" in candidates(unnamed, path="src/cookies.py")
+    assert KEY in candidates(named, path="tests/test_client.py")
+    assert KEY in candidates(url, path="tests/test_db.py")
+
+
+def test_the_wrapped_pieces_of_a_public_key_are_the_key() -> None:
+    blob = "AAAAB3NzaC1yc2EAAAADAQABAAABAQ" + KEY
+    pieces = ["Cq9Lm2Xv8Rt4Kp7Zs1Wd6Hf3Jb5Ny0Qe", "Uo2Ii8Gg4Tt6Aa0Ss1Dd3Ff5Hh7Jj9Kk"]
+    text = f'PUB = (\n    b"{blob}"\n    b"{pieces[0]}"\n    b"{pieces[1]}"\n)\n'
+    for piece in pieces:
+        assert continues_ssh_public_key(text, text.index(piece))
+    assert not [v for v in candidates(text, path="demos/server.py") if v in pieces]
+    # The same pieces after a line that is no public key are judged as values.
+    other = text.replace(blob, "Zq8xP1sV9kL2mN4bW7cRtY5uI3oP6aS8dF0g")
+    assert not continues_ssh_public_key(other, other.index(pieces[0]))

@@ -6,8 +6,8 @@
 - ``threads`` 0 (the default): the environment variable ``SMSCAN_THREADS`` (> 0), else
   ``OMP_NUM_THREADS`` (what Ray sets for an actor, and many CI setups), else automatic:
   one per allowed core, at most 4 (a 135M-parameter model gains little beyond), and at most
-  the cores the rest of the machine leaves idle (``os.cpu_count()`` minus the one-minute load
-  average), at least 1. The threads of a forward pass wait on each other at every barrier, so
+  the cores the rest of the machine leaves idle (``os.cpu_count()`` minus the other processes
+  running now, or minus the one-minute load average where that count is unknown), at least 1. The threads of a forward pass wait on each other at every barrier, so
   when another process holds a core two threads run far slower than one: torch 2.8x
   (docs/BENCHMARKS.md, "Reference model" and export speed), and CTranslate2 2-3x too (a cold
   scan of requests 2.32.3 at load 3 on 2 cores: 40-53 s with two threads, 16-19 s with one,
@@ -19,6 +19,8 @@ Thread counts change speed only: scores and the score cache do not depend on the
 from __future__ import annotations
 
 import os
+import statistics
+import time
 from collections.abc import Mapping
 
 from smscan.errors import ConfigError
@@ -40,12 +42,38 @@ def allowed_cores() -> int:
 
 
 def idle_cores() -> float | None:
-    """Cores the rest of the machine leaves idle over the last minute, or None where unknown."""
+    """Cores the rest of the machine leaves idle now, or None where unknown.
+
+    Linux counts the processes running at this moment (``procs_running`` in ``/proc/stat``; this
+    one is among them), read a few times 10 ms apart; elsewhere the one-minute load average
+    stands in. The average lags: right after a scan ends it still says a core is busy for a
+    minute, and a scan started then ran on one thread at half speed.
+    """
+    running = _running_now()
+    if running is not None:
+        return (os.cpu_count() or 1) - max(running - 1, 0)
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return None
     return (os.cpu_count() or 1) - load
+
+
+def _running_now(samples: int = 5, pause_s: float = 0.01) -> float | None:
+    """The median count of running processes over ``samples`` reads of ``/proc/stat``."""
+    counts = []
+    for sample in range(samples):
+        if sample:
+            time.sleep(pause_s)
+        try:
+            with open("/proc/stat", "rb") as stat:
+                line = next((row for row in stat if row.startswith(b"procs_running ")), None)
+        except OSError:
+            return None
+        if line is None:
+            return None
+        counts.append(int(line.split()[1]))
+    return float(statistics.median(counts))
 
 
 def choose_threads(

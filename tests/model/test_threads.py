@@ -95,3 +95,26 @@ def test_non_ascii_digits_are_a_config_error_or_ignored_never_a_traceback(raw: s
     with pytest.raises(ConfigError, match="SMSCAN_THREADS must be an integer"):
         choose_threads(0, environ={"SMSCAN_THREADS": raw}, cores=2, idle=2.0)
     assert choose_threads(0, environ={"OMP_NUM_THREADS": raw}, cores=2, idle=2.0) == 2
+
+
+def test_idle_cores_count_the_other_processes_running_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    from smscan.model import threads
+
+    monkeypatch.setattr(threads.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(threads, "_running_now", lambda: 1.0)  # this process alone
+    assert threads.idle_cores() == 2.0
+    assert threads.choose_threads(0, environ={}, cores=2) == 2
+    monkeypatch.setattr(threads, "_running_now", lambda: 3.0)  # two others hold both cores
+    assert threads.choose_threads(0, environ={}, cores=2) == 1
+    # Where the count is unknown, the one-minute load average stands in.
+    monkeypatch.setattr(threads, "_running_now", lambda: None)
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (1.6, 1.0, 1.0))
+    assert threads.idle_cores() == pytest.approx(0.4)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="no /proc/stat on this platform")
+def test_the_running_count_includes_this_process() -> None:
+    from smscan.model.threads import _running_now
+
+    count = _running_now(samples=3, pause_s=0.0)
+    assert count is not None and count >= 1

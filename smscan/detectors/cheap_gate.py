@@ -3,14 +3,13 @@
 The rules' model-free stage (:mod:`smscan.detectors.credential_evidence`) keeps every slot that
 *could* hold a credential in its place, so on ordinary code and docs it keeps dotted names,
 paths, call expressions and format strings that the model then clears one forward pass at a
-time. Only such slots, with no secret name, secret place or vendor format behind them, are
-gated: a value its place calls secret always reaches the model. The
-learned judgement's cheap model (:mod:`smscan.detectors.judgement`, trained on many sources
-nobody here wrote) reads the same slot's shape, name, words around it and file type without the
-model; at or below the rule's ``cheap_gate`` log-odds the slot is settled: no piece is planned
-for it and it gives no candidate. Only a
-way out: a slot the cheap model likes still needs the rules' score (surprise plus evidence) to
-be reported, so the gate can cost recall but never adds a finding.
+time. The learned judgement's cheap model (:mod:`smscan.detectors.judgement`, trained on many
+sources nobody here wrote) reads the same slot's shape, name, words around it and file type
+without the model; at or below the rule's ``cheap_gate`` log-odds the slot is settled: no piece
+is planned for it and it gives no candidate. Only slots with no secret name, secret place or
+vendor format behind them are gated: a value its place calls secret always reaches the model.
+The gate is only a way out: a slot the cheap model likes still needs the rules' score (surprise
+plus evidence) to be reported, so it can cost recall but never adds a finding.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ class CheapGate:
     @classmethod
     def packaged(cls, rule: CredentialRule, cut_off: float) -> CheapGate:
         return cls(packaged_judgement(), rule, cut_off)
-
 
     def log_odds(self, text: str, slot: Slot, path: str) -> float:
         """The cheap model's log-odds that ``slot`` of ``text`` holds a credential."""

@@ -7,11 +7,11 @@
   ``OMP_NUM_THREADS`` (what Ray sets for an actor, and many CI setups), else automatic:
   one per allowed core, at most 4 (a 135M-parameter model gains little beyond), and at most
   the cores the rest of the machine leaves idle (``os.cpu_count()`` minus the other processes
-  running now, or minus the one-minute load average where that count is unknown), at least 1. The threads of a forward pass wait on each other at every barrier, so
-  when another process holds a core two threads run far slower than one: torch 2.8x
-  (docs/BENCHMARKS.md, "Reference model" and export speed), and CTranslate2 2-3x too (a cold
-  scan of requests 2.32.3 at load 3 on 2 cores: 40-53 s with two threads, 16-19 s with one,
-  twice the CPU time spinning).
+  running now, or minus the one-minute load average where that count is unknown), at least 1.
+  The threads of a forward pass wait on each other at every barrier, so when another process
+  holds a core two threads run far slower than one: torch 2.8x (docs/BENCHMARKS.md, "Reference
+  model" and export speed), and CTranslate2 2-3x too (a cold scan of requests 2.32.3 at load 3
+  on 2 cores: 40-53 s with two threads, 16-19 s with one, twice the CPU time spinning).
 
 Thread counts change speed only: scores and the score cache do not depend on them.
 """

@@ -279,14 +279,38 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
             continue
         if any(match.start("value") <= start < match.end("value") for start, _, _ in pairs):
             continue  # `ID/Password=name/value`: the password alone is the slot
-        value_end = match.end("value")
+        value_end = _inside_brackets_end(line, match.start("value"), match.end("value"))
+        value = line[match.start("value") : value_end]
         rest = line[value_end:].lstrip()
-        if _EXPRESSION_CHARS.search(match.group("value")) or rest.startswith(("(", "[", ".")):
+        if _EXPRESSION_CHARS.search(value) or rest.startswith(("(", "[", ".")):
             continue
-        if is_hex_literal(match.group("value")):
+        if is_hex_literal(value):
             continue
         yield from literal_values(line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT)
     yield from token_runs(line, offset)
+
+
+_CLOSING = {">": "<"}
+
+
+def _inside_brackets_end(line: str, start: int, end: int) -> int:
+    """Where an unquoted value that runs to a closing angle bracket ends: before the brackets
+    that opened earlier on its line and close on it (a link in markup, ``<https://host/watch?v=ID>`_``).
+    Round and square brackets are left to the expression check (``m: bcrypt::Version::TwoA)`` is
+    code, not a value that ends before its bracket).
+
+    Example:
+        >>> line = "  <https://www.example.com/watch?v=7KgihdKTWY4>`_."
+        >>> start = line.index("7K"); line[start : _inside_brackets_end(line, start, line.index("`"))]
+        '7KgihdKTWY4'
+    """
+    while end > start + 1 and line[end - 1] in _CLOSING:
+        closer = line[end - 1]
+        opener = _CLOSING[closer]
+        if line.count(opener, 0, start) <= line.count(closer, 0, start) or opener in line[start : end - 1]:
+            break
+        end -= 1
+    return end
 
 
 def _is_name_position(line: str, quote_start: int, quote_end: int, *, markup: bool) -> bool:

@@ -204,3 +204,20 @@ def test_the_wrapped_pieces_of_a_public_key_are_the_key() -> None:
     # The same pieces after a line that is no public key are judged as values.
     other = text.replace(blob, "Zq8xP1sV9kL2mN4bW7cRtY5uI3oP6aS8dF0g")
     assert not continues_ssh_public_key(other, other.index(pieces[0]))
+
+
+@pytest.mark.parametrize(("line", "value"), [
+    ("  <https://www.youtube.com/watch?v=7KgihdKTWY4>`_.\n", "7KgihdKTWY4"),
+    ("<a href=https://host/?token=Zq8xP1sV9kL2wQ>\n", "Zq8xP1sV9kL2wQ"),
+    ("PASSWORD=Zq8xP1sV9kL2w>\n", "Zq8xP1sV9kL2w>"),  # no bracket opened before it: the value's own
+])
+def test_a_value_ends_where_the_brackets_around_it_close(line: str, value: str) -> None:
+    from smscan.detectors.slots import find_slots
+
+    assert [line[s.start : s.end] for s in find_slots(line)] == [value]
+
+
+def test_a_video_id_in_a_linked_url_is_no_candidate() -> None:
+    # Its closing `>` made the 11-character id 12 characters long, the length an unnamed value needs.
+    line = "- `Talk <https://www.youtube.com/watch?v=7KgihdKTWY4>`_\n  <https://www.youtube.com/watch?v=rCBHkQ_LVIs>`_.\n"
+    assert judged_slots(line, CredentialRule(), path="doc/en/talks.rst") == []

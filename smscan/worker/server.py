@@ -40,9 +40,28 @@ from smscan.worker.limits import ClientLeft, LatencyWindow, ServerLimits, has_le
 
 POLL_SECONDS = 0.2
 MAX_WAIT_S = 60.0
+
 # Out of descriptors or refusing connections: say so at most this often.
 _NOTICE_EVERY_S = 10.0
 _OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+
+def _wait_s(header: dict[str, Any]) -> float:
+    """How long a request may wait for the scoring lock: its ``wait_s``, within 0..MAX_WAIT_S."""
+    wait = header.get("wait_s", 5.0)
+    if not isinstance(wait, (int, float)) or isinstance(wait, bool):
+        raise ProtocolError("'wait_s' must be a number")
+    return min(max(float(wait), 0.0), MAX_WAIT_S)
+
+
+def _stop_when_gone(connection: socket.socket) -> Callable[[ForwardPass], None]:
+    """A forward-pass listener that cancels the job once its client has hung up."""
+
+    def stop_if_gone(forward: ForwardPass) -> None:
+        if has_left(connection):
+            raise ClientLeft
+
+    return stop_if_gone
 
 
 class WorkerLock:
@@ -316,18 +335,11 @@ class WorkerServer:
 
         from smscan.worker.scan_service import ScanRefused, run_scan_request
 
-        wait = header.get("wait_s", 5.0)
-        if not isinstance(wait, (int, float)) or isinstance(wait, bool):
-            raise ProtocolError("'wait_s' must be a number")
-        if not self._scoring.acquire(timeout=min(max(float(wait), 0.0), MAX_WAIT_S)):
+        wait = _wait_s(header)
+        if not self._scoring.acquire(timeout=wait):
             return {"ok": False, "error": "busy"}, b""
-
-        def stop_if_gone(forward: ForwardPass) -> None:
-            if has_left(connection):
-                raise ClientLeft
-
         try:
-            with listening(stop_if_gone):
+            with listening(_stop_when_gone(connection)):
                 answer = run_scan_request(header, self.scorer, key=self.key)
         except ClientLeft:
             self._notice("a client left: its job was cancelled")
@@ -349,21 +361,15 @@ class WorkerServer:
         self, op: str, header: dict[str, Any], payload: bytes, connection: socket.socket
     ) -> tuple[dict[str, Any], bytes] | None:
         texts = decode_texts(header.get("lengths"), payload)
-        wait = header.get("wait_s", 5.0)
-        if not isinstance(wait, (int, float)) or isinstance(wait, bool):
-            raise ProtocolError("'wait_s' must be a number")
+        wait = _wait_s(header)
         if op == "tokenize" and not callable(getattr(self.scorer, "tokenize", None)):
             return {"ok": False, "error": "this worker's scorer cannot tokenize"}, b""
-        if not self._scoring.acquire(timeout=min(max(float(wait), 0.0), MAX_WAIT_S)):
+        if not self._scoring.acquire(timeout=wait):
             return {"ok": False, "error": "busy"}, b""
-        def stop_if_gone(forward: ForwardPass) -> None:
-            if has_left(connection):
-                raise ClientLeft
-
         try:
             if has_left(connection):
                 raise ClientLeft
-            with listening(stop_if_gone):
+            with listening(_stop_when_gone(connection)):
                 scores = self.scorer.score_texts(texts) if op == "score" else self.scorer.tokenize(texts)
         except ClientLeft:
             self._notice("a client left: its job was cancelled")

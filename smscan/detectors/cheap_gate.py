@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.judgement.features import FEATURE_INDEX, cheap_features
 from smscan.detectors.judgement.model import Judgement, packaged_judgement
@@ -37,14 +39,16 @@ class CheapGate:
 
     def log_odds(self, text: str, slot: Slot, path: str) -> float:
         """The cheap model's log-odds that ``slot`` of ``text`` holds a credential."""
-        cheap = self.judgement.cheap
-        return cheap.log_odds(cheap.select(cheap_features(text, slot, self.rule, path=path), FEATURE_INDEX))
+        return self.judgement.cheap.log_odds(self._features(text, slot, path))
 
     def settles(self, text: str, slot: Slot, path: str) -> bool:
         """True when the slot is no credential without asking the reference model."""
         return self.log_odds(text, slot, path) <= self.cut_off
 
-    def pushes(self, text: str, slot: Slot, path: str, top: int = 3) -> list[tuple[str, float]]:
-        """The features that pushed the slot's cheap log-odds most (for ``smscan explain``)."""
-        cheap = self.judgement.cheap
-        return cheap.pushes(cheap.select(cheap_features(text, slot, self.rule, path=path), FEATURE_INDEX), top)
+    def weigh(self, text: str, slot: Slot, path: str, top: int = 3) -> tuple[float, list[tuple[str, float]]]:
+        """The slot's log-odds and the ``top`` features that pushed it most (for ``smscan explain``)."""
+        x = self._features(text, slot, path)
+        return self.judgement.cheap.log_odds(x), self.judgement.cheap.pushes(x, top)
+
+    def _features(self, text: str, slot: Slot, path: str) -> np.ndarray:
+        return self.judgement.cheap.select(cheap_features(text, slot, self.rule, path=path), FEATURE_INDEX)

@@ -67,42 +67,49 @@ def credential_dropped(
         gate: the detector's ``CheapGate`` (None when its rule turns it off).
     """
     from smscan.detectors.credential_evidence import judge_slot
-    from smscan.detectors.placeholders import is_reference, is_stand_in
     from smscan.detectors.slots import find_slots
-    from smscan.detectors.test_context import is_made_up, is_test_path
 
     out = []
     for slot in find_slots(text):
         evidence = judge_slot(text, slot, rule, path=path)
         if evidence is not None:
-            if gate is None or evidence > 0 or not gate.settles(text, slot, path=path):
+            # Kept by the rules: dropped only where the cheap gate settles a slot without evidence.
+            if gate is None or evidence > 0:
                 continue
+            log_odds, pushes = gate.weigh(text, slot, path=path)
             surprise = _best_window(scores, windows, slot.start, slot.end)
-            if not surprise >= tau - near:
+            if log_odds > gate.cut_off or not surprise >= tau - near:
                 continue
-            pushes = ", ".join(f"{name} {push:+.2f}" for name, push in gate.pushes(text, slot, path=path))
-            reason = (f"settled before the model by the cheap judgement: log-odds "
-                      f"{gate.log_odds(text, slot, path=path):.2f} <= {gate.cut_off:.2f} ({pushes})")
-            seen = f"best window surprise {surprise:.2f}" if math.isfinite(surprise) else "no scored window"
-            out.append(Dropped(slot.start, slot.end, surprise, (reason, seen)))
-            continue
-        surprise = _best_window(scores, windows, slot.start, slot.end)
-        stand_in = is_stand_in(text[slot.start : slot.end])
-        test_data = not stand_in and is_test_path(path) and is_made_up(text[slot.start : slot.end])
-        if not stand_in and not test_data and not (surprise >= tau - near):
-            continue
-        if test_data:
-            reason = ("typed by hand in a test file (keyboard rows, repeats, words or a 'test'/'fake' marker): "
-                      "test data, never reported as a credential there")
-        elif stand_in:
-            value = text[slot.start : slot.end]
-            why = "a reference to a secret kept elsewhere" if is_reference(value) else "a placeholder or documented example"
-            reason = f"{why}: never reported as a credential (placeholder rule)"
+            pushed = ", ".join(f"{name} {push:+.2f}" for name, push in pushes)
+            reason = f"settled before the model by the cheap judgement: log-odds {log_odds:.2f} <= {gate.cut_off:.2f} ({pushed})"
         else:
-            reason = "not shaped like a credential in this place (an identifier, a URL or path, or too short or plain)"
+            surprise = _best_window(scores, windows, slot.start, slot.end)
+            found = _rule_reason(text[slot.start : slot.end], path, near_threshold=surprise >= tau - near)
+            if found is None:
+                continue
+            reason = found
         seen = f"best window surprise {surprise:.2f}" if math.isfinite(surprise) else "no scored window"
         out.append(Dropped(slot.start, slot.end, surprise, (reason, seen)))
     return out
+
+
+def _rule_reason(value: str, path: str, *, near_threshold: bool) -> str | None:
+    """Why the model-free rules dropped ``value``, or None when it is not worth showing: a
+    placeholder or test data always is, a shape the rules refused only near the threshold."""
+    from smscan.detectors.placeholders import is_reference, is_stand_in
+    from smscan.detectors.test_context import is_made_up, is_test_path
+
+    stand_in = is_stand_in(value)
+    test_data = not stand_in and is_test_path(path) and is_made_up(value)
+    if test_data:
+        return ("typed by hand in a test file (keyboard rows, repeats, words or a 'test'/'fake' marker): "
+                "test data, never reported as a credential there")
+    if stand_in:
+        why = "a reference to a secret kept elsewhere" if is_reference(value) else "a placeholder or documented example"
+        return f"{why}: never reported as a credential (placeholder rule)"
+    if not near_threshold:
+        return None
+    return "not shaped like a credential in this place (an identifier, a URL or path, or too short or plain)"
 
 
 def _best_window(scores: TokenScores, windows: Windows, start: int, end: int) -> float:

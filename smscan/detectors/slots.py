@@ -290,9 +290,6 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
     yield from token_runs(line, offset)
 
 
-_CLOSING = {">": "<"}
-
-
 def _inside_brackets_end(line: str, start: int, end: int) -> int:
     """Where an unquoted value that runs to a closing angle bracket ends: before the brackets
     that opened earlier on its line and close on it (a link in markup, ``<https://host/watch?v=ID>`_``).
@@ -304,11 +301,8 @@ def _inside_brackets_end(line: str, start: int, end: int) -> int:
         >>> start = line.index("7K"); line[start : _inside_brackets_end(line, start, line.index("`"))]
         '7KgihdKTWY4'
     """
-    while end > start + 1 and line[end - 1] in _CLOSING:
-        closer = line[end - 1]
-        opener = _CLOSING[closer]
-        if line.count(opener, 0, start) <= line.count(closer, 0, start) or opener in line[start : end - 1]:
-            break
+    opened_before = line.count("<", 0, start) > line.count(">", 0, start)
+    while opened_before and end > start + 1 and line[end - 1] == ">" and "<" not in line[start : end - 1]:
         end -= 1
     return end
 

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import struct
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -90,6 +94,34 @@ def answer(connection: socket.socket, mode: str, key: str) -> None:
                 time.sleep(3600)
             else:
                 connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+
+
+@contextmanager
+def served_by_another_user(path: Path, key: str, uid: int) -> Iterator[None]:
+    """A process of user ``uid`` answering "zeros" at ``path`` for the block: the socket is bound
+    here, and the forked process drops to that user before it listens (SO_PEERCRED reports who
+    called listen())."""
+    path.parent.mkdir(mode=0o700, parents=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the other user's process
+        try:
+            os.setgid(65534)
+            os.setuid(uid)
+            listener.listen(4)
+            while True:
+                connection, _ = listener.accept()
+                answer(connection, "zeros", key)
+        finally:
+            os._exit(0)
+    listener.close()
+    try:
+        time.sleep(0.5)
+        yield
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
 
 
 def main() -> None:

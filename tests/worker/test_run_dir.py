@@ -8,10 +8,7 @@ never written through.
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -105,33 +102,12 @@ def test_a_runtime_dir_of_another_user_is_refused(planted: Workers, other_uid: i
 
 
 def test_another_users_process_at_our_socket_is_never_used(planted: Workers, other_uid: int) -> None:
-    from tests.worker.standin import answer
+    from tests.worker.standin import served_by_another_user
 
-    path = planted.path()
-    path.parent.mkdir(mode=0o700, parents=True)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))  # bound here, listened on by the other user's process below
-    key = worker_key(Settings(), environ=planted.env)
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the other user's process
-        try:
-            os.setgid(65534)
-            os.setuid(other_uid)
-            listener.listen(4)  # SO_PEERCRED reports who called listen()
-            while True:
-                connection, _ = listener.accept()
-                answer(connection, "zeros", key)
-        finally:
-            os._exit(0)
-    listener.close()
-    try:
-        time.sleep(0.5)
+    with served_by_another_user(planted.path(), worker_key(Settings(), environ=planted.env), other_uid):
         notices: list[str] = []
         assert connect_worker(Settings(), fallback=never_loaded, environ=planted.env, notice=notices.append) is None
         assert notices and "another user" in notices[0]
         run = planted.smscan(*SCAN, fake=True)
         assert reports_the_key(run), (run.stdout, run.stderr)
         assert "served by another user" in run.stderr
-    finally:
-        os.kill(child, signal.SIGKILL)
-        os.waitpid(child, 0)

@@ -10,8 +10,6 @@ git repository, against a real worker process scoring with ``RandomWordScorer``.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket
 import subprocess
 import sys
@@ -204,30 +202,9 @@ def test_a_busy_worker_is_not_waited_for_past_the_busy_wait(planted: Workers, sh
 
 
 def test_another_users_worker_is_never_asked(planted: Workers, other_uid: int) -> None:
-    from tests.worker.standin import answer
+    from tests.worker.standin import served_by_another_user
 
-    path = planted.path()
-    path.parent.mkdir(mode=0o700, parents=True)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(path))
-    key = worker_key(Settings(), environ=planted.env)
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the other user's process
-        try:
-            os.setgid(65534)
-            os.setuid(other_uid)
-            listener.listen(4)
-            while True:
-                connection, _ = listener.accept()
-                answer(connection, "zeros", key)
-        finally:
-            os._exit(0)
-    listener.close()
-    try:
-        time.sleep(0.5)
+    with served_by_another_user(planted.path(), worker_key(Settings(), environ=planted.env), other_uid):
         run = entry(planted, "staged", "-f", "json")
         assert run.returncode == 1 and len(findings(run)) == 1, run.stderr
         assert "served by another user" in run.stderr
-    finally:
-        os.kill(child, signal.SIGKILL)
-        os.waitpid(child, 0)

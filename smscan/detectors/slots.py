@@ -301,8 +301,10 @@ def _inside_brackets_end(line: str, start: int, end: int) -> int:
         >>> start = line.index("7K"); line[start : _inside_brackets_end(line, start, line.index("`"))]
         '7KgihdKTWY4'
     """
-    opened_before = line.count("<", 0, start) > line.count(">", 0, start)
-    while opened_before and end > start + 1 and line[end - 1] == ">" and "<" not in line[start : end - 1]:
+    # Brackets are counted only for a value that ends in one: a minified line holds thousands of values.
+    if end - start < 2 or line[end - 1] != ">" or line.count("<", 0, start) <= line.count(">", 0, start):
+        return end
+    while end > start + 1 and line[end - 1] == ">" and "<" not in line[start : end - 1]:
         end -= 1
     return end
 

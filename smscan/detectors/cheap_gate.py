@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from smscan.detectors.credential_rule import CredentialRule
-from smscan.detectors.judgement.features import FEATURE_INDEX, cheap_features
+from smscan.detectors.judgement.features import FEATURE_INDEX, judged_cheap_features
 from smscan.detectors.judgement.model import Judgement, packaged_judgement
 from smscan.detectors.slot_kinds import Slot
 
@@ -37,18 +37,22 @@ class CheapGate:
     def packaged(cls, rule: CredentialRule, cut_off: float) -> CheapGate:
         return cls(packaged_judgement(), rule, cut_off)
 
-    def log_odds(self, text: str, slot: Slot, path: str) -> float:
-        """The cheap model's log-odds that ``slot`` of ``text`` holds a credential."""
-        return self.judgement.cheap.log_odds(self._features(text, slot, path))
+    def log_odds(self, text: str, slot: Slot, path: str, evidence: float | None) -> float:
+        """The cheap model's log-odds that ``slot`` of ``text`` holds a credential (``evidence``:
+        the rules' verdict on it, one of the features)."""
+        return self.judgement.cheap.log_odds(self._features(text, slot, path, evidence))
 
-    def settles(self, text: str, slot: Slot, path: str) -> bool:
+    def settles(self, text: str, slot: Slot, path: str, evidence: float | None) -> bool:
         """True when the slot is no credential without asking the reference model."""
-        return self.log_odds(text, slot, path) <= self.cut_off
+        return self.log_odds(text, slot, path, evidence) <= self.cut_off
 
-    def weigh(self, text: str, slot: Slot, path: str, top: int = 3) -> tuple[float, list[tuple[str, float]]]:
+    def weigh(
+        self, text: str, slot: Slot, path: str, evidence: float | None, top: int = 3
+    ) -> tuple[float, list[tuple[str, float]]]:
         """The slot's log-odds and the ``top`` features that pushed it most (for ``smscan explain``)."""
-        x = self._features(text, slot, path)
+        x = self._features(text, slot, path, evidence)
         return self.judgement.cheap.log_odds(x), self.judgement.cheap.pushes(x, top)
 
-    def _features(self, text: str, slot: Slot, path: str) -> np.ndarray:
-        return self.judgement.cheap.select(cheap_features(text, slot, self.rule, path=path), FEATURE_INDEX)
+    def _features(self, text: str, slot: Slot, path: str, evidence: float | None) -> np.ndarray:
+        features = judged_cheap_features(text, slot, self.rule, evidence, path=path)
+        return self.judgement.cheap.select(features, FEATURE_INDEX)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -133,7 +132,8 @@ class CredentialDetector:
         key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), path)
         found = self._judged.get(key)
         if found is None:
-            settled = None if self._gate is None else partial(self._gate.settles, path=path)
+            gate = self._gate
+            settled = None if gate is None else lambda piece, slot, evidence: gate.settles(piece, slot, path, evidence)
             found = tuple(judged_slots(text, self._rule, path=path, settled=settled))
             if len(self._judged) >= _JUDGED_DOCUMENTS:
                 del self._judged[next(iter(self._judged))]

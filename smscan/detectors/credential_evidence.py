@@ -101,8 +101,9 @@ class JudgedSlot:
 
 
 # Whether a slot the rules keep is settled before the model (``smscan.detectors.cheap_gate``):
-# called with the text the slot's offsets point into (a notebook cell's source) and the slot.
-Settled = Callable[[str, Slot], bool]
+# called with the text the slot's offsets point into (a notebook cell's source), the slot and
+# the evidence the rules gave it.
+Settled = Callable[[str, Slot, float], bool]
 
 
 def judged_slots(text: str, rule: CredentialRule, *, path: str = "", settled: Settled | None = None) -> list[JudgedSlot]:
@@ -119,7 +120,7 @@ def judged_slots(text: str, rule: CredentialRule, *, path: str = "", settled: Se
     for piece, cell in pieces:
         for slot in find_slots(piece):
             evidence = judge_slot(piece, slot, rule, path=path)
-            if evidence is None or settled is not None and evidence <= 0 and settled(piece, slot):
+            if evidence is None or settled is not None and evidence <= 0 and settled(piece, slot, evidence):
                 continue
             if cell is None:
                 out.append(JudgedSlot(slot.start, slot.end, evidence, slot.where, slot.end - slot.start, {}))

@@ -76,7 +76,7 @@ def credential_dropped(
             # Kept by the rules: dropped only where the cheap gate settles a slot without evidence.
             if gate is None or evidence > 0:
                 continue
-            log_odds, pushes = gate.weigh(text, slot, path=path)
+            log_odds, pushes = gate.weigh(text, slot, path, evidence)
             surprise = _best_window(scores, windows, slot.start, slot.end)
             if log_odds > gate.cut_off or not surprise >= tau - near:
                 continue

@@ -7,7 +7,8 @@ import pytest
 
 from smscan.detectors.cheap_gate import CheapGate
 from smscan.detectors.credential import CredentialDetector, CredentialRule
-from smscan.detectors.credential_evidence import judged_slots
+from smscan.detectors.credential_evidence import judge_slot, judged_slots
+from smscan.detectors.judgement.features import FEATURE_INDEX, cheap_features
 from smscan.detectors.credential_rule import CHEAP_GATE
 from smscan.detectors.slots import find_slots
 from smscan.engine.windows import fixed_windows
@@ -43,8 +44,11 @@ def test_a_password_under_its_name_still_reaches_the_model() -> None:
 def test_the_cut_off_is_the_rules_and_is_saved_with_it() -> None:
     gate = CheapGate.packaged(CredentialRule(), CHEAP_GATE)
     slot = next(s for s in find_slots(CALL) if CALL[s.start : s.end].startswith("parse_"))
-    log_odds = gate.log_odds(CALL, slot, "app.py")
+    log_odds = gate.log_odds(CALL, slot, "app.py", judge_slot(CALL, slot, CredentialRule(), path="app.py"))
     assert log_odds <= CHEAP_GATE
+    # The rules' evidence handed in is the one the full feature computation finds itself.
+    cheap = gate.judgement.cheap
+    assert log_odds == cheap.log_odds(cheap.select(cheap_features(CALL, slot, CredentialRule(), path="app.py"), FEATURE_INDEX))
     looser = CredentialRule(cheap_gate=log_odds - 1.0)
     assert _values(CALL, CredentialDetector(looser).regions(CALL, "app.py")) == ["parse_header_links()"]
     assert CredentialRule().as_dict()["cheap_gate"] == CHEAP_GATE

@@ -194,10 +194,17 @@ def _char_class(char: str) -> int:
 
 def cheap_features(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> np.ndarray:
     """The cheap features of one slot of ``text`` (at ``path``), in :data:`CHEAP_FEATURES` order."""
+    return judged_cheap_features(text, slot, rule, judge_slot(text, slot, rule, path=path), path=path)
+
+
+def judged_cheap_features(
+    text: str, slot: Slot, rule: CredentialRule, evidence: float | None, *, path: str = ""
+) -> np.ndarray:
+    """:func:`cheap_features` of a slot the rules have judged already (``evidence``: what
+    ``judge_slot`` gave it), so the cheap gate does not judge it twice."""
     value = text[slot.start : slot.end]
     around = surroundings(text, slot, path)
     name = name_class(slot.key) if slot.key else "none"
-    evidence = judge_slot(text, slot, rule, path=path)
     test_path = is_test_path(path)
     kind = file_type(path)
     features = shape_features(value)

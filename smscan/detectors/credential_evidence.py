@@ -22,6 +22,7 @@ from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
+from smscan.detectors.secret_places import has_template_user
 from smscan.detectors.secret_names import is_password_name, name_class, value_name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
@@ -72,6 +73,9 @@ _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 # (nats per character within 0.2 on 2048-bit RSA keys, far above the threshold either way), at a
 # fifth of a whole key's ~1,360 tokens.
 _KEY_SAMPLE_CHARS = 320
+
+# A service's fixed password word, an extension's `x-` name: `x-oauth-basic`.
+_FIXED_WORD = re.compile(r"x-[a-z]+(?:-[a-z]+)*")
 
 # Secret-bearing places: the slot itself says what the value is.
 _SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER, FILE_FORMAT})
@@ -161,6 +165,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # under any other name it is an id.
     secret_uuid = place == "secret" and is_uuid(value)
     if is_ssh_public_key(value) or continues_ssh_public_key(text, slot.start):
+        return None
+    # Behind a templated user the token is the user; an `x-` word for password is one the service
+    # fixes (GitHub's `https://{token}:x-oauth-basic@github.com`).
+    if slot.where == URL_USERINFO and _FIXED_WORD.fullmatch(value) and has_template_user(text, slot.start):
         return None
     # Where a password itself is written (a URL's password, a name that says password), a file
     # or host name, a path or an email shape is a password holding a dot, `/` or `@` by chance

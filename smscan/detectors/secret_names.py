@@ -30,7 +30,7 @@ KEY_COMPANY = frozenset(
     """
     api access secret private auth client signing encryption master license licence app service
     account ssh tls ssl gpg pgp deploy webhook session consumer shared hmac jwt activation product
-    serial registration storage subscription instrumentation personal
+    serial registration storage subscription instrumentation personal signature
     """.split()
 )
 # Words of a name that say its value identifies something (random-looking but public).
@@ -39,6 +39,7 @@ IDENTIFIER_WORDS = frozenset(
     id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
     rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri host endpoint homepage
+    identifier identifiers doi signature signatures
     """.split()
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:

@@ -46,6 +46,27 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
         yield Slot(offset + match.start("password"), offset + match.end("password"), "url", URL_USERINFO)
 
 
+# A user part written as a template or a variable (`{token}`, `${GH_TOKEN}`, `$TOKEN`, `%s`,
+# `<token>`): the secret is filled in there.
+_TEMPLATE_USER = re.compile(r"^(?:\{[^{}]*\}|\$\{[^{}]*\}|\$[A-Za-z_]\w*|%\(?\w*\)?s|<[^<>]*>|\{\{[^{}]*\}\})$")
+
+
+def has_template_user(text: str, password_start: int) -> bool:
+    """True when the URL whose password starts at ``password_start`` has a template for its user
+    (``https://{token}:x-oauth-basic@github.com``): the token goes in as the user, and the
+    password is the service's fixed word.
+
+    Example:
+        >>> text = 'f"https://{token}:x-oauth-basic@github.com/x.git"'
+        >>> has_template_user(text, text.index("x-oauth")), has_template_user("https://u:pw@h", 10)
+        (True, False)
+    """
+    scheme_end = text.rfind("://", max(text.rfind("\n", 0, password_start), 0), password_start)
+    if scheme_end == -1:
+        return False
+    return _TEMPLATE_USER.match(text[scheme_end + 3 : password_start - 1]) is not None
+
+
 def header_values(text: str) -> Iterator[Slot]:
     """The token after each ``Authorization`` scheme word in ``text``, named by the scheme.
 

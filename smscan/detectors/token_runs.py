@@ -21,6 +21,10 @@ _TOKEN_PAIR = re.compile(r"(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=][^=]*=*)")
 # A scheme is a short word: unbounded, a long run of `a.a.a...` is read again from each word.
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]+")
 _URL_SEGMENT = re.compile(r"[^/=&]+")
+# Words of a URL's host or path that say its path carries a secret: a webhook (`hooks.slack.com`,
+# `/api/webhooks/`), a bot, a trigger, a token or key. A path under none of them names a
+# document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id, not a token.
+_SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access", re.IGNORECASE)
 
 
 def token_runs(line: str, offset: int) -> Iterator[Slot]:
@@ -71,12 +75,13 @@ def _path_end(url: str) -> int:
 
 
 def _url_path_tokens(line: str, offset: int, start: int, end: int) -> Iterator[Slot]:
-    """The path segments of 20 characters or more in a token run inside a URL."""
+    """The path segments of 20 characters or more in a token run inside a URL whose host or
+    earlier path segments say it carries a secret (``_SECRET_PATH_WORD``)."""
     run = line[start:end]
     host_end = run.find("/")
     position = host_end + 1 if host_end != -1 else len(run)
     for segment in _URL_SEGMENT.finditer(run[position:]):
-        if segment.end() - segment.start() >= MIN_LENGTH:
+        if segment.end() - segment.start() >= MIN_LENGTH and _SECRET_PATH_WORD.search(run, 0, position + segment.start()):
             yield Slot(offset + start + position + segment.start(), offset + start + position + segment.end(), "", TOKEN)
 
 

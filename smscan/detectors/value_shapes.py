@@ -148,6 +148,11 @@ _LAYOUT_ESCAPE = re.compile(r"\\[tnr]")
 # A line of a message ends in an escaped newline (gettext headers, printed text: `"path/x/)\n"`);
 # random bytes written with escapes (`b'\x8f...\n'`) hold `\x`.
 _LINE_END_ESCAPE = re.compile(r"^(?!.*\\x).*\\n$")
+# Escaped code points above a byte (`\u3028`, `\U00043efa`): Unicode text written with escapes (a
+# test of how text is escaped). A key's random bytes are bytes, written `\xNN`.
+_CODE_POINT_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}")
+# A DOI (`10.21105/joss.01277`): a registered name of a paper or a dataset.
+_DOI = re.compile(r"^(?:doi:)?10\.\d{4,9}/\S+$", re.IGNORECASE)
 # Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
 # was cut from a rendered page.
 _MARKUP_TAG = re.compile(r"</?[a-z][a-z0-9]*>")
@@ -324,6 +329,8 @@ def is_other_identifier(
         or is_format_picture(value)
         or is_algorithm_name(value)
         or len(_LAYOUT_ESCAPE.findall(value)) >= 2
+        or len(_CODE_POINT_ESCAPE.findall(value)) >= 2
+        or _DOI.match(value)
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)
         or _ARN.match(value)

@@ -149,8 +149,11 @@ def test_only_path_segments_of_a_url_can_be_tokens() -> None:
     text = f"see https://hooks.example.com/services/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
     # A webhook's URL names its path token (`named_tokens.webhook_name`); any other URL's stays bare.
     assert [(text[s.start : s.end], s.where) for s in find_slots(text)] == [(f"{KEY}a1b2", "label")]
-    text = f"see https://docs.example.com/services/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
+    text = f"see https://api.example.com/v1/token/T0AB12CD3/{KEY}a1b2 and https://nexus.internal/service/rest/v1/status\n"
     assert [(text[s.start : s.end], s.where) for s in find_slots(text)] == [(f"{KEY}a1b2", "token")]
+    # A path under no word that says secret names a document or a record: an id, no slot.
+    text = f"see https://docs.example.com/services/T0AB12CD3/{KEY}a1b2/view\n"
+    assert find_slots(text) == []
 
 
 @pytest.mark.parametrize(

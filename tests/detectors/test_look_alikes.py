@@ -170,8 +170,11 @@ def test_tokens_after_other_words_stay_bare(line: str) -> None:
 def test_a_webhook_urls_path_token_is_named_and_other_urls_are_not() -> None:
     hook = "notify: https://hooks.chat.example.net/services/T0AB12CD3/B0CD45EF6/Zq8xP1sV9kL2mN4bT7wRaa\n"
     assert judged(hook) == {"Zq8xP1sV9kL2mN4bT7wRaa": RULE.secret_bonus}
+    api = "see https://api.example.net/v2/keys/T0AB12CD3/Zq8xP1sV9kL2mN4bT7wRaa\n"
+    assert judged(api) == {"Zq8xP1sV9kL2mN4bT7wRaa": -RULE.token_penalty}
+    # A path under no word that says secret (a guide, a document, a video) holds an id.
     page = "see https://docs.example.net/guides/T0AB12CD3/Zq8xP1sV9kL2mN4bT7wRaa\n"
-    assert judged(page) == {"Zq8xP1sV9kL2mN4bT7wRaa": -RULE.token_penalty}
+    assert judged(page) == {}
 
 
 def test_letters_in_a_random_mix_of_cases_are_a_key_not_a_name() -> None:

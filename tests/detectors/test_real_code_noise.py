@@ -74,6 +74,8 @@ def test_a_passphrase_is_no_algorithm(value: str) -> None:
         "t.Mapping[K]", "type[_TFoo]", "dict[str, t.Any]", "Optional[Sequence[Widget]]",  # types as strings
         "\\e[0;1;32;40m", "\\033[1m", "\\x1b[2K",             # terminal colours and cursor codes
         "tag:example.com,2024:node", "urn:isbn:0451450523",  # URIs without //
+        "10.5281/zenodo.7731542", "doi:10.1145/3368089.3409712",  # DOIs of papers and datasets
+        "7\\nQ\\U0001f40dxR\\u2028\\u00e9\\x0c",                 # Unicode text written with escapes
     ],
 )
 def test_ordinary_shapes_are_other_identifiers(value: str) -> None:
@@ -221,3 +223,35 @@ def test_a_video_id_in_a_linked_url_is_no_candidate() -> None:
     # Its closing `>` made the 11-character id 12 characters long, the length an unnamed value needs.
     line = "- `Talk <https://www.youtube.com/watch?v=7KgihdKTWY4>`_\n  <https://www.youtube.com/watch?v=rCBHkQ_LVIs>`_.\n"
     assert judged_slots(line, CredentialRule(), path="doc/en/talks.rst") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '    {"identifier": "10.5281/zenodo.7731542", "relation": "isSupplementTo"},\n',
+        "`Slides <https://drive.google.com/file/d/1Qx7PkTb0L-mZ9sWvR3nYc8HdEa2UoJf5/view>`__\n",
+        '    push_url = f"https://{token}:x-oauth-basic@github.com/{slug}.git"\n',
+        'CACHE_TAG = b"""Signature: 5d6c8a1e0f9b3c7d2a4e6f8b1c3d5e7f\n"""\n',
+        "    r'7\\nQ\\U0001f40dxR\\u2028\\u00e9\\x0cMZ'\n",
+    ],
+)
+def test_ordinary_text_of_round_two_is_no_candidate(line: str) -> None:
+    # A DOI, a document's id in a link, GitHub's fixed URL password behind a templated token, a
+    # cache tag's signature, escaped Unicode text: round 2's alarms (oauthlib, PyJWT, tqdm,
+    # packaging, pytest) that a reader calls ordinary text.
+    assert candidates(line, path="src/pkg/module.py") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        (f"see https://hooks.example.com/services/T0/B0/{KEY}\n", KEY),
+        (f"https://discord.example/api/webhooks/1234/{KEY}x\n", f"{KEY}x"),
+        (f'    push_url = f"https://{{user}}:{KEY}@github.com/x.git"\n', KEY),
+        (f'    push_url = "https://${{GH_USER}}:sunny-meadow-42@github.com/x.git"\n', "sunny-meadow-42"),
+        (f"signature_key = '{KEY}'\n", KEY),
+        (f"SECRET_KEY = b'_5#y2L\"F4Q8z\\n\\xec]/'\n", '_5#y2L"F4Q8z\\n\\xec]/'),
+    ],
+)
+def test_secrets_in_the_same_places_still_count(line: str, secret: str) -> None:
+    assert secret in candidates(line, path="src/pkg/module.py")

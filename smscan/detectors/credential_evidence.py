@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smscan.detectors.credential_rule import CredentialRule
+from smscan.detectors.dead_code import CODE_SUFFIXES
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
 from smscan.detectors.secret_places import has_template_user
-from smscan.detectors.secret_names import is_password_name, name_class, value_name_class
+from smscan.detectors.secret_names import is_password_name, name_class, name_words, value_name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
     ASSIGNMENT,
@@ -180,7 +181,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # `smscan/model/passes.py` to the "pass" of "forward pass"; a password's parts mix cases and
     # digits (`ab/cd9X.key`).
     chance_password = password_place and is_chance_name(value) and not ("/" in value and is_name_of_thing(value))
-    if not secret_uuid and (is_uuid(value) or is_other_identifier(value)) and not letter_key and not chance_password:
+    typed_password = password_place and is_typed_word(value, slot.key) and (slot.where != ASSIGNMENT or not _is_code_path(path))
+    if (
+        not secret_uuid and (is_uuid(value) or is_other_identifier(value))
+        and not letter_key and not chance_password and not typed_password
+    ):
         return None
     # A secret name inherited from an enclosing object by a setting that names a thing
     # (`{"credential": {"model": ...}}` gives `credential.model`) does not say what that leaf
@@ -220,6 +225,41 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
             return None
         return 0.0
     return None
+
+
+def is_typed_word(value: str, name: str) -> bool:
+    """True for a word a person typed as a password (``open_sesame``, ``super$ecret``): letters
+    with digits, ``_`` or ``$`` inside, neither a constant's name (``DB_PASSWORD``), a variable
+    (``$pw``) nor an echo of its own name's words (``db_password`` for ``password``,
+    ``newPassword``).
+
+    Written where a password goes as a literal, such a word is the password (weak passwords leak
+    as often as strong ones), and the model's surprise tells a typed word from a word that names
+    something; its shape alone called it an identifier.
+
+    Example:
+        >>> is_typed_word("open_sesame", "password"), is_typed_word("db_password", "password")
+        (True, False)
+        >>> is_typed_word("DB_PASSWORD", "password"), is_typed_word("$password", "password")
+        (False, False)
+    """
+    # Letters alone are a word, and a word where a password goes is as often a setting
+    # (`password_source = "environment"`) as a password; a typed one joins words or adds a sign.
+    if not _TYPED_WORD.fullmatch(value) or value.isupper() or value.isalpha():
+        return False
+    return not set(name_words(value)) <= set(name_words(name)) | _ECHO_WORDS
+
+
+# Words that echo a password's name in a variable's name: `new_password`, `userPwd`, `the_secret`.
+_ECHO_WORDS = frozenset("password passwd pwd pass passphrase secret db user admin my new old the current confirm".split())
+_TYPED_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_$]{5,}")
+# Languages where an unquoted word after `=` is a variable (shell's `PW=word` is a literal).
+_REFERENCE_LANGUAGES = CODE_SUFFIXES - {"sh", "bash", "zsh"}
+
+
+def _is_code_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[-1].lower() in _REFERENCE_LANGUAGES
 
 
 def is_letter_key(value: str, rule: CredentialRule) -> bool:

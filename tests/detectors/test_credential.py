@@ -162,3 +162,33 @@ def test_an_aws_key_id_of_letters_is_a_vendor_format_under_any_name() -> None:
     text = 'label = "AKIAQZLRMEUDXJIWGOCR"\n'
 
     assert [judge_slot(text, slot, rule) for slot in find_slots(text)] == [rule.vendor_bonus]
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("password = open_sesame\n", "notes.txt"),
+        ('password = "super$ecret"\n', "settings.py"),
+        ("  db_password: tiger_lily42\n", "config.yaml"),
+        ("PASSWORD=summer_sun\n", "deploy.sh"),
+    ],
+)
+def test_a_typed_word_where_a_password_goes_reaches_the_model(text: str, path: str) -> None:
+    # Shaped like an identifier, but written as a literal where a password goes.
+    rule = CredentialRule()
+    (evidence,) = [judge_slot(text, slot, rule, path=path) for slot in find_slots(text)]
+    assert evidence is not None and evidence >= rule.secret_bonus
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("password = open_sesame\n", "app/settings.py"),  # a variable in code
+        ('password = "db_password"\n', "settings.py"),  # its own name's words
+        ('password = "DB_PASSWORD"\n', "settings.py"),  # a constant's name
+        ('password_source = "environment"\n', "notes.txt"),  # one word: a setting
+    ],
+)
+def test_names_where_a_password_goes_stay_names(text: str, path: str) -> None:
+    rule = CredentialRule()
+    assert [judge_slot(text, slot, rule, path=path) for slot in find_slots(text)] == [None]

@@ -22,9 +22,10 @@ _TOKEN_PAIR = re.compile(r"(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=][^=]*=*)")
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]+")
 _URL_SEGMENT = re.compile(r"[^/=&]+")
 # Words of a URL's host or path that say its path carries a secret: a webhook (`hooks.slack.com`,
-# `/api/webhooks/`), a bot, a trigger, a token or key. A path under none of them names a
-# document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id, not a token.
-_SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access", re.IGNORECASE)
+# `/api/webhooks/`), a bot, a trigger, a token or key, an API that takes its key in the path
+# (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`). A path under none
+# of them names a document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id.
+_SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 
 
 def token_runs(line: str, offset: int) -> Iterator[Slot]:

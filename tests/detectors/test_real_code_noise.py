@@ -247,6 +247,7 @@ def test_ordinary_text_of_round_two_is_no_candidate(line: str) -> None:
     [
         (f"see https://hooks.example.com/services/T0/B0/{KEY}\n", KEY),
         (f"https://discord.example/api/webhooks/1234/{KEY}x\n", f"{KEY}x"),
+        (f"rpc: https://eth-mainnet.exampleapi.io/v2/{KEY}\n", KEY),  # an API that takes its key in the path
         (f'    push_url = f"https://{{user}}:{KEY}@github.com/x.git"\n', KEY),
         (f'    push_url = "https://${{GH_USER}}:sunny-meadow-42@github.com/x.git"\n', "sunny-meadow-42"),
         (f"signature_key = '{KEY}'\n", KEY),

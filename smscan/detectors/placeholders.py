@@ -100,6 +100,10 @@ _DOCUMENTED_EXAMPLES = frozenset(
         # Google's reCAPTCHA test keys.
         "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
         "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
+        # Constants a specification publishes, random-looking and known to all: the WebSocket
+        # handshake's GUID (RFC 6455) and the CACHEDIR.TAG signature (the MD5 of ".IsCacheDirectory").
+        "258EAFA5-E914-47DA-95CA-C5AB0DC85B11",
+        "8a477f597d28d172789f06886806bc55",
     }
 )
 _BASE64_BODY = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")

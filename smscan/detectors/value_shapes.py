@@ -151,8 +151,24 @@ _LINE_END_ESCAPE = re.compile(r"^(?!.*\\x).*\\n$")
 # Escaped code points above a byte (`\u3028`, `\U00043efa`): Unicode text written with escapes (a
 # test of how text is escaped). A key's random bytes are bytes, written `\xNN`.
 _CODE_POINT_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}")
+# Any escaped character, read out to find text written with escapes (`P\u0159ehled`, `tEXtDepth\x00`).
+_ANY_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2})")
 # A DOI (`10.21105/joss.01277`): a registered name of a paper or a dataset.
 _DOI = re.compile(r"^(?:doi:)?10\.\d{4,9}/\S+$", re.IGNORECASE)
+# Security advisories' ids: GitHub's (`GHSA-v6wp-4m6f-gcjg`, its own alphabet), CVE, PYSEC.
+_ADVISORY_ID = re.compile(r"^(?:GHSA(?:-[23456789cfghjmpqrvwx]{4}){3}|CVE-\d{4}-\d{4,}|PYSEC-\d{4}-\d+)$")
+# Grammar notation: an ABNF repetition of a rule (`1*tchar`, `*DIGIT`, `1*3ALPHA`, RFC 5234).
+_GRAMMAR_REPETITION = re.compile(r"^\d*\*\d*[A-Za-z][A-Za-z0-9\-]*$")
+# A regular expression's character class with its repetition (`[{_TCHAR}]+`, `[a-z0-9]*`).
+_REGEX_CLASS = re.compile(r"\[[^\]\s]+\][+*?]")
+# A name set in markup emphasis in prose (`*verify_ssl*`, ``` ``timeout`` ```, `_static_`).
+_EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
+# A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
+_CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
+# Lower-case words joined by `-` in two or more `/` parts: a path of names (`cred-type/sa-jwt`).
+_WORD_PATH = re.compile(r"^[a-z]{2,}(?:-[a-z]{2,})*(?:/[a-z]{2,}(?:-[a-z]{2,})*)+$")
+# A numbered field of a completion spec or a format (`1:URL:_httpie_urls`, zsh's `_arguments`).
+_NUMBERED_FIELD = re.compile(r"^\d+:[A-Za-z][\w ]*:[\w\-():]+$")
 # Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
 # was cut from a rendered page.
 _MARKUP_TAG = re.compile(r"</?[a-z][a-z0-9]*>")
@@ -169,6 +185,19 @@ def is_prose(value: str) -> bool:
         (True, True, False)
     """
     return not value.isascii() or bool(_WORD_RUN.match(value))
+
+
+def is_escaped_word(value: str) -> bool:
+    """True for a word written with escapes (``P\\u0159ehled``, ``tEXtDepth\\x00``): read without
+    them it is letters alone. A key's bytes written as escapes leave digits and signs between
+    them (``_5#y2L"F4Q8z\\n\\xec]/``).
+
+    Example:
+        >>> is_escaped_word("Sis\\u00e4llysluettelo"), is_escaped_word("q8\\x9fZ\\x01mN")
+        (True, False)
+    """
+    rest, escapes = _ANY_ESCAPE.subn("", value)
+    return escapes > 0 and rest.isalpha()
 
 
 def is_encoded_text(value: str) -> bool:
@@ -330,7 +359,15 @@ def is_other_identifier(
         or is_algorithm_name(value)
         or len(_LAYOUT_ESCAPE.findall(value)) >= 2
         or len(_CODE_POINT_ESCAPE.findall(value)) >= 2
+        or is_escaped_word(value)
         or _DOI.match(value)
+        or _ADVISORY_ID.match(value)
+        or _GRAMMAR_REPETITION.match(value)
+        or _REGEX_CLASS.search(value)
+        or _EMPHASISED_NAME.match(value)
+        or words and _CONSTANT_NAME.match(value) and sum(c.islower() for c in value) <= 2
+        or _NUMBERED_FIELD.match(value)
+        or words and _WORD_PATH.match(value)
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)
         or _ARN.match(value)

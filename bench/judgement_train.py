@@ -3,7 +3,7 @@
 
     python bench/judgement_train.py cheap --train A.npz [B.npz ...] --out J.json
     python bench/judgement_train.py full  --train A.full.npz [...] --out J.json [--c 0.3]
-    python bench/judgement_train.py loso  --tables A.full.npz B.full.npz ... [--markdown]
+    python bench/judgement_train.py loso  --tables A.full.npz B.full.npz ... [--folds ...] [--data DIR ...]
 
 Tables come from ``bench/judgement_data.py``. Both models are scikit-learn logistic regressions
 on standardised features (balanced classes, L2); only their parameters are written, as the JSON
@@ -110,13 +110,14 @@ def undecided(table: dict[str, np.ndarray], params: dict[str, Any], sure_out: fl
     return (z > sure_out) & (z < sure_in)
 
 
-def train_full(tables: list[dict[str, np.ndarray]], cheap: tuple[dict[str, Any], float, float], c: float) -> tuple[dict[str, Any], float]:
+def train_full(tables: list[dict[str, np.ndarray]], cheap: tuple[dict[str, Any], float, float], c: float,
+               stack: bool = False) -> tuple[dict[str, Any], float]:
     xs, ys = [], []
     for t in tables:
         # Every scored slot (the union of the folds' undecided bands), not only this cheap
         # model's band: more of the slots near the boundary, from every training source.
         mask = np.isfinite(t["full"]).all(axis=1) & (t["overlap"] != 3)
-        xs.append(t["full"][mask])
+        xs.append(full_rows(t, stack)[mask])
         ys.append(t["label"][mask])
     x, y = np.concatenate(xs), np.concatenate(ys)
     params = fit(x, y, c)
@@ -134,17 +135,46 @@ def best_f1_threshold(z: np.ndarray, y: np.ndarray) -> float:
     return float((z[order][best] + below) / 2)
 
 
-def decide(table: dict[str, np.ndarray], cheap: tuple[dict[str, Any], float, float], full: dict[str, Any], threshold: float) -> np.ndarray:
+def decide(table: dict[str, np.ndarray], cheap: tuple[dict[str, Any], float, float], full: dict[str, Any], threshold: float,
+           stack: bool = False) -> np.ndarray:
     params, sure_out, sure_in = cheap
     z = log_odds(params, table["cheap"])
     flagged = z >= sure_in
     middle = (z > sure_out) & (z < sure_in)
     scored = middle & np.isfinite(table["full"]).all(axis=1)
-    flagged[scored] = log_odds(full, table["full"][scored]) >= threshold
+    flagged[scored] = log_odds(full, full_rows(table, stack)[scored]) >= threshold
     return flagged
 
 
-def measure(table: dict[str, np.ndarray], flagged: np.ndarray) -> dict[str, float]:
+def full_rows(table: dict[str, np.ndarray], stack: bool) -> np.ndarray:
+    """The full features of every slot; with ``stack``, today's rules' verdict joins them as one
+    more feature: their score's margin over their threshold, cut to [-5, 5] (-5 where the rules
+    drop the slot before the model)."""
+    if not stack:
+        return table["full"]
+    margin = np.clip(np.nan_to_num(table["rule_score"] - RULES_THRESHOLD, neginf=-5.0), -5.0, 5.0)
+    return np.column_stack([table["full"], margin])
+
+
+def item_categories(table: dict[str, np.ndarray], data: Path | None) -> np.ndarray:
+    """``realistic`` or ``patterned`` for every labelled credential of ``table`` (the foreign
+    sources' split, :func:`bench.foreign.examples.value_category`); look-alikes get ``""``."""
+    from bench.foreign.examples import value_category
+
+    out = np.array([""] * len(table["items"]), dtype=object)
+    if data is None:
+        return out
+    texts: dict[int, str] = {}
+    for k, (file_index, start, end, credential) in enumerate(table["items"]):
+        if credential:
+            if int(file_index) not in texts:
+                path = data / "corpus" / str(table["paths"][int(file_index)])
+                texts[int(file_index)] = path.read_text("utf-8", errors="surrogateescape")
+            out[k] = value_category(texts[int(file_index)][int(start) : int(end)])
+    return out
+
+
+def measure(table: dict[str, np.ndarray], flagged: np.ndarray, categories: np.ndarray | None = None) -> dict[str, float]:
     """Credential recall and look-alikes flagged, per labelled item (any overlapping flagged slot)."""
     items = table["items"]
     hits = np.zeros(len(items), bool)
@@ -159,8 +189,10 @@ def measure(table: dict[str, np.ndarray], flagged: np.ndarray) -> dict[str, floa
     credential = items[:, 3] == 1
     # A secret may be labelled as several spans (one secret_id): count spans, as recall per span.
     host = table["overlap"] == 0
+    realistic = credential & (categories == "realistic") if categories is not None else credential
     return {
         "recall": float(hits[credential].mean()) if credential.any() else float("nan"),
+        "realistic_recall": float(hits[realistic].mean()) if realistic.any() else float("nan"),
         "lookalikes": float(hits[~credential].mean()) if (~credential).any() else float("nan"),
         "host_per_1k": 1000 * float(flagged[host].sum()) / max(int(host.sum()), 1),
         "credentials": int(credential.sum()), "lookalike_items": int((~credential).sum()),
@@ -233,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--in-false", type=float, default=0.002)
     ap.add_argument("--margin", type=float, default=0.0)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--data", type=Path, nargs="*", default=[],
+                    help="loso: per table, its split folder (DIR/corpus), to split recall into realistic and patterned values")
     ap.add_argument("--folds", type=Path, nargs="*", default=[],
                     help="loso: per table, the cheap judgement trained on every other source's cheap table")
     ap.add_argument("--cheap-from", type=Path, help="full: take the cheap model and its cut-offs from this judgement file")
@@ -266,24 +300,30 @@ def main(argv: list[str] | None = None) -> int:
         print(loso_cheap(tables, args.folds))
         return 0
     results = []
+    data_dirs: list[Path | None] = list(args.data) if args.data else [None] * len(tables)
     for k, test in enumerate(tables):
         train = [t for j, t in enumerate(tables) if j != k]
         if args.folds:  # the cheap model that chose what was scored for this fold (trained without it)
             cheap = cheap_of(json.loads(args.folds[k].read_text()))
         else:
             cheap = train_cheap(train, args.c, args.out_miss, args.in_false, args.margin)
+        categories = item_categories(test, data_dirs[k])
         full, threshold = train_full(train, cheap, args.c)
-        learned = measure(test, decide(test, cheap, full, threshold))
-        rules = measure(test, test["rule_score"] >= RULES_THRESHOLD)
+        stacked, stacked_threshold = train_full(train, cheap, args.c, stack=True)
+        learned = measure(test, decide(test, cheap, full, threshold), categories)
+        both = measure(test, decide(test, cheap, stacked, stacked_threshold, stack=True), categories)
+        rules = measure(test, test["rule_score"] >= RULES_THRESHOLD, categories)
         share = float(undecided(test, *cheap).mean())
-        results.append({"source": str(test["source"]), "learned": learned, "rules": rules, "undecided_slots": share,
-                        "threshold": threshold, "sure_out": cheap[1], "sure_in": cheap[2]})
-    lines = ["| left-out source | credentials, look-alikes | rules: recall / look-alikes / host per 1k slots | "
-             "learned: recall / look-alikes / host per 1k slots | slots needing the model |", "|---|---|---|---|---|"]
+        results.append({"source": str(test["source"]), "learned": learned, "rules": rules, "stacked": both,
+                        "undecided_slots": share, "threshold": threshold, "sure_out": cheap[1], "sure_in": cheap[2]})
+    lines = ["| left-out source | credentials, look-alikes | rules: recall (realistic) / look-alikes / host per 1k slots | "
+             "learned | learned with the rules' verdict as a feature | slots needing the model |", "|---|---|---|---|---|---|"]
+    cell = lambda m: (f"{m['recall']:.3f} ({m['realistic_recall']:.3f}) / {m['lookalikes']:.3f} / "  # noqa: E731
+                      f"{m['host_per_1k']:.2f}")
     for r in results:
-        a, b = r["rules"], r["learned"]
-        lines.append(f"| {r['source']} | {a['credentials']}, {a['lookalike_items']} | {a['recall']:.3f} / {a['lookalikes']:.3f} / "
-                     f"{a['host_per_1k']:.2f} | {b['recall']:.3f} / {b['lookalikes']:.3f} / {b['host_per_1k']:.2f} | {r['undecided_slots']:.3f} |")
+        a = r["rules"]
+        lines.append(f"| {r['source']} | {a['credentials']}, {a['lookalike_items']} | {cell(a)} | {cell(r['learned'])} | "
+                     f"{cell(r['stacked'])} | {r['undecided_slots']:.3f} |")
     print("\n".join(lines))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

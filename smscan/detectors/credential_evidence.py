@@ -30,6 +30,7 @@ from smscan.detectors.slot_kinds import (
     ASSIGNMENT,
     FILE_FORMAT,
     HEADER,
+    LABEL,
     PEM,
     PUBLIC_BLOCK,
     STRING,
@@ -181,7 +182,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # `smscan/model/passes.py` to the "pass" of "forward pass"; a password's parts mix cases and
     # digits (`ab/cd9X.key`).
     chance_password = password_place and is_chance_name(value) and not ("/" in value and is_name_of_thing(value))
-    typed_password = password_place and is_typed_word(value, slot.key) and (slot.where != ASSIGNMENT or not _is_code_path(path))
+    # A label in prose is often a verb (`do not pass real_modname`): a typed word needs a literal's place.
+    typed_password = (
+        password_place and slot.where != LABEL and is_typed_word(value, slot.key)
+        and (slot.where != ASSIGNMENT or not _is_code_path(path))
+    )
     if (
         not secret_uuid and (is_uuid(value) or is_other_identifier(value))
         and not letter_key and not chance_password and not typed_password

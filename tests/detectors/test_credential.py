@@ -187,6 +187,7 @@ def test_a_typed_word_where_a_password_goes_reaches_the_model(text: str, path: s
         ('password = "db_password"\n', "settings.py"),  # its own name's words
         ('password = "DB_PASSWORD"\n', "settings.py"),  # a constant's name
         ('password_source = "environment"\n', "notes.txt"),  # one word: a setting
+        ("    # Do not pass real_modname and use the module's name\n", "pkg/autodoc.py"),  # `pass` the verb
     ],
 )
 def test_names_where_a_password_goes_stay_names(text: str, path: str) -> None:

@@ -23,7 +23,7 @@ from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
-from smscan.detectors.secret_places import has_template_user
+from smscan.detectors.secret_places import has_template_user, is_basic_credentials
 from smscan.detectors.secret_names import is_password_name, name_class, name_words, value_name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
@@ -76,6 +76,8 @@ _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 # fifth of a whole key's ~1,360 tokens.
 _KEY_SAMPLE_CHARS = 320
 
+# Lower-case words joined by hyphens or underscores: a description of a token, not one.
+_DESCRIBED_TOKEN = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
 # A service's fixed password word, an extension's `x-` name: `x-oauth-basic`.
 _FIXED_WORD = re.compile(r"x-[a-z]+(?:-[a-z]+)*")
 
@@ -167,6 +169,12 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # under any other name it is an id.
     secret_uuid = place == "secret" and is_uuid(value)
     if is_ssh_public_key(value) or continues_ssh_public_key(text, slot.start):
+        return None
+    # After `Basic` only base64 of `user:password` is a credential; after any scheme, words
+    # joined by hyphens describe a token (`Bearer a-token-string`), which a machine never draws.
+    if slot.where == HEADER and (
+        slot.key.lower() == "basic" and not is_basic_credentials(value) or _DESCRIBED_TOKEN.fullmatch(value)
+    ):
         return None
     # Behind a templated user the token is the user; an `x-` word for password is one the service
     # fixes (GitHub's `https://{token}:x-oauth-basic@github.com`).

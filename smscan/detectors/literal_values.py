@@ -74,6 +74,15 @@ def literal_values(line: str, start: int, end: int, key: str, offset: int, where
         yield Slot(offset + start + trailing.start("v"), offset + end, trailing.group("k"), where)
         return
     pairs = [pair for pair in _PAIR.finditer(body) if _NAME_SHAPE.match(pair.group("k"))]
+    if pairs and pairs[0].start() > 0 and body[pairs[0].start()] == "&":
+        # The rest of a query string written bare (`oauth_token=<value>&oauth_verifier=<value>`):
+        # the first value ends at the `&`, and each pair after it is a value of its own.
+        if pairs[0].start() > 0:
+            yield Slot(offset + start, offset + start + pairs[0].start(), key, where)
+        for pair in pairs:
+            if pair.end("v") > pair.start("v"):
+                yield Slot(offset + start + pair.start("v"), offset + start + pair.end("v"), pair.group("k"), where)
+        return
     if pairs and (len(pairs) > 1 or (pairs[0].start() == 0 and is_lone_pair_name(pairs[0].group("k")))):
         for pair in pairs:
             if pair.end("v") > pair.start("v"):

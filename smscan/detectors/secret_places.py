@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 
@@ -65,6 +67,22 @@ def has_template_user(text: str, password_start: int) -> bool:
     if scheme_end == -1:
         return False
     return _TEMPLATE_USER.match(text[scheme_end + 3 : password_start - 1]) is not None
+
+
+def is_basic_credentials(value: str) -> bool:
+    """True when an ``Authorization: Basic`` value is what the scheme carries: base64 of
+    ``user:password`` (RFC 7617). Anything else after ``Basic`` (``notabase64token``) is no
+    credential of that scheme.
+
+    Example:
+        >>> is_basic_credentials("YWxhZGRpbjpvcGVuc2VzYW1l"), is_basic_credentials("notabase64token")
+        (True, False)
+    """
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
 
 
 def header_values(text: str) -> Iterator[Slot]:

@@ -167,6 +167,12 @@ _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
 # Lower-case words joined by `-` in two or more `/` parts: a path of names (`cred-type/sa-jwt`).
 _WORD_PATH = re.compile(r"^[a-z]{2,}(?:-[a-z]{2,})*(?:/[a-z]{2,}(?:-[a-z]{2,})*)+$")
+# JOSE algorithm names (RFC 7518, 8037, ECDH-1PU): parts such as `A256CBC`, `HS512`, `RSA`, `OAEP`,
+# `ECDH`, `1PU`, `A128KW` joined by `-` or `+` (`A256CBC-HS512`, `ECDH-1PU+A128KW`, `RSA-OAEP-256`).
+_JOSE_PART = r"(?:A(?:128|192|256)(?:CBC|GCM|KW|GCMKW)?|[HRPE]S(?:256|384|512)K?|RSA(?:1_5)?|OAEP|ECDH|ES|1PU|PBES2|EdDSA|256|384|512)"
+_JOSE_ALGORITHM = re.compile(rf"^{_JOSE_PART}(?:[-+]{_JOSE_PART})+$")
+# An RFC 2047 encoded word (`=?utf-8?q?Sebasti=C3=A1n?=`): a header's text, a name in PKG-INFO.
+_ENCODED_WORD = re.compile(r"^=\?[\w\-]+\?[QqBb]\?[^?\s]*\?=$")
 # A numbered field of a completion spec or a format (`1:URL:_httpie_urls`, zsh's `_arguments`).
 _NUMBERED_FIELD = re.compile(r"^\d+:[A-Za-z][\w ]*:[\w\-():]+$")
 # Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
@@ -367,6 +373,8 @@ def is_other_identifier(
         or _EMPHASISED_NAME.match(value)
         or words and _CONSTANT_NAME.match(value) and sum(c.islower() for c in value) <= 2
         or _NUMBERED_FIELD.match(value)
+        or _JOSE_ALGORITHM.match(value)
+        or _ENCODED_WORD.match(value)
         or words and _WORD_PATH.match(value)
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)

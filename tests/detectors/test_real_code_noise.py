@@ -288,3 +288,29 @@ def test_ordinary_text_of_round_three_is_no_candidate(line: str, path: str) -> N
 )
 def test_secrets_shaped_near_them_still_count(line: str, secret: str) -> None:
     assert secret in candidates(line, path="src/pkg/module.py")
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('        "alg": "ECDH-1PU+A192KW", "enc": "A128CBC-HS256",\n', "pkg/jose/jwe.py"),  # JOSE algorithms
+        ("Author-Email: =?utf-8?q?J=C3=BCrgen_M=C3=BCller?= <jm@example.org>\n", "PKG-INFO"),  # RFC 2047
+        ('    r = client.get("/me", headers={"Authorization": "Basic notbase64atall"})\n', "tests/test_auth.py"),
+        ("        Authorization: Bearer the-access-token\n", "pkg/oauth2/protector.py"),  # a description
+    ],
+)
+def test_ordinary_text_of_round_four_is_no_candidate(line: str, path: str) -> None:
+    # Round 4 (fastapi, redis, psycopg, authlib, starlette, pydantic-settings; measured once before).
+    assert candidates(line, path=path) == []
+
+
+def test_a_query_string_written_bare_ends_each_value_at_its_ampersand() -> None:
+    from smscan.detectors.slots import find_slots
+
+    line = f"    oauth_token={KEY}&oauth_verifier=Qw8eRt6yUi\n"
+    assert (KEY, "oauth_token") in [(line[s.start : s.end], s.key) for s in find_slots(line)]
+
+
+def test_basic_credentials_of_the_scheme_still_count() -> None:
+    encoded = base64.b64encode(f"deploy:{KEY}".encode()).decode()
+    assert encoded in candidates(f"Authorization: Basic {encoded}\n", path="src/client.py")

@@ -75,7 +75,7 @@ def is_basic_credentials(value: str) -> bool:
     credential of that scheme.
 
     Example:
-        >>> is_basic_credentials("YWxhZGRpbjpvcGVuc2VzYW1l"), is_basic_credentials("notabase64token")
+        >>> is_basic_credentials(base64.b64encode(b"deploy:pw").decode()), is_basic_credentials("not-base64")
         (True, False)
     """
     try:

@@ -173,7 +173,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # After `Basic` only base64 of `user:password` is a credential; after any scheme, words
     # joined by hyphens describe a token (`Bearer a-token-string`), which a machine never draws.
     if slot.where == HEADER and (
-        slot.key.lower() == "basic" and not is_basic_credentials(value) or _DESCRIBED_TOKEN.fullmatch(value)
+        (slot.key.lower() == "basic" and not is_basic_credentials(value)) or _DESCRIBED_TOKEN.fullmatch(value)
     ):
         return None
     # Behind a templated user the token is the user; an `x-` word for password is one the service

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from smscan.detectors import js_dead
+from smscan.detectors.code_files import is_code_path
 from smscan.records import Candidate
 from smscan.detectors.code_lines import (
     content_extents,
@@ -55,19 +56,12 @@ from smscan.detectors.python_dead import (
     parses,
 )
 
-__all__ = ["CODE_SUFFIXES", "KIND", "DeadCodeDetector", "DeadCodeRule", "constant_truth", "dead_lines"]
+__all__ = ["KIND", "DeadCodeDetector", "DeadCodeRule", "constant_truth", "dead_lines"]
 from smscan.engine.windows import line_windows
 from smscan.kinds import DEAD_CODE
 from smscan.records import TokenScores
 
 KIND = DEAD_CODE
-# File suffixes of programming languages (dead code lives in code, not in docs or data).
-CODE_SUFFIXES = frozenset(
-    """
-    py pyi pyw js mjs cjs jsx ts tsx go java kt kts scala c h cc cpp cxx hpp hh cs rb rs php swift
-    m mm lua pl pm r jl dart ex exs erl hs ml fs clj groovy sh bash zsh ps1 sql vue svelte
-    """.split()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +153,7 @@ class DeadCodeDetector:
 
     def applies_to(self, path: str) -> bool:
         """Source code only: prose and data files have no dead code, only surprising lines."""
-        suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-        return suffix in CODE_SUFFIXES
+        return is_code_path(path)
 
     def regions(self, text: str, path: str) -> list[tuple[int, int]] | None:
         """Python, JavaScript or TypeScript that parses: its dead statements (none: nothing to score);

@@ -1,0 +1,42 @@
+"""Which files hold code in a programming language, by their suffix.
+
+Dead code lives in code, not in docs or data; and in code an unquoted word after ``=`` is a
+variable, where in a config file or a note it is the value itself.
+"""
+
+from __future__ import annotations
+
+CODE_SUFFIXES = frozenset(
+    """
+    py pyi pyw js mjs cjs jsx ts tsx go java kt kts scala c h cc cpp cxx hpp hh cs rb rs php swift
+    m mm lua pl pm r jl dart ex exs erl hs ml fs clj groovy sh bash zsh ps1 sql vue svelte
+    """.split()
+)
+# Languages where an unquoted word after `=` is a variable (a shell's `PW=word` is the word).
+_REFERENCE_SUFFIXES = CODE_SUFFIXES - {"sh", "bash", "zsh"}
+
+
+def suffix_of(path: str) -> str:
+    """The lower-case suffix of a path's file name, or ``""``.
+
+    Example:
+        >>> suffix_of("src/App.PY"), suffix_of("Makefile"), suffix_of(".env")
+        ('py', '', 'env')
+    """
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def is_code_path(path: str) -> bool:
+    """True for a file in a programming language (``app.py``, ``main.go``, ``run.sh``)."""
+    return suffix_of(path) in CODE_SUFFIXES
+
+
+def names_variables_unquoted(path: str) -> bool:
+    """True where an unquoted word after ``=`` is a variable: code, but not shell scripts.
+
+    Example:
+        >>> names_variables_unquoted("app/settings.py"), names_variables_unquoted("deploy.sh"), names_variables_unquoted("notes.txt")
+        (True, False, False)
+    """
+    return suffix_of(path) in _REFERENCE_SUFFIXES

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smscan.detectors.credential_rule import CredentialRule
-from smscan.detectors.dead_code import CODE_SUFFIXES
+from smscan.detectors.code_files import names_variables_unquoted
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
@@ -193,7 +193,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A label in prose is often a verb (`do not pass real_modname`): a typed word needs a literal's place.
     typed_password = (
         password_place and slot.where != LABEL and is_typed_word(value, slot.key)
-        and (slot.where != ASSIGNMENT or not _is_code_path(path))
+        and (slot.where != ASSIGNMENT or not names_variables_unquoted(path))
     )
     if (
         not secret_uuid and (is_uuid(value) or is_other_identifier(value))
@@ -266,13 +266,6 @@ def is_typed_word(value: str, name: str) -> bool:
 # Words that echo a password's name in a variable's name: `new_password`, `userPwd`, `the_secret`.
 _ECHO_WORDS = frozenset("password passwd pwd pass passphrase secret db user admin my new old the current confirm".split())
 _TYPED_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_$]{5,}")
-# Languages where an unquoted word after `=` is a variable (shell's `PW=word` is a literal).
-_REFERENCE_LANGUAGES = CODE_SUFFIXES - {"sh", "bash", "zsh"}
-
-
-def _is_code_path(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return "." in name and name.rsplit(".", 1)[-1].lower() in _REFERENCE_LANGUAGES
 
 
 def is_letter_key(value: str, rule: CredentialRule) -> bool:

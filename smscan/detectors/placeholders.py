@@ -55,7 +55,7 @@ _ELIDED = re.compile(
 # is judged by its letters around them, `L])11O${}Sa0)` and `${xrU^z}` by all of them).
 _VARIABLE = re.compile(r"[A-Za-z_][\w.]*(?:(?::?[-=?+]|:)[^{}]*)?")
 _COMMAND = re.compile(r"[a-z][\w.\-]*(?: [^()]*)?")
-_FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*")
+_FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*")
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
 # a tool (`pip`), a suffix. A key written around an expansion keeps more.
 _AROUND_REFERENCE_MAX = 7
@@ -104,6 +104,9 @@ _DOCUMENTED_EXAMPLES = frozenset(
         # handshake's GUID (RFC 6455) and the CACHEDIR.TAG signature (the MD5 of ".IsCacheDirectory").
         "258EAFA5-E914-47DA-95CA-C5AB0DC85B11",
         "8a477f597d28d172789f06886806bc55",
+        # The storage account key of Microsoft's Azurite emulator (devstoreaccount1), the same in
+        # every installation.
+        "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
     }
 )
 _BASE64_BODY = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")

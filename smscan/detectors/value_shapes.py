@@ -107,6 +107,8 @@ _ROUTE = re.compile(r"^[a-z_]+(?:/[a-z_]+)+#[a-z_]+$")
 # A host and path written without a scheme (`some-bucket.s3.amazonaws.com/171ea24d...`): two dots in
 # the host, a top-level domain of letters, then `/`.
 _HOST_PATH = re.compile(r"^(?:[a-z0-9\-]+\.){2,}[a-z]{2,}(?::\d+)?/")
+# A host of one dot and a path of lower-case words (`pie.dev/bearer`, `example.org/api/v1`).
+_SHORT_HOST_PATH = re.compile(r"^[a-z0-9\-]+\.[a-z]{2,}(?::\d+)?(?:/[a-z0-9_\-]+)+/?$")
 # snake_case names with digits (`auth_provider_x509_cert_url`): three words or more, each letters and
 # then digits. A password a person chose can take this shape (`sunny_meadow_cat7`), so it is
 # one of the word shapes (``words=``) that a password place keeps.
@@ -343,7 +345,9 @@ def is_other_identifier(
         or _REQUIREMENT.match(value)
         or _PRODUCT_TOKEN.match(value)
         or _URLISH.match(value)
-        or dotted_names and (_HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value))
+        or dotted_names and (
+            _HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value) or _SHORT_HOST_PATH.match(value)
+        )
         or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)

@@ -314,3 +314,31 @@ def test_a_query_string_written_bare_ends_each_value_at_its_ampersand() -> None:
 def test_basic_credentials_of_the_scheme_still_count() -> None:
     encoded = base64.b64encode(f"deploy:{KEY}".encode()).decode()
     assert encoded in candidates(f"Authorization: Basic {encoded}\n", path="src/client.py")
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("https -A bearer -a token pie.dev/bearer\n", "docs/README.md"),  # a host and its path
+        ("        r1 = http('--session=test', f'--auth=test:{UNICODE}',\n", "tests/test_sessions.py"),
+        ("    :google-site-verification: Q9x7pLm2Vb8rT4kW1zYc-eN5sDa3Gh6jUo0iRf2Kq8E\n", "docs/index.rst"),
+        # Microsoft's Azurite emulator key, the same in every installation.
+        ("    'account_key': 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='\n",
+         "t/unit/test_azure.py"),
+    ],
+)
+def test_ordinary_text_of_round_five_is_no_candidate(line: str, path: str) -> None:
+    # Round 5 (tornado, httpie, kombu, requests-oauthlib, docker, bottle, pyramid; measured once before).
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"        r1 = http('--session=test', '--auth=test:{KEY}')\n",
+        f"    google_api_key: {KEY}\n",
+        f"    verification_token: {KEY}\n",
+    ],
+)
+def test_secrets_beside_round_five_still_count(line: str) -> None:
+    assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))

@@ -71,8 +71,8 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
         header = _HEADER_LINE.match(value)
         labelled = _LABELLED_VALUE.match(value)
         pair = _OPTION_PAIR.match(value)
-        if name in ("u", "user") and ":" in value:
-            # curl -u user:password: the password is the secret.
+        if name in ("u", "user", "auth", "proxy-user", "basic-auth") and ":" in value:
+            # curl -u user:password, httpie --auth user:password: the password is the secret.
             yield start + value.index(":") + 1, end, "password"
         elif name in ("H", "header") and header:
             # -H "X-Api-Key: value": the header's value, named by the header.

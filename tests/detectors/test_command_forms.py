@@ -41,3 +41,9 @@ def test_a_dash_inside_a_random_value_starts_no_option(password: str) -> None:
         assert [(line[s.start : s.end], s.key) for s in find_slots(line) if s.key.lower().endswith("password")] == [
             (password, "Password" if "Server" in line else "DB_PASSWORD")
         ]
+
+
+@pytest.mark.parametrize("line", ["http --auth=deploy:Zq8xP1sV9kL2 pie.dev\n", "curl --proxy-user deploy:Zq8xP1sV9kL2 https://x\n"])
+def test_an_auth_option_gives_the_password_alone(line: str) -> None:
+    # The user name stays out of the span, as `-u user:password` does.
+    assert [(line[a:b], name) for a, b, name in option_values(line)] == [("Zq8xP1sV9kL2", "password")]

@@ -77,8 +77,7 @@ def literal_values(line: str, start: int, end: int, key: str, offset: int, where
     if pairs and pairs[0].start() > 0 and body[pairs[0].start()] == "&":
         # The rest of a query string written bare (`oauth_token=<value>&oauth_verifier=<value>`):
         # the first value ends at the `&`, and each pair after it is a value of its own.
-        if pairs[0].start() > 0:
-            yield Slot(offset + start, offset + start + pairs[0].start(), key, where)
+        yield Slot(offset + start, offset + start + pairs[0].start(), key, where)
         for pair in pairs:
             if pair.end("v") > pair.start("v"):
                 yield Slot(offset + start + pair.start("v"), offset + start + pair.end("v"), pair.group("k"), where)

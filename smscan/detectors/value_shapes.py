@@ -328,7 +328,8 @@ def is_other_identifier(
     where no file or host name is written; ``addresses=False`` those it takes when it holds an
     ``@`` too (an email, ``name@1.2``, ``owner/repo@ref``); ``words=False`` two words joined by
     a hyphen, the shape of a password a person chose (``sunny-meadow``), snake_case words with
-    digits, and letters in a random mix of cases (``yqDVtkqPECriaLRi``, :func:`is_random_case`).
+    digits, constants' names in capitals, paths of lower-case words, and letters in a random mix
+    of cases (``yqDVtkqPECriaLRi``, :func:`is_random_case`).
 
     Numbers with separators, long options, pins, code types and parameter names are never a
     value under any name: ``tokens: 13,785,482`` counts tokens, ``api_key: std::sync::Arc<str>``

@@ -196,9 +196,9 @@ def is_prose(value: str) -> bool:
 
 
 def is_escaped_word(value: str) -> bool:
-    """True for a word written with escapes (``P\\u0159ehled``, ``tEXtDepth\\x00``): read without
+    r"""True for a word written with escapes (``P\u0159ehled``, ``tEXtDepth\x00``): read without
     them it is letters alone. A key's bytes written as escapes leave digits and signs between
-    them (``_5#y2L"F4Q8z\\n\\xec]/``).
+    them (``_5#y2L"F4Q8z\n\xec]/``).
 
     Example:
         >>> is_escaped_word("Sis\\u00e4llysluettelo"), is_escaped_word("q8\\x9fZ\\x01mN")

@@ -42,7 +42,7 @@ def putty_blocks(text: str) -> Iterator[Slot]:
     Example:
         >>> text = "PuTTY-User-Key-File-3: ssh-ed25519\\nPrivate-Lines: 1\\nAAAAIGFsobE4+Ldh\\nPrivate-MAC: 9b\\n"
         >>> [(text[s.start:s.end], s.where) for s in putty_blocks(text)]
-        [('AAAAIGFsobE4+Ldh', 'pem')]
+        [('AAAAIGFsobE4+Ldh', 'pem'), ('9b', 'public-block')]
     """
     if not _PUTTY_HEADER.search(text):
         return

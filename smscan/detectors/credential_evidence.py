@@ -176,6 +176,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         (slot.key.lower() == "basic" and not is_basic_credentials(value)) or _DESCRIBED_TOKEN.fullmatch(value)
     ):
         return None
+    # A label's value that is a word ending a sentence (`the token is active?`) is the sentence.
+    if slot.where == LABEL and value[-1] in "?!.,;:" and is_prose(value):
+        return None
     # Behind a templated user the token is the user; an `x-` word for password is one the service
     # fixes (GitHub's `https://{token}:x-oauth-basic@github.com`).
     if slot.where == URL_USERINFO and _FIXED_WORD.fullmatch(value) and has_template_user(text, slot.start):

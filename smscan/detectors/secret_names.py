@@ -49,6 +49,12 @@ IDENTIFIER_WORDS = frozenset(
 _KIND_WORDS = frozenset(
     "type types mode method scheme kind format algorithm algorithms name header protocol mechanism".split()
 )
+# Last words of a name that say its value is the id of a key or a secret, which is public: a
+# key's id (`private_key_id`, `api_key_id`, `gpg_key_primary_keyid`) and a secret's accessor
+# (`secret_id_accessor`). A secret named `..._id` without a key (Vault's `secret_id`) stays secret,
+# and so does an access key's id (`aws_access_key_id`), half of the pair that signs requests.
+_ID_WORDS = frozenset(["id", "ids", "keyid"])
+_ID_OF_WORDS = frozenset(["keyid", "accessor"])
 # Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -69,6 +75,10 @@ def name_class(name: str) -> str:
     words = name_words(name)
     if len(words) > 1 and words[-1] in _KIND_WORDS:
         return "neutral"
+    if len(words) > 1 and (
+        words[-1] in _ID_OF_WORDS or (words[-1] in _ID_WORDS and "key" in words[:-1] and "access" not in words)
+    ):
+        return "identifier"
     if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):
         return "secret"
     if "key" in words and any(word in KEY_COMPANY for word in words):

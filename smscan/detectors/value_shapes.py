@@ -60,8 +60,9 @@ _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 _CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
 # A scheme with one slash is a URL too (`file:/etc/hosts`, `x-scheme:/a/b`): the scheme is lower
-# case, as RFC 3986 writes it, so a password of mixed case that holds `:/` is none.
-_URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|[a-z][a-z0-9+.\-]*:/|www\.|mailto:|/|\./|\.\./|~/)")
+# case, as RFC 3986 writes it, so a password of mixed case that holds `:/` is none. A type in
+# capitals before a path is one too (Kerberos' `FILE:/tmp/krb5cc_1000`).
+_URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|[a-z][a-z0-9+.\-]*:/|[A-Z]{2,}:/|www\.|mailto:|/|\./|\.\./|~/)")
 # An address ends in a top-level domain of letters: `hj@pmAszz.Jdsjp0WaoV` is a password.
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,24}$")
 _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
@@ -81,6 +82,14 @@ _IDENTIFIER = re.compile(r"^[~.]?[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$
 # Decimal numbers with digit separators or an exponent (TOML, Rust, Python, Java literals):
 # `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
+# A number with its unit (`-0.00202266700216569s`, `250ms`, `1.5GB`).
+_QUANTITY = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[a-zA-Zµ]{1,3}|%)$")
+# `KEY:value` properties joined by commas (`ENVIRONMENT:azure,TOKEN_RESOURCE:x`): settings.
+_PROPERTY_LIST = re.compile(r"^[A-Z][A-Z0-9_]*:[^,:\s]*(?:,[A-Z][A-Z0-9_]*:[^,:\s]*)+$")
+# A format with `%` fields and words (`dump_%N.%P.core`, `%Y-%m-%d_backup`): a pattern of names.
+_PERCENT_FIELD = re.compile(r"%[A-Za-z]")
+# The open bracket of a link or tag before a word (`<https`, `<span`), cut where the value ends.
+_OPEN_BRACKET_WORD = re.compile(r"^<[a-z][a-z0-9+.\-]*$")
 # Long command-line options (`--shared`): a flag, never its value (`-p<password>` is a value).
 _LONG_OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 # Numbers with digit groups: `13,785,482`, `1_000_000`.
@@ -167,8 +176,10 @@ _REGEX_CLASS = re.compile(r"\[[^\]\s]+\][+*?]")
 _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 # A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
-# Lower-case words joined by `-` in two or more `/` parts: a path of names (`cred-type/sa-jwt`).
-_WORD_PATH = re.compile(r"^[a-z]{2,}(?:-[a-z]{2,})*(?:/[a-z]{2,}(?:-[a-z]{2,})*)+$")
+# Lower-case words joined by `-` in two or more `/` parts, a version among them: a path of names
+# (`cred-type/sa-jwt`, `v1/secret/data`).
+_WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|v\d+)"
+_WORD_PATH = re.compile(rf"^{_WORD_PART}(?:/{_WORD_PART})+$")
 # JOSE algorithm names (RFC 7518, 8037, ECDH-1PU): parts such as `A256CBC`, `HS512`, `RSA`, `OAEP`,
 # `ECDH`, `1PU`, `A128KW` joined by `-` or `+` (`A256CBC-HS512`, `ECDH-1PU+A128KW`, `RSA-OAEP-256`).
 _JOSE_PART = r"(?:A(?:128|192|256)(?:CBC|GCM|KW|GCMKW)?|[HRPE]S(?:256|384|512)K?|RSA(?:1_5)?|OAEP|ECDH|ES|1PU|PBES2|EdDSA|256|384|512)"
@@ -356,6 +367,10 @@ def is_other_identifier(
         # where a password is written (a word shape, kept by ``words=False``).
         or _IDENTIFIER.match(value) and (words or not is_random_case(value))
         or _NUMBER.match(value)
+        or _QUANTITY.match(value)
+        or _PROPERTY_LIST.match(value)
+        or len(_PERCENT_FIELD.findall(value)) >= 2 and re.search(r"[a-z]{3}", value) is not None
+        or _OPEN_BRACKET_WORD.match(value)
         or _TYPE_PATH.match(value)
         or _LONG_OPTION.match(value)
         or _PIN_REST.match(value)

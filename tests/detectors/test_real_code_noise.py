@@ -342,3 +342,30 @@ def test_ordinary_text_of_round_five_is_no_candidate(line: str, path: str) -> No
 )
 def test_secrets_beside_round_five_still_count(line: str) -> None:
     assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("\tprint('Specified token is active?: {active}'.format(\n", "docs/identity.rst"),  # the sentence
+        ('    # the full route is "v1/secretz/hvac"\n', "docs/kv_v1.rst"),
+        ('  if [ "$core_pattern" = "dump_%N.%P.core" ]; then\n', ".ci/config.yml"),  # a pattern of names
+        ("  Credentials cache: FILE:/tmp/krb5cc_1000\n", "doc/authentication.rst"),  # a typed path
+        ("The driver will `acquire an access token <https://learn.example.com/token>`_.\n", "doc/encryption.rst"),
+        ("  pymongo.errors.ServerSelectionTimeoutError: Timeout: -0.00202266700216569s\n", "doc/timeouts.rst"),
+        ('  "uri": "mongodb://h/?authMechanismProperties=ENVIRONMENT:azure,TOKEN_RESOURCE:abcd%25"\n', "test/cs.json"),
+        ('        "gpg_key_primary_keyid": "8254AAB3FBD54AC9",\n', "tests/unit/test_commits.py"),
+        ('  "private_key_id": "3900c1e6f6720d770a6af25710cad56696272f8d",\n', "tests/config_files/sa.json"),
+    ],
+)
+def test_ordinary_text_of_round_six_is_no_candidate(line: str, path: str) -> None:
+    # Round 6 (uvicorn, pymongo, python-gitlab, slack_sdk, sanic, hvac; measured once before).
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [f'aws_access_key_id = "{KEY}"\n', f'secret_id = "{KEY}"\n', f"the token is {KEY}.\n", f'ttl_token = "{KEY}"\n'],
+)
+def test_secrets_beside_round_six_still_count(line: str) -> None:
+    assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))

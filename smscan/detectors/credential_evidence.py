@@ -39,6 +39,7 @@ from smscan.detectors.slot_kinds import (
     Slot,
 )
 from smscan.detectors.slots import find_slots
+from smscan.detectors.token_runs import in_plain_query
 from smscan.detectors.test_context import is_expected_digest, is_made_up, is_test_path
 from smscan.detectors.value_shapes import (
     character_classes,
@@ -76,6 +77,11 @@ _CHECKSUM_LINE_AFTER = re.compile(r" [ *][\w./\-]+\.\w+")
 # fifth of a whole key's ~1,360 tokens.
 _KEY_SAMPLE_CHARS = 320
 
+# Words after a vendor's prefix: lower-case words of three letters or more, `_`/`-` joined.
+_WORDED_BODY = re.compile(r"[a-z]{3,}(?:[_\-][a-z]{2,})+[_\-]?")
+# An enumeration's value: a name and a model or number joined by `_` (`etransfer_pocztowy24`,
+# `bbpos_wisepad3`, `verifone_P400`, `txcd_92010001`); without a secret name it names a thing.
+_ENUM_NAME = re.compile(r"[a-z]+[0-9]*(?:_(?:[a-z]+[0-9]*|[A-Z][0-9]+|[0-9]+))+")
 # Lower-case words joined by hyphens or underscores: a description of a token, not one.
 _DESCRIBED_TOKEN = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
 # A service's fixed password word, an extension's `x-` name: `x-oauth-basic`.
@@ -157,6 +163,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
     vendor = vendor_of(value)
+    # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a
+    # stand-in a person wrote in the vendor's shape: a token's body is drawn, not spelt.
+    if vendor is not None and _WORDED_BODY.fullmatch(value[len(vendor):]):
+        return None
     if vendor is not None:
         return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus
     # A test suite's unnamed strings are its inputs and the outputs it expects (digests, cookies,
@@ -208,14 +218,16 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # holds: a name of a thing stays a name. A dotted key written in the file
     # (`jwt.secret.key=...`) is the value's own name.
     inherited = place == "secret" and names_a_thing(slot)
-    if (place != "secret" or inherited) and (is_prose(value) or is_name_of_thing(value) or is_list_of_names(value)):
+    if (place != "secret" or inherited) and (
+        is_prose(value) or is_name_of_thing(value) or is_list_of_names(value) or _ENUM_NAME.fullmatch(value)
+    ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value):
         return None
     # The words just before the value on its line (never the whole of a long minified line).
     window = max(slot.start - _BEFORE_CHARS, 0)
     before = text[max(text.rfind("\n", window, slot.start) + 1, window) : slot.start]
-    if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before)):
+    if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before) or in_plain_query(text, slot.start)):
         return None
     if has_digest_name_before(before):
         return None

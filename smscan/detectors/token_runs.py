@@ -25,6 +25,8 @@ _URL_SEGMENT = re.compile(r"[^/=&]+")
 # `/api/webhooks/`), a bot, a trigger, a token or key, an API that takes its key in the path
 # (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`). A path under none
 # of them names a document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id.
+# How far before a value a URL holding it is looked for.
+_URL_REACH = 2048
 _SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 
 
@@ -53,6 +55,25 @@ def token_runs(line: str, offset: int) -> Iterator[Slot]:
             key, start = pair.group("k"), pair.start("v")
         if end - start >= MIN_LENGTH:
             yield Slot(offset + start, offset + end, key, TOKEN)
+
+
+def in_plain_query(text: str, start: int) -> bool:
+    """True when ``start`` is in the query of a URL on its line whose host, path and parameter
+    names before it hold no word that says secret (`youtube.com/playlist?list=<id>`).
+
+    Example:
+        >>> line = "see https://www.example.com/playlist?list=PLy1nL-pvL2M55YVn0mGoQ5r"
+        >>> in_plain_query(line, line.index("PLy")), in_plain_query(line.replace("list=", "token="), line.index("PLy") + 1)
+        (True, False)
+    """
+    # Read back at most a long URL's length: a minified line is never read once per value.
+    window = max(start - _URL_REACH, 0)
+    line_start = text.rfind("\n", window, start) + 1 or window
+    for match in _URL.finditer(text, line_start, start + 1):
+        query = match.group().find("?")
+        if query != -1 and match.start() + query < start <= match.end():
+            return not _SECRET_PATH_WORD.search(text, match.start(), start)
+    return False
 
 
 def has_path_token(value: str) -> bool:

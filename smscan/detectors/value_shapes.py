@@ -186,6 +186,8 @@ _JOSE_PART = r"(?:A(?:128|192|256)(?:CBC|GCM|KW|GCMKW)?|[HRPE]S(?:256|384|512)K?
 _JOSE_ALGORITHM = re.compile(rf"^{_JOSE_PART}(?:[-+]{_JOSE_PART})+$")
 # An RFC 2047 encoded word (`=?utf-8?q?Sebasti=C3=A1n?=`): a header's text, a name in PKG-INFO.
 _ENCODED_WORD = re.compile(r"^=\?[\w\-]+\?[QqBb]\?[^?\s]*\?=$")
+# Code: a call's closing bracket before an attribute (`sas_token).url`).
+_CALL_TAIL = re.compile(r"\)\.[A-Za-z_]")
 # A numbered field of a completion spec or a format (`1:URL:_httpie_urls`, zsh's `_arguments`).
 _NUMBERED_FIELD = re.compile(r"^\d+:[A-Za-z][\w ]*:[\w\-():]+$")
 # Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
@@ -393,6 +395,7 @@ def is_other_identifier(
         or _EMPHASISED_NAME.match(value)
         or words and _CONSTANT_NAME.match(value) and sum(c.islower() for c in value) <= 2
         or _NUMBERED_FIELD.match(value)
+        or _CALL_TAIL.search(value)
         or _JOSE_ALGORITHM.match(value)
         or _ENCODED_WORD.match(value)
         or words and _WORD_PATH.match(value)
@@ -437,6 +440,8 @@ def is_algorithm_name(value: str) -> bool:
         >>> is_algorithm_name("sunny-meadow-42"), is_algorithm_name("meadow-sha2-Zq8xP1sV==")
         (False, False)
     """
+    if value.isupper():  # the same names in capitals (`GOOG4-RSA-SHA256`, `AWS4-HMAC-SHA256`)
+        value = value.lower()
     if not _ALGORITHM_NAME.match(value):
         return False
     parts = value.split("@", 1)[0].rstrip("=").split("-")

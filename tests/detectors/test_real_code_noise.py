@@ -369,3 +369,35 @@ def test_ordinary_text_of_round_six_is_no_candidate(line: str, path: str) -> Non
 )
 def test_secrets_beside_round_six_still_count(line: str) -> None:
     assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('                    "etransfer_pocztowy24",\n', "pkg/_charge.py"),  # enumeration values
+        ('        "verifone_P400",\n', "pkg/terminal/_reader.py"),
+        ("    A tax code ID. The Shipping tax code is `txcd_92010001`.\n", "pkg/_rate.py"),
+        ('    params["X-Goog-Algorithm"] = "GOOG4-RSA-SHA256"\n', "pkg/_signing.py"),  # an algorithm in capitals
+        ("        u = BlobClient.from_blob_url(blob.url, credential=sas_token).url\n", "tests/test_copy.py"),
+        ("[playlist]: https://www.youtube.com/playlist?list=PLy1nL-pvL2M55YVn0mGoQ5r-39A1-ZypO\n", "README.md"),
+        ('    idempotency_key="Qw8eRt6yUiKG5LxF",\n', "CHANGELOG.md"),
+        ('        lo = stripe.Charge.list(api_key="sk_test_iter_forwards_options")\n', "tests/test_list.py"),
+        ('    "X-Goog-Encryption-Key-Sha256": "B25Y4hgVlNXDliAklsNz9ykLk7qvgqDrSbdds5iu8r4=",\n', "tests/unit/test_t.py"),
+    ],
+)
+def test_ordinary_text_of_round_seven_is_no_candidate(line: str, path: str) -> None:
+    # Round 7 (tweepy, stripe, azure-storage-blob, elasticsearch, google-cloud-storage, pysftp).
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'url = "https://api.example.com/v1/x?api_key={KEY}"\n',
+        f'    encryption_key = "{KEY}"\n',
+        f'stripe.api_key = "sk_live_{KEY}"\n',
+        f'    signing_key_id_secret = "{KEY}"\n',
+    ],
+)
+def test_secrets_beside_round_seven_still_count(line: str) -> None:
+    assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))

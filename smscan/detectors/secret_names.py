@@ -53,7 +53,7 @@ _KIND_WORDS = frozenset(
 # key's id (`private_key_id`, `api_key_id`, `gpg_key_primary_keyid`) and a secret's accessor
 # (`secret_id_accessor`). A secret named `..._id` without a key (Vault's `secret_id`) stays secret,
 # and so does an access key's id (`aws_access_key_id`), half of the pair that signs requests.
-_ID_WORDS = frozenset(["id", "ids", "keyid"])
+_ID_WORDS = frozenset(["id", "ids"])
 # A digest of a key or secret ends its name too (`X-Goog-Encryption-Key-Sha256`, `secret_hash`).
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
 # Words that say the value is where a password is kept (`password_file`).

@@ -25,9 +25,9 @@ _URL_SEGMENT = re.compile(r"[^/=&]+")
 # `/api/webhooks/`), a bot, a trigger, a token or key, an API that takes its key in the path
 # (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`). A path under none
 # of them names a document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id.
+_SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 # How far before a value a URL holding it is looked for.
 _URL_REACH = 2048
-_SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 
 
 def token_runs(line: str, offset: int) -> Iterator[Slot]:

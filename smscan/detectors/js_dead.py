@@ -20,7 +20,6 @@ and the dead-code detector judges the text by lines.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
 from smscan.detectors import js_expressions, js_flow, js_syntax
@@ -34,7 +33,7 @@ from smscan.detectors.js_syntax import (
     text_of,
     walk,
 )
-from smscan.detectors.python_dead import DeadStatement, merge_into_blocks
+from smscan.detectors.python_dead import DeadCodeAnalysis, DeadStatement, merge_into_blocks
 
 # Statements that leave the block they are in.
 _TERMINATORS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
@@ -47,15 +46,9 @@ _LITERALS = frozenset({"number", "string", "true", "false", "null", "undefined"}
 _COMMENTS = ("//", "/*", "*")
 
 
-@dataclass(frozen=True, slots=True)
-class _Analysis:
-    statements: tuple[DeadStatement, ...]
-    non_statement_lines: frozenset[int]
-
-
 # A scan asks several times per document (what to score, then what to judge): remember a few.
 @lru_cache(maxsize=32)
-def _analyse(source: str) -> _Analysis | None:
+def _analyse(source: str) -> DeadCodeAnalysis | None:
     root = js_syntax.parse(source)
     if root is None:
         return None
@@ -66,7 +59,7 @@ def _analyse(source: str) -> _Analysis | None:
             found.extend(_dead_in_block(statements))
         if node.type in FUNCTIONS:
             found.extend(_whole(statement, reason) for statement, reason in js_flow.dead_in_function(node))
-    return _Analysis(tuple(found), frozenset(js_syntax.non_statement_lines(root)))
+    return DeadCodeAnalysis(tuple(found), frozenset(js_syntax.non_statement_lines(root)))
 
 
 def parses(source: str) -> bool:

@@ -46,6 +46,15 @@ class DeadStatement:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class DeadCodeAnalysis:
+    """One parse and walk of a source file (Python here, JavaScript in :mod:`.js_dead`): its dead
+    statements and the lines that are no statement of their own."""
+
+    statements: tuple[DeadStatement, ...]
+    non_statement_lines: frozenset[int]
+
+
 def dead_lines(source: str) -> dict[int, str]:
     """Lines of Python source that provably never run or never matter, with the reason.
 
@@ -115,15 +124,9 @@ def non_statement_lines(source: str) -> set[int]:
     return set(analysis.non_statement_lines) if analysis is not None else set()
 
 
-@dataclass(frozen=True, slots=True)
-class _Analysis:
-    statements: tuple[DeadStatement, ...]
-    non_statement_lines: frozenset[int]
-
-
 # A scan asks several times per document (what to score, then what to judge): remember a few.
 @lru_cache(maxsize=32)
-def _analyse(source: str) -> _Analysis | None:
+def _analyse(source: str) -> DeadCodeAnalysis | None:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -146,10 +149,10 @@ def _analyse(source: str) -> _Analysis | None:
         strings.update(line + first for line in part.strings)
         starts.update(line + first for line in part.starts)
         covered.update(line + first for line in part.covered)
-    return _Analysis(tuple(found), frozenset(strings | (covered - starts)))
+    return DeadCodeAnalysis(tuple(found), frozenset(strings | (covered - starts)))
 
 
-def _walked(tree: ast.Module) -> _Analysis:
+def _walked(tree: ast.Module) -> DeadCodeAnalysis:
     """The analysis straight from one walk of the whole tree (no memo)."""
     found: list[DeadStatement] = []
     statement_lines = StatementLines()
@@ -159,7 +162,7 @@ def _walked(tree: ast.Module) -> _Analysis:
             found.extend(_dead_in_block(body))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.extend(_dead_in_function(node, None))
-    return _Analysis(tuple(found), frozenset(statement_lines.non_statement_lines()))
+    return DeadCodeAnalysis(tuple(found), frozenset(statement_lines.non_statement_lines()))
 
 
 def _top_level(tree: ast.Module) -> Iterator[tuple[ast.stmt, int]]:

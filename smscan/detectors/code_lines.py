@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 
 # A line that is only a comment is prose, not code that could be dead. C-family preprocessor
 # directives start with '#' too and are code.
@@ -71,6 +72,13 @@ class StatementLines:
         if isinstance(node, (ast.stmt, ast.excepthandler)):
             self._starts.add(node.lineno)
             self._covered.update(range(node.lineno, int(node.end_lineno or node.lineno) + 1))
+
+    def add_lines(self, strings: Iterable[int], starts: Iterable[int], covered: Iterable[int], *, offset: int) -> None:
+        """Take the :meth:`sets` another gathering kept, its lines shifted by ``offset`` (a part
+        of the file remembered in lines relative to its first)."""
+        self._strings.update(line + offset for line in strings)
+        self._starts.update(line + offset for line in starts)
+        self._covered.update(line + offset for line in covered)
 
     def sets(self) -> tuple[set[int], set[int], set[int]]:
         """The lines of string-only statements, of statement starts, and covered by statements."""

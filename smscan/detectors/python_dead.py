@@ -142,14 +142,10 @@ def _analyse(source: str) -> DeadCodeAnalysis | None:
         for first, part in parts:
             if depth < len(part.levels):
                 found.extend(DeadStatement(dead.first + first, dead.last + first, dead.reason) for dead in part.levels[depth])
-    strings: set[int] = set()
-    starts: set[int] = set()
-    covered: set[int] = set()
+    statement_lines = StatementLines()
     for first, part in parts:
-        strings.update(line + first for line in part.strings)
-        starts.update(line + first for line in part.starts)
-        covered.update(line + first for line in part.covered)
-    return DeadCodeAnalysis(tuple(found), frozenset(strings | (covered - starts)))
+        statement_lines.add_lines(part.strings, part.starts, part.covered, offset=first)
+    return DeadCodeAnalysis(tuple(found), frozenset(statement_lines.non_statement_lines()))
 
 
 def _walked(tree: ast.Module) -> DeadCodeAnalysis:
@@ -167,8 +163,7 @@ def _walked(tree: ast.Module) -> DeadCodeAnalysis:
 
 def _top_level(tree: ast.Module) -> Iterator[tuple[ast.stmt, int]]:
     for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", None) or []
-        yield statement, min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+        yield statement, _first_line(statement)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +225,7 @@ def _dead_in_function(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: l
     """:func:`python_flow.dead_in_function` as whole statements, remembered per function text."""
     if lines is None:
         return [_whole(statement, reason) for statement, reason in python_flow.dead_in_function(function)]
-    first = min([function.lineno, *(decorator.lineno for decorator in function.decorator_list)])
+    first = _first_line(function)
     text = "\n".join(lines[first - 1 : _last_line(function)])
     relative = _FUNCTION_MEMO.get(text)
     if relative is None:
@@ -283,6 +278,12 @@ def _dead_branches(statement: ast.If | ast.While) -> Iterator[DeadStatement]:
 
 def _end_of_body(statement: ast.If | ast.While | ast.For | ast.AsyncFor) -> int:
     return _last_line(statement.body[-1])
+
+
+def _first_line(statement: ast.stmt) -> int:
+    """The statement's first line, its decorators included."""
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", None) or []
+    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
 
 
 def _last_line(statement: ast.stmt) -> int:

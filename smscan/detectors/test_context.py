@@ -25,6 +25,8 @@ import re
 from itertools import pairwise
 from urllib.parse import unquote
 
+from smscan.detectors.value_shapes import is_hex
+
 _TEST_DIRS = frozenset(
     "test tests testing __tests__ spec specs fixture fixtures __fixtures__ testdata test_data "
     "test-data __mocks__ mocks".split()
@@ -99,7 +101,6 @@ _ASSERTION = re.compile(r"\bassert\w*\b|\bexpect\s*\(")
 _ASSERTION_CHARS = 240
 # A comparison right after the value's closing quote, maybe on the next line.
 _COMPARED_AFTER = re.compile(r"""["'`]?\s*(?:==|!=)""")
-_HEX = re.compile(r"^[0-9A-Fa-f]+$")
 
 
 def is_expected_digest(text: str, start: int, end: int) -> bool:
@@ -118,7 +119,7 @@ def is_expected_digest(text: str, start: int, end: int) -> bool:
         >>> is_expected_digest(line, line.index('"') + 1, len(line) - 1)
         False
     """
-    if not _HEX.match(text[start:end]):
+    if not is_hex(text[start:end]):
         return False
     if _COMPARED_AFTER.match(text, end):
         return True

@@ -69,6 +69,8 @@ def in_plain_query(text: str, start: int) -> bool:
     # Read back at most a long URL's length: a minified line is never read once per value.
     window = max(start - _URL_REACH, 0)
     line_start = text.rfind("\n", window, start) + 1 or window
+    if text.rfind("?", line_start, start) == -1:  # no query opens before it: most values, cheaply
+        return False
     for match in _URL.finditer(text, line_start, start + 1):
         query = match.group().find("?")
         if query != -1 and match.start() + query < start <= match.end():

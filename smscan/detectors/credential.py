@@ -47,7 +47,7 @@ from smscan.detectors.credential_evidence import (
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.value_shapes import is_encoded_text, is_prose
-from smscan.detectors.value_surprise import max_window_score, nll_per_char
+from smscan.detectors.value_surprise import max_window_score, nll_per_char, predictable_share
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.kinds import CREDENTIAL
 from smscan.records import TokenScores
@@ -121,11 +121,21 @@ class CredentialDetector:
                 surprise = nll_per_char(scores.nll, token_starts, token_ends, judged.start, judged.sample_end)
             else:
                 surprise = max_window_score(windows, token_starts, token_ends, judged.start, judged.sample_end)
-            if not math.isfinite(surprise):
+            if not math.isfinite(surprise) or self._surprising_in_places(scores.nll, token_starts, token_ends, judged):
                 continue
             details = {"place": judged.where, "surprise": round(surprise, 4), "length": judged.length}
             found.append(Candidate(judged.start, judged.end, surprise + judged.evidence, {**details, **judged.extra}))
         return found
+
+    def _surprising_in_places(
+        self, nll: np.ndarray, token_starts: np.ndarray, token_ends: np.ndarray, judged: JudgedSlot
+    ) -> bool:
+        """True for a slot with no positive evidence whose value the model partly predicts: a
+        name rather than a drawn value (:func:`predictable_share`)."""
+        limit = self._rule.max_predictable_share
+        if limit is None or judged.evidence > 0:
+            return False
+        return predictable_share(nll, token_starts, token_ends, judged.start, judged.sample_end) >= limit
 
     def _judged_slots(self, text: str, path: str) -> tuple[JudgedSlot, ...]:
         """:func:`judged_slots` of ``text``, judged once for both :meth:`regions` and :meth:`candidates`."""

@@ -13,6 +13,11 @@ from smscan.errors import SmscanError
 # and 0 that changed no finding of the held-out multi-format split (seed 63) or of the foreign
 # sample (docs/BENCHMARKS.md, "Cheap first"); it sends requests 2.32.3's scan a quarter of the tokens.
 CHEAP_GATE = -2.0
+# A value without a secret name, place or vendor format is no credential when this share of its
+# characters lies in tokens the model predicts (:func:`smscan.detectors.value_surprise.predictable_share`):
+# 2 of 274 credentials the rules found in the foreign sample reach it, most of the surprising
+# names that made the blind noise rounds' ordinary-text alarms do (docs/BENCHMARKS.md, session 12).
+MAX_PREDICTABLE_SHARE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,12 @@ class CredentialRule:
     below this skips the reference model and is no candidate (:mod:`smscan.detectors.cheap_gate`);
     None sends every slot the rules keep to the model."""
 
+    max_predictable_share: float | None = MAX_PREDICTABLE_SHARE
+    """A value with no positive evidence (no secret name or place, no vendor format) whose
+    characters lie at least this much in tokens the model predicts is surprising in places only,
+    a name rather than a drawn value, and no candidate; None turns the check off. A value its
+    place calls secret is never dropped this way: a password people type is words."""
+
     def as_dict(self) -> dict[str, Any]:
         return {"rule": "credential-slots", **asdict(self)}
 
@@ -46,4 +57,7 @@ class CredentialRule:
         gate = fields.get("cheap_gate")
         if gate is not None and (isinstance(gate, bool) or not isinstance(gate, (int, float)) or not math.isfinite(gate)):
             raise SmscanError(f"credential rule: cheap_gate must be a finite number or null, not {gate!r}")
+        share = fields.get("max_predictable_share")
+        if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1):
+            raise SmscanError(f"credential rule: max_predictable_share must be a number in (0, 1] or null, not {share!r}")
         return cls(**fields)

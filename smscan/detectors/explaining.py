@@ -53,8 +53,9 @@ def credential_dropped(
     text: str, rule: Any, scores: TokenScores, windows: Windows, *, tau: float, near: float, path: str = "",
     gate: Any = None,
 ) -> list[Dropped]:
-    """Credential slots the placeholder, test-data or shape rules drop before scoring, or the cheap
-    gate settles, when surprising (placeholders and test data always: they are what a user asks about).
+    """Credential slots the placeholder, test-data or shape rules drop before scoring, the cheap
+    gate settles, or the model partly predicts (a name, not a drawn value), when surprising
+    (placeholders and test data always: they are what a user asks about).
 
     Args:
         text: the document.
@@ -73,15 +74,17 @@ def credential_dropped(
     for slot in find_slots(text):
         evidence = judge_slot(text, slot, rule, path=path)
         if evidence is not None:
-            # Kept by the rules: dropped only where the cheap gate settles a slot without evidence.
-            if gate is None or evidence > 0:
+            # Kept by the rules: dropped only without positive evidence, where the cheap gate
+            # settles the slot or the model predicts part of its value.
+            if evidence > 0:
                 continue
-            log_odds, pushes = gate.weigh(text, slot, path, evidence)
             surprise = _best_window(scores, windows, slot.start, slot.end)
-            if log_odds > gate.cut_off or not surprise >= tau - near:
+            if not surprise >= tau - near:
                 continue
-            pushed = ", ".join(f"{name} {push:+.2f}" for name, push in pushes)
-            reason = f"settled before the model by the cheap judgement: log-odds {log_odds:.2f} <= {gate.cut_off:.2f} ({pushed})"
+            kept = _kept_slot_reason(text, slot, path, evidence, scores, rule, gate)
+            if kept is None:
+                continue
+            reason = kept
         else:
             surprise = _best_window(scores, windows, slot.start, slot.end)
             found = _rule_reason(text[slot.start : slot.end], path, near_threshold=surprise >= tau - near)
@@ -91,6 +94,26 @@ def credential_dropped(
         seen = f"best window surprise {surprise:.2f}" if math.isfinite(surprise) else "no scored window"
         out.append(Dropped(slot.start, slot.end, surprise, (reason, seen)))
     return out
+
+
+def _kept_slot_reason(
+    text: str, slot: Any, path: str, evidence: float, scores: TokenScores, rule: Any, gate: Any
+) -> str | None:
+    """Why a slot the rules keep without positive evidence is no candidate, or None when it is one."""
+    from smscan.detectors.value_surprise import PREDICTABLE_NATS_PER_CHAR, predictable_share
+
+    if gate is not None:
+        log_odds, pushes = gate.weigh(text, slot, path, evidence)
+        if log_odds <= gate.cut_off:
+            pushed = ", ".join(f"{name} {push:+.2f}" for name, push in pushes)
+            return f"settled before the model by the cheap judgement: log-odds {log_odds:.2f} <= {gate.cut_off:.2f} ({pushed})"
+    limit = rule.max_predictable_share
+    starts, ends = np.asarray(scores.char_starts, np.int64), np.asarray(scores.char_ends, np.int64)
+    share = predictable_share(scores.nll, starts, ends, slot.start, slot.end)
+    if limit is None or share < limit:
+        return None
+    return (f"surprising in places only: {share:.0%} of it lies in tokens the model predicts "
+            f"(under {PREDICTABLE_NATS_PER_CHAR:g} nats a character; limit {limit:.0%}), a name rather than a drawn value")
 
 
 def _rule_reason(value: str, path: str, *, near_threshold: bool) -> str | None:

@@ -46,6 +46,7 @@ from smscan.detectors.value_shapes import (
     continues_ssh_public_key,
     has_digest_name_before,
     is_chance_name,
+    is_code_name,
     is_encoded_text,
     is_hex,
     is_list_of_names,
@@ -82,6 +83,8 @@ _WORDED_BODY = re.compile(r"[a-z]{3,}(?:[_\-][a-z]{2,})+[_\-]?")
 # An enumeration's value: a name and a model or number joined by `_` (`etransfer_pocztowy24`,
 # `bbpos_wisepad3`, `verifone_P400`, `txcd_92010001`); without a secret name it names a thing.
 _ENUM_NAME = re.compile(r"[a-z]+[0-9]*(?:_(?:[a-z]+[0-9]*|[A-Z][0-9]+|[0-9]+))+")
+# A word with an English contraction or possessive, either apostrophe: `wasn’t`, `Mypy's`.
+_CONTRACTED_WORD = re.compile(r"[A-Za-z]+['’](?:s|t|re|ve|ll|d|m)")
 # Lower-case words joined by hyphens or underscores: a description of a token, not one.
 _DESCRIBED_TOKEN = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
 # A service's fixed password word, an extension's `x-` name: `x-oauth-basic`.
@@ -186,8 +189,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         (slot.key.lower() == "basic" and not is_basic_credentials(value)) or _DESCRIBED_TOKEN.fullmatch(value)
     ):
         return None
-    # A label's value that is a word ending a sentence (`the token is active?`) is the sentence.
-    if slot.where == LABEL and value[-1] in "?!.,;:" and is_prose(value):
+    # A label's value that is a word ending a sentence (`the token is active?`) or a word with a
+    # contraction or a possessive (`the token wasn’t available`, `pass Mypy’s checks`) is the sentence.
+    if slot.where == LABEL and (value[-1] in "?!.,;:" and is_prose(value) or _CONTRACTED_WORD.fullmatch(value)):
         return None
     # Behind a templated user the token is the user; an `x-` word for password is one the service
     # fixes (GitHub's `https://{token}:x-oauth-basic@github.com`).
@@ -203,6 +207,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # `smscan/model/passes.py` to the "pass" of "forward pass"; a password's parts mix cases and
     # digits (`ab/cd9X.key`).
     chance_password = password_place and is_chance_name(value) and not ("/" in value and is_name_of_thing(value))
+    # In code an unquoted value is an expression: a name with a number in it is a variable
+    # (`"X-Amz-Server-Side-Encryption-Customer-Key": b64key,`).
+    if slot.where == ASSIGNMENT and is_code_name(value) and names_variables_unquoted(path):
+        return None
     # A label in prose is often a verb (`do not pass real_modname`): a typed word needs a literal's place.
     typed_password = (
         password_place and slot.where != LABEL and is_typed_word(value, slot.key)
@@ -220,6 +228,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     inherited = place == "secret" and names_a_thing(slot)
     if (place != "secret" or inherited) and (
         is_prose(value) or is_name_of_thing(value) or is_list_of_names(value) or _ENUM_NAME.fullmatch(value)
+        or is_code_name(value)
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value):

@@ -107,6 +107,10 @@ _DOCUMENTED_EXAMPLES = frozenset(
         # The storage account key of Microsoft's Azurite emulator (devstoreaccount1), the same in
         # every installation.
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+        # The access key pair of MinIO's public playground server (play.min.io), printed in
+        # MinIO's README and every example of its SDKs.
+        "Q3AM3UQ867SPQQA43P2F",
+        "zuf+tfteSlswRu7BJ86wekitnifILbZam1KYY3TG",
     }
 )
 _BASE64_BODY = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")

@@ -39,7 +39,7 @@ IDENTIFIER_WORDS = frozenset(
     id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
     rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri host endpoint homepage
-    identifier identifiers doi signature signatures verification idempotency
+    identifier identifiers doi signature signatures verification idempotency sid
     """.split()
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:
@@ -50,10 +50,13 @@ _KIND_WORDS = frozenset(
     "type types mode method scheme kind format algorithm algorithms name header protocol mechanism".split()
 )
 # Last words of a name that say its value is the id of a key or a secret, which is public: a
-# key's id (`private_key_id`, `api_key_id`, `gpg_key_primary_keyid`) and a secret's accessor
+# key's id (`private_key_id`, `api_key_id`, `gpg_key_primary_keyid`), a stored credential's
+# (`credentialsId`) and a secret's accessor
 # (`secret_id_accessor`). A secret named `..._id` without a key (Vault's `secret_id`) stays secret,
 # and so does an access key's id (`aws_access_key_id`), half of the pair that signs requests.
 _ID_WORDS = frozenset(["id", "ids"])
+# What an id names that is kept elsewhere: a key, or a stored credential (Jenkins' `credentialsId`).
+_STORED = frozenset(["key", "credential", "credentials"])
 # A digest of a key or secret ends its name too (`X-Goog-Encryption-Key-Sha256`, `secret_hash`).
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
 # Words that say the value is where a password is kept (`password_file`).
@@ -79,7 +82,7 @@ def name_class(name: str) -> str:
     # The last word, a size glued back to it (`Sha256` reads as `sha`, `256`).
     last = "".join(words[-2:]) if len(words) > 2 and words[-1].isdigit() else words[-1] if words else ""
     if len(words) > 1 and (
-        last in _ID_OF_WORDS or (last in _ID_WORDS and "key" in words[:-1] and "access" not in words)
+        last in _ID_OF_WORDS or (last in _ID_WORDS and not _STORED.isdisjoint(words[:-1]) and "access" not in words)
     ):
         return "identifier"
     if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):

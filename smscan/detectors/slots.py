@@ -82,6 +82,14 @@ _ASSIGNED = re.compile(
     r"(?<![\w.\-$@])(?:(?![A-Za-z_$@])[\w.\-])*(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]*(?P<value>[^\s'\"`,;]+)"
 )
 _XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>(?P<value>[^<>\s]+)</(?P=tag)>")
+# HTML's elements of presentation hold a page's text, not a setting their tag names: generated API
+# docs put every identifier in a `<span>`, `<code>` or `<a>` (`<span class="n">str50subclass</span>`).
+_MARKUP_TAGS = frozenset(
+    """
+    a abbr b bdi big cite code dd del dfn div dt em font h1 h2 h3 h4 h5 h6 i ins kbd label li mark
+    option p pre q s samp small span strike strong sub sup td th title tt u var
+    """.split()
+)
 # Strings that are names, not values: the first argument of a lookup, or a subscript.
 _LOOKUP_CALL = re.compile(
     r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
@@ -273,6 +281,8 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         key = binding_before(line, match.start())
         yield from literal_values(line, match.start("body"), match.end("body"), key, offset, STRING)
     for match in _XML_ELEMENT.finditer(line):
+        if match.group("tag").lower() in _MARKUP_TAGS:
+            continue
         yield Slot(offset + match.start("value"), offset + match.end("value"), match.group("tag"), ASSIGNMENT)
     for match in _ASSIGNED.finditer(line):
         if _inside(match.start("value"), quoted_spans) or has_path_token(match.group("value")):

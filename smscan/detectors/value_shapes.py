@@ -11,6 +11,7 @@ import base64
 import binascii
 import re
 
+from smscan.detectors.letter_pairs import reads_as_word
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -110,7 +111,10 @@ _PARAMETER_NAME = re.compile(
     r"^(?:[A-Za-z]+(?:[-_.][A-Za-z]+)+|(?:[A-Z][a-z]{2,}){2,}|[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+)==?$"
 )
 # Names of encodings, never a value's secret (`Buffer.from(key, "base64")` read under `accountKey`).
-_ENCODING_NAME = re.compile(r"^(?:base(?:16|32|58|64)(?:url)?|hex|utf-?(?:8|16|32)|ascii|latin-?1|binary)$", re.IGNORECASE)
+_ENCODING_NAME = re.compile(
+    r"^(?:base(?:16|32|58|64)(?:url)?|hex|utf-?(?:8|16|32)(?:[-_]?(?:le|be|sig))?|ucs-?[24]|ascii|latin-?1|binary)$",
+    re.IGNORECASE,
+)
 # A route to a controller's action (`cms/sites/passwords#edit`, Rails' `to:`): words, `/`, `#action`.
 _ROUTE = re.compile(r"^[a-z_]+(?:/[a-z_]+)+#[a-z_]+$")
 # A host and path written without a scheme (`some-bucket.s3.amazonaws.com/171ea24d...`): two dots in
@@ -637,3 +641,43 @@ def is_name_of_thing(value: str) -> bool:
         and all(_NAME_OF_THING.match(part) or _WORD_PIECES.match(part) for part in parts)
         and any(_PLAIN_WORD.search(part) for part in parts)
     )
+
+
+# An identifier of code with a number in it: camelCase or snake_case, letters first, perhaps a
+# dotted path of them (`sqlalchemy.exc.MovedIn20Warning`).
+_CODE_NAME_SHAPE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*$")
+# Its words: a capitalised or lower-case word, an acronym, a number.
+_CODE_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_MAX_ACRONYM = 6  # `VLANID`, `IPv4` -> `IP`; a longer run of capitals is a code or a key
+_MAX_CODE_NAME_DIGITS = 4  # `pcels8021Hdr`, `MovedIn20`; a key's digits are many and spread
+
+
+def is_code_name(value: str) -> bool:
+    """True for an identifier of code that holds a number (``pcels8021HdrDestMACMask``,
+    ``uddiv3TmodelKey``, ``str50subclass``, ``exc.MovedIn20Warning``): every word of it a word.
+
+    A key drawn from letters and digits breaks, at its case changes and digits, into runs of one
+    or two letters and pairs no word holds (``Zq8xP1sV9kL2`` -> Zq, x, P, s, V, k, L); a name's
+    words are whole: lower-case runs that pair as words do (:func:`reads_as_word`), short
+    acronyms and a few digits. Only the first word may be a single letter (``vPIMRfc822Mailbox``).
+
+    Example:
+        >>> is_code_name("pcels8021HdrDestMACMask"), is_code_name("str50subclass"), is_code_name("Zq8xP1sV9kL2")
+        (True, True, False)
+        >>> is_code_name("a9d1ca15768811d1aded"), is_code_name("MovedIn20Warning"), is_code_name("subclass")
+        (False, True, False)
+    """
+    if not _CODE_NAME_SHAPE.match(value) or not any(c.isdigit() for c in value):
+        return False
+    words = [word for part in re.split(r"[._]", value) for word in _CODE_NAME_WORD.findall(part)]
+    if len(words) < 2 or sum(len(word) for word in words if word.isdigit()) > _MAX_CODE_NAME_DIGITS:
+        return False
+    for index, word in enumerate(words):
+        if word.isdigit():
+            continue
+        if word.isupper():
+            if len(word) > _MAX_ACRONYM or len(word) == 1 and index > 0 and not words[index - 1].isdigit():
+                return False
+        elif len(word) < 2 and index > 0 or not reads_as_word(word):
+            return False
+    return True

@@ -18,6 +18,7 @@ from smscan.detectors.test_context import is_expected_digest
 from smscan.detectors.value_shapes import (
     continues_ssh_public_key,
     is_algorithm_name,
+    is_code_name,
     is_encoded_text,
     is_format_picture,
     is_other_identifier,
@@ -401,3 +402,66 @@ def test_ordinary_text_of_round_seven_is_no_candidate(line: str, path: str) -> N
 )
 def test_secrets_beside_round_seven_still_count(line: str) -> None:
     assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        # HTML's presentation elements hold a page's text (generated API docs).
+        ('<span class="n">str50subclass</span> <span class="o">=</span>\n', "doc/examples/single.html"),
+        ('<a class="reference internal" href="exceptions.html#sqlalchemy.exc.MovedIn20Warning"><code class="xref"><span class="pre">MovedIn20Warning</span></code></a>\n',
+         "doc/core/exceptions.html"),
+        ('<p>The <code class="literal"><span class="pre">pysqlcipher3</span></code> and</p>\n', "doc/sqlite.html"),
+        ('passing the <code class="literal"><span class="pre">bake_ok=True</span></code> flag:</p>\n', "doc/baked.html"),
+        # A prose label's value with a contraction or a possessive is the sentence.
+        ("token wasn’t available even though this token was documented\n", "doc/migration_13.html"),
+        ("<p>The class will pass Mypy’s type checking without issue\n", "doc/mypy.html"),
+        ("the token wasn't refreshed\n", "notes.txt"),
+        # A codec with its byte order, under the name of the password it encodes.
+        ("    encoded_new_password = ('\"%s\"' % new_password).encode('utf-16-le')\n", "ldap3/modifyPassword.py"),
+        # Identifiers of code with a number in them, under no secret name.
+        ("  '1.3.6.1.1.10.4.34': ('1.3.6.1.1.10.4.34', OID_ATTRIBUTE_TYPE, 'uddiv3TmodelKey', 'RFC4403'),\n",
+         "ldap3/protocol/oid.py"),
+        ("  '1.3.6.1.1.9.2.54': ('1.3.6.1.1.9.2.54', OID_ATTRIBUTE_TYPE, 'pcels8021HdrVLANID', 'RFC4104'),\n",
+         "ldap3/protocol/oid.py"),
+        # The id of a stored credential, and Twilio's string identifier.
+        ("        'credentialsId': '10f3a3c8-be35-327e-b60b-a3e5edb0e45f',\n", "doc/source/examples.rst"),
+        ("    :ivar sid: The unique string that identifies a resource `QE2c6890da8086d771620e9b13fadeba0b`.\n",
+         "twilio/rest/messaging/v1/campaign.py"),
+        ('        sid="QE2c6890da8086d771620e9b13fadeba0b",\n', "twilio/rest/messaging/v1/campaign.py"),
+        # MinIO's public playground keys, printed in its README and every SDK example.
+        ('    access_key="Q3AM3UQ867SPQQA43P2F",\n', "examples/bucket_exists.py"),
+        ('    secret_key="zuf+tfteSlswRu7BJ86wekitnifILbZam1KYY3TG",\n', "examples/bucket_exists.py"),
+    ],
+)
+def test_ordinary_text_of_round_eight_is_no_candidate(line: str, path: str) -> None:
+    # Round 8 (pymysql, sqlalchemy, twilio, msal, minio, openai, ldap3, python-jenkins).
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"<password>{KEY}</password>\n",  # an XML setting its tag names
+        f"<secret>{KEY}</secret>\n",
+        f'    client_secret = "{KEY}"\n',
+        f'    credentials = "{KEY}"\n',
+        f'    auth_token = "{KEY}"\n',
+        f"the token is {KEY}\n",
+        f'    secret_id = "{KEY}"\n',  # Vault's AppRole secret, not an id
+    ],
+)
+def test_secrets_beside_round_eight_still_count(line: str) -> None:
+    assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))
+
+
+@pytest.mark.parametrize("value", ["Zq8xP1sV9kL2", "KdpQmWxRtz9", "a9d1ca15768811d1aded", "x7Yb2Lq9", "jMRvtPNxrn3crTAGukpZ1"])
+def test_drawn_values_are_no_code_names(value: str) -> None:
+    assert not is_code_name(value)
+
+
+def test_an_unquoted_name_in_code_is_a_variable() -> None:
+    line = '            "X-Amz-Server-Side-Encryption-Customer-Key": b64key,\n'
+    assert "b64key" not in candidates(line, path="minio/sse.py")
+    # In a config file the same unquoted value is the value.
+    assert candidates("encryption_key: b64key\n", path="config.yaml") == ["b64key"]

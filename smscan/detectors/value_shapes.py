@@ -646,8 +646,9 @@ def is_name_of_thing(value: str) -> bool:
 # An identifier of code with a number in it: camelCase or snake_case, letters first, perhaps a
 # dotted path of them (`sqlalchemy.exc.MovedIn20Warning`).
 _CODE_NAME_SHAPE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*$")
-# Its words: a capitalised or lower-case word, an acronym, a number.
-_CODE_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+# Its words: an acronym before a version's `v` (`IPv4`), a capitalised or lower-case word, an
+# acronym, a number.
+_CODE_NAME_WORD = re.compile(r"[A-Z]+(?=v[0-9])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _MAX_ACRONYM = 6  # `VLANID`, `IPv4` -> `IP`; a longer run of capitals is a code or a key
 _MAX_CODE_NAME_DIGITS = 4  # `pcels8021Hdr`, `MovedIn20`; a key's digits are many and spread
 
@@ -659,7 +660,8 @@ def is_code_name(value: str) -> bool:
     A key drawn from letters and digits breaks, at its case changes and digits, into runs of one
     or two letters and pairs no word holds (``Zq8xP1sV9kL2`` -> Zq, x, P, s, V, k, L); a name's
     words are whole: lower-case runs that pair as words do (:func:`reads_as_word`), short
-    acronyms and a few digits. Only the first word may be a single letter (``vPIMRfc822Mailbox``).
+    acronyms and a few digits. Only the first word may be a single letter (``vPIMMailbox2``), or
+    a version's ``v`` before its number (``pcelsIPv4AddrList``).
 
     Example:
         >>> is_code_name("pcels8021HdrDestMACMask"), is_code_name("str50subclass"), is_code_name("Zq8xP1sV9kL2")
@@ -678,6 +680,11 @@ def is_code_name(value: str) -> bool:
         if word.isupper():
             if len(word) > _MAX_ACRONYM or len(word) == 1 and index > 0 and not words[index - 1].isdigit():
                 return False
-        elif len(word) < 2 and index > 0 or not reads_as_word(word):
+        elif len(word) < 2 and index > 0 and not _is_version_mark(words, index) or not reads_as_word(word):
             return False
     return True
+
+
+def _is_version_mark(words: list[str], index: int) -> bool:
+    """True for a ``v`` before a number among a name's words (``IPv4`` -> IP, v, 4)."""
+    return words[index] == "v" and index + 1 < len(words) and words[index + 1].isdigit()

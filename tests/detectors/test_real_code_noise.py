@@ -424,6 +424,8 @@ def test_secrets_beside_round_seven_still_count(line: str) -> None:
          "ldap3/protocol/oid.py"),
         ("  '1.3.6.1.1.9.2.54': ('1.3.6.1.1.9.2.54', OID_ATTRIBUTE_TYPE, 'pcels8021HdrVLANID', 'RFC4104'),\n",
          "ldap3/protocol/oid.py"),
+        ("  '1.3.6.1.1.9.2.20': ('1.3.6.1.1.9.2.20', OID_ATTRIBUTE_TYPE, 'pcelsIPv4AddrList', 'RFC4104'),\n",
+         "ldap3/protocol/oid.py"),
         # The id of a stored credential, and Twilio's string identifier.
         ("        'credentialsId': '10f3a3c8-be35-327e-b60b-a3e5edb0e45f',\n", "doc/source/examples.rst"),
         ("    :ivar sid: The unique string that identifies a resource `QE2c6890da8086d771620e9b13fadeba0b`.\n",
@@ -455,7 +457,9 @@ def test_secrets_beside_round_eight_still_count(line: str) -> None:
     assert any(KEY in value for value in candidates(line, path="src/pkg/module.py"))
 
 
-@pytest.mark.parametrize("value", ["Zq8xP1sV9kL2", "KdpQmWxRtz9", "a9d1ca15768811d1aded", "x7Yb2Lq9", "jMRvtPNxrn3crTAGukpZ1"])
+@pytest.mark.parametrize(
+    "value", ["Zq8xP1sV9kL2", "KdpQmWxRtz9", "a9d1ca15768811d1aded", "x7Yb2Lq9", "jMRvtPNxrn3crTAGukpZ1", "Qv7xTrv2Lp"]
+)
 def test_drawn_values_are_no_code_names(value: str) -> None:
     assert not is_code_name(value)
 

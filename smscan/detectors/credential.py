@@ -121,21 +121,31 @@ class CredentialDetector:
                 surprise = nll_per_char(scores.nll, token_starts, token_ends, judged.start, judged.sample_end)
             else:
                 surprise = max_window_score(windows, token_starts, token_ends, judged.start, judged.sample_end)
-            if not math.isfinite(surprise) or self._surprising_in_places(scores.nll, token_starts, token_ends, judged):
+            if not math.isfinite(surprise):
                 continue
-            details = {"place": judged.where, "surprise": round(surprise, 4), "length": judged.length}
-            found.append(Candidate(judged.start, judged.end, surprise + judged.evidence, {**details, **judged.extra}))
+            details: dict[str, Any] = {"place": judged.where, "surprise": round(surprise, 4), "length": judged.length}
+            score = surprise + judged.evidence
+            share = self._predicted_share(scores.nll, token_starts, token_ends, judged)
+            if share is not None:
+                # Surprising in places only: a name, whose surprise does not count. It stays a
+                # candidate so that a copy of a value found as a credential elsewhere in its
+                # group is still reported with it (propagation).
+                details["predicted"] = round(share, 4)
+                score = judged.evidence
+            found.append(Candidate(judged.start, judged.end, score, {**details, **judged.extra}))
         return found
 
-    def _surprising_in_places(
+    def _predicted_share(
         self, nll: np.ndarray, token_starts: np.ndarray, token_ends: np.ndarray, judged: JudgedSlot
-    ) -> bool:
-        """True for a slot with no positive evidence whose value the model partly predicts: a
-        name rather than a drawn value (:func:`predictable_share`)."""
+    ) -> float | None:
+        """The share of a slot's value the model predicts when the slot has no positive evidence
+        and the share reaches the rule's limit (a name rather than a drawn value,
+        :func:`predictable_share`); None otherwise."""
         limit = self._rule.max_predictable_share
         if limit is None or judged.evidence > 0:
-            return False
-        return predictable_share(nll, token_starts, token_ends, judged.start, judged.sample_end) >= limit
+            return None
+        share = predictable_share(nll, token_starts, token_ends, judged.start, judged.sample_end)
+        return share if share >= limit else None
 
     def _judged_slots(self, text: str, path: str) -> tuple[JudgedSlot, ...]:
         """:func:`judged_slots` of ``text``, judged once for both :meth:`regions` and :meth:`candidates`."""

@@ -31,11 +31,14 @@ def credential_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
     """A credential's score as its best window's surprise plus the place evidence."""
     if "surprise" not in details:
         return []
-    bonus = score - float(details["surprise"])
-    sign = "+" if bonus >= 0 else "-"
     place = f"a value in a {details.get('place', '?')}, {details.get('length', '?')} characters"
     if "cell" in details:
         place += f", notebook cell {details['cell']} at {details.get('cell_start', '?')}-{details.get('cell_end', '?')}"
+    if "predicted" in details:
+        return [f"surprising in places only: {details['predicted']:.0%} of it lies in tokens the model predicts, "
+                f"so its surprise {details['surprise']:.2f} does not count; place evidence {score:+.2f} ({place})"]
+    bonus = score - float(details["surprise"])
+    sign = "+" if bonus >= 0 else "-"
     return [f"best window surprise {details['surprise']:.2f} {sign} place evidence {abs(bonus):.2f} ({place})"]
 
 

@@ -20,6 +20,9 @@ from smscan.engine.windows import Windows
 # guessed too: part of a word, of a name or of the syntax around it. A drawn value's tokens cost
 # 2-4 nats a character (base64, hex and UUID keys of the foreign sources: docs/BENCHMARKS.md).
 PREDICTABLE_NATS_PER_CHAR = 1.0
+# ...and a token the model gives under 1% is never one it predicts, however many characters it
+# covers (a long token of a drawn value's vocabulary).
+PREDICTABLE_MAX_NATS = 4.6
 
 
 def max_window_score(
@@ -59,7 +62,8 @@ def predictable_share(
     nll: np.ndarray, token_starts: np.ndarray, token_ends: np.ndarray, start: int, end: int
 ) -> float:
     """The share of ``[start, end)``'s characters that lie in tokens the model predicts (under
-    :data:`PREDICTABLE_NATS_PER_CHAR` nats a character); 0.0 when no scored token overlaps it.
+    :data:`PREDICTABLE_NATS_PER_CHAR` nats a character and :data:`PREDICTABLE_MAX_NATS` in all);
+    0.0 when no scored token overlaps it.
 
     A drawn value (a key, a token, a generated password) is surprising throughout: no token of
     it is one the model could guess. A name the model finds surprising as a whole (an
@@ -80,6 +84,7 @@ def predictable_share(
     for index in range(first, last + 1):
         left, right = max(int(token_starts[index]), start), min(int(token_ends[index]), end)
         width = int(token_ends[index]) - int(token_starts[index])
-        if right > left and width > 0 and nll[index] / width < PREDICTABLE_NATS_PER_CHAR:
+        cost = nll[index]
+        if right > left and width > 0 and cost / width < PREDICTABLE_NATS_PER_CHAR and cost < PREDICTABLE_MAX_NATS:
             predicted += right - left
     return predicted / (end - start)

@@ -15,6 +15,7 @@ from smscan.records import TokenScores
 from tests.detectors.scores import char_scores
 
 VALUE = "Qx7vbbpos_wisepad3Lk"
+THRESHOLD = 3.0
 # The characters of `bbpos_wisepad3` inside VALUE: 14 of its 20.
 NAME_PART = (VALUE.index("bbpos"), VALUE.index("Lk"))
 
@@ -35,8 +36,9 @@ def scored(text: str, *, predicted: tuple[int, int] | None) -> TokenScores:
 
 
 def candidates(text: str, *, predicted: tuple[int, int] | None, rule: CredentialRule | None = None) -> list[str]:
+    """The values whose score reaches a threshold of 3 nats (the default one is 2.99)."""
     found = CredentialDetector(rule).candidates(text, scored(text, predicted=predicted))
-    return [text[c.char_start : c.char_end] for c in found]
+    return [text[c.char_start : c.char_end] for c in found if c.score >= THRESHOLD]
 
 
 def test_share_counts_the_characters_of_predicted_tokens_inside_the_value() -> None:
@@ -46,6 +48,8 @@ def test_share_counts_the_characters_of_predicted_tokens_inside_the_value() -> N
     # A predicted token half outside the value counts with its characters inside only.
     assert predictable_share(nll, starts, ends, 5, 14) == pytest.approx(5 / 9)
     assert predictable_share(nll, starts, ends, 6, 10) == 0.0
+    # A token under 1% is never predicted, however many characters it covers.
+    assert predictable_share(np.array([12.0]), np.array([0]), np.array([20]), 0, 20) == 0.0
 
 
 def test_share_is_zero_without_scored_tokens() -> None:
@@ -53,7 +57,7 @@ def test_share_is_zero_without_scored_tokens() -> None:
     assert predictable_share(np.array([]), empty, empty, 0, 5) == 0.0
 
 
-def test_an_unnamed_value_the_model_partly_predicts_is_no_candidate() -> None:
+def test_an_unnamed_value_the_model_partly_predicts_scores_its_evidence_alone() -> None:
     text = f'readers = ["{VALUE}"]\n'
     assert candidates(text, predicted=None) == [VALUE]
     assert candidates(text, predicted=NAME_PART) == []
@@ -69,8 +73,10 @@ def test_a_value_its_place_calls_secret_is_judged_by_surprise_alone() -> None:
 
 def test_the_check_turns_off() -> None:
     text = f'readers = ["{VALUE}"]\n'
-    assert candidates(text, predicted=NAME_PART, rule=CredentialRule(max_predictable_share=None)) == [VALUE]
-    assert candidates(text, predicted=NAME_PART, rule=CredentialRule(max_predictable_share=0.9)) == [VALUE]
+    for rule in (CredentialRule(max_predictable_share=None), CredentialRule(max_predictable_share=0.9)):
+        (candidate,) = CredentialDetector(rule).candidates(text, scored(text, predicted=NAME_PART))
+        assert "predicted" not in candidate.details
+        assert candidate.score == pytest.approx(candidate.details["surprise"] - rule.token_penalty)
 
 
 def test_the_rule_keeps_and_checks_its_limit() -> None:
@@ -91,3 +97,14 @@ def test_explain_says_the_value_is_surprising_in_places_only() -> None:
     # Surprising throughout, the value is a candidate, and explain shows it as no dropped slot.
     scores = scored(text, predicted=None)
     assert CredentialDetector().dropped(text, scores, fixed_windows(scores.nll, size=4), tau=3.0, near=1.0) == []
+
+
+def test_the_candidate_stays_for_propagation_and_says_why() -> None:
+    # Its surprise does not count, but a copy of a value found as a credential elsewhere in its
+    # group is raised to that score (smscan.engine.propagate), so the value stays a candidate.
+    text = f'readers = ["{VALUE}"]\n'
+    detector = CredentialDetector()
+    (candidate,) = detector.candidates(text, scored(text, predicted=NAME_PART))
+    assert candidate.score == -1.0 and candidate.details["predicted"] == 0.7  # a bare token's penalty
+    (reason,) = detector.reasons(candidate.score, candidate.details)
+    assert reason.startswith("surprising in places only: 70% of it lies in tokens the model predicts")

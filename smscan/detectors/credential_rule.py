@@ -13,7 +13,7 @@ from smscan.errors import SmscanError
 # and 0 that changed no finding of the held-out multi-format split (seed 63) or of the foreign
 # sample (docs/BENCHMARKS.md, "Cheap first"); it sends requests 2.32.3's scan a quarter of the tokens.
 CHEAP_GATE = -2.0
-# A value without a secret name, place or vendor format is no credential when this share of its
+# A value without a secret name, place or vendor format is a name, not a credential, when this share of its
 # characters lies in tokens the model predicts (:func:`smscan.detectors.value_surprise.predictable_share`):
 # 5 of 331 credentials the rules found in the foreign sample reach it, each with a secret name,
 # place or vendor format the check leaves alone; 14 of the blind noise rounds' ordinary-text
@@ -46,8 +46,9 @@ class CredentialRule:
     max_predictable_share: float | None = MAX_PREDICTABLE_SHARE
     """A value with no positive evidence (no secret name or place, no vendor format) whose
     characters lie at least this much in tokens the model predicts is surprising in places only,
-    a name rather than a drawn value, and no candidate; None turns the check off. A value its
-    place calls secret is never dropped this way: a password people type is words."""
+    a name rather than a drawn value, and is scored by its evidence alone (reported only as a copy
+    of a credential found elsewhere in its group); None turns the check off. A value its place
+    calls secret is never judged this way: a password people type is words."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"rule": "credential-slots", **asdict(self)}

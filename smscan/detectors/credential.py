@@ -47,7 +47,7 @@ from smscan.detectors.credential_evidence import (
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.value_shapes import is_encoded_text, is_prose
-from smscan.detectors.value_surprise import max_window_score, nll_per_char, predictable_share
+from smscan.detectors.value_surprise import max_window_score, nll_per_char, predicted_at_least
 from smscan.engine.windows import Windows, fixed_windows
 from smscan.kinds import CREDENTIAL
 from smscan.records import TokenScores
@@ -125,27 +125,18 @@ class CredentialDetector:
                 continue
             details: dict[str, Any] = {"place": judged.where, "surprise": round(surprise, 4), "length": judged.length}
             score = surprise + judged.evidence
-            share = self._predicted_share(scores.nll, token_starts, token_ends, judged)
+            share = None if judged.evidence > 0 else predicted_at_least(
+                rule.max_predictable_share, scores.nll, token_starts, token_ends, judged.start, judged.sample_end
+            )
             if share is not None:
-                # Surprising in places only: a name, whose surprise does not count. It stays a
+                # No secret name, place or vendor format, and surprising in places only (a name
+                # rather than a drawn value): its surprise does not count. It stays a
                 # candidate so that a copy of a value found as a credential elsewhere in its
                 # group is still reported with it (propagation).
                 details["predicted"] = round(share, 4)
                 score = judged.evidence
             found.append(Candidate(judged.start, judged.end, score, {**details, **judged.extra}))
         return found
-
-    def _predicted_share(
-        self, nll: np.ndarray, token_starts: np.ndarray, token_ends: np.ndarray, judged: JudgedSlot
-    ) -> float | None:
-        """The share of a slot's value the model predicts when the slot has no positive evidence
-        and the share reaches the rule's limit (a name rather than a drawn value,
-        :func:`predictable_share`); None otherwise."""
-        limit = self._rule.max_predictable_share
-        if limit is None or judged.evidence > 0:
-            return None
-        share = predictable_share(nll, token_starts, token_ends, judged.start, judged.sample_end)
-        return share if share >= limit else None
 
     def _judged_slots(self, text: str, path: str) -> tuple[JudgedSlot, ...]:
         """:func:`judged_slots` of ``text``, judged once for both :meth:`regions` and :meth:`candidates`."""

@@ -102,8 +102,9 @@ def credential_dropped(
 def _kept_slot_reason(
     text: str, slot: Any, path: str, evidence: float, scores: TokenScores, rule: Any, gate: Any
 ) -> str | None:
-    """Why a slot the rules keep without positive evidence is no candidate, or None when it is one."""
-    from smscan.detectors.value_surprise import PREDICTABLE_NATS_PER_CHAR, predictable_share
+    """Why a slot the rules keep without positive evidence is settled or scored without its
+    surprise, or None when its surprise counts."""
+    from smscan.detectors.value_surprise import PREDICTABLE_NATS_PER_CHAR, predicted_at_least
 
     if gate is not None:
         log_odds, pushes = gate.weigh(text, slot, path, evidence)
@@ -112,8 +113,8 @@ def _kept_slot_reason(
             return f"settled before the model by the cheap judgement: log-odds {log_odds:.2f} <= {gate.cut_off:.2f} ({pushed})"
     limit = rule.max_predictable_share
     starts, ends = np.asarray(scores.char_starts, np.int64), np.asarray(scores.char_ends, np.int64)
-    share = predictable_share(scores.nll, starts, ends, slot.start, slot.end)
-    if limit is None or share < limit:
+    share = predicted_at_least(limit, scores.nll, starts, ends, slot.start, slot.end)
+    if share is None:
         return None
     return (f"surprising in places only: {share:.0%} of it lies in tokens the model predicts "
             f"(under {PREDICTABLE_NATS_PER_CHAR:g} nats a character; limit {limit:.0%}), a name rather than a drawn value")

@@ -88,3 +88,14 @@ def predictable_share(
         if right > left and width > 0 and cost / width < PREDICTABLE_NATS_PER_CHAR and cost < PREDICTABLE_MAX_NATS:
             predicted += right - left
     return predicted / (end - start)
+
+
+def predicted_at_least(
+    limit: float | None, nll: np.ndarray, token_starts: np.ndarray, token_ends: np.ndarray, start: int, end: int
+) -> float | None:
+    """:func:`predictable_share` of ``[start, end)`` when it reaches ``limit`` (the value is
+    surprising in places only, a name); None when it does not or ``limit`` is None."""
+    if limit is None:
+        return None
+    share = predictable_share(nll, token_starts, token_ends, start, end)
+    return share if share >= limit else None

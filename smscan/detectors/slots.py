@@ -18,7 +18,8 @@ overlaps:
   into values by :mod:`~smscan.detectors.literal_values`), XML elements, and long token runs
   (:mod:`~smscan.detectors.token_runs`);
 - values sealed by encryption (``ENC(...)``, a ``SealedSecret``'s data) are no slots
-  (:mod:`~smscan.detectors.sealed_values`);
+  (:mod:`~smscan.detectors.sealed_values`), nor are a JSON Web Key's public members (the RSA
+  modulus ``n``, exponent ``e``, curve point ``x``/``y``: :mod:`~smscan.detectors.jwk_members`);
 - in a JSON document, the secret name of an enclosing object or array for a value whose own
   name says nothing (:mod:`~smscan.detectors.enclosing_names`).
 
@@ -50,6 +51,7 @@ from smscan.detectors.literal_values import literal_values
 from smscan.detectors.named_tokens import name_bare_tokens
 from smscan.detectors.prose_labels import is_hex_literal, label_values, table_values
 from smscan.detectors.query_strings import query_values
+from smscan.detectors.jwk_members import jwk_public_spans
 from smscan.detectors.sealed_values import sealed_spans
 from smscan.detectors.secret_names import is_secret_name
 from smscan.detectors.secret_places import header_values, url_passwords
@@ -149,25 +151,26 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
-    found = _drop_sealed(text, found)
+    found = _drop_within(found, sealed_spans(text) + jwk_public_spans(text))
     found = name_bare_tokens(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 
 
-def _drop_sealed(text: str, slots: list[Slot]) -> list[Slot]:
-    """Drop every slot that overlaps a value sealed for a key not in the file
-    (:mod:`smscan.detectors.sealed_values`): ciphertext, or a run of it, is no credential."""
-    sealed = sealed_spans(text)
-    if not sealed:
+def _drop_within(slots: list[Slot], spans: list[tuple[int, int]]) -> list[Slot]:
+    """Drop every slot that overlaps one of ``spans``: values sealed for a key not in the file
+    (:mod:`smscan.detectors.sealed_values`: ciphertext, or a run of it, is no credential) and a
+    JSON Web Key's public members (:mod:`smscan.detectors.jwk_members`)."""
+    if not spans:
         return slots
-    starts = [start for start, _ in sealed]
-    furthest = list(accumulate((end for _, end in sealed), max))
+    ordered = sorted(spans)
+    starts = [start for start, _ in ordered]
+    furthest = list(accumulate((end for _, end in ordered), max))
 
-    def is_sealed(slot: Slot) -> bool:
+    def overlaps(slot: Slot) -> bool:
         before = bisect_left(starts, slot.end)
         return before > 0 and furthest[before - 1] > slot.start
 
-    return [s for s in slots if not is_sealed(s)]
+    return [s for s in slots if not overlaps(s)]
 
 
 def _share_secret_names(slots: list[Slot]) -> list[Slot]:

@@ -19,6 +19,7 @@ import pytest
 
 from smscan.detectors.blocks import putty_blocks
 from smscan.detectors.credential_files import credential_file_slots
+from smscan.detectors.jwk_members import jwk_public_spans
 from smscan.detectors.sealed_values import sealed_spans
 from smscan.detectors.slot_kinds import FILE_FORMAT, PEM, PUBLIC_BLOCK
 from smscan.detectors.slots import find_slots
@@ -160,6 +161,29 @@ def test_a_key_in_a_url_path_or_query_is_its_own_span(line: str, token: str) -> 
 def test_sealed_values_are_no_slots(text: str) -> None:
     assert sealed_spans(text)
     assert all(not any(a <= s.start < b for a, b in sealed_spans(text)) for s in find_slots(text))
+
+
+MODULUS = "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W"
+PRIVATE_EXPONENT = "X4cTteJY_gn4FYPsXB8rdXix5vwsg1FLN5E3EaG6RJoVH-HLLKD9M7dx5oo7GURknchnrRweUkC7hT5fJLM0WbFAKNLWY2vv7B6NqXSzUvxT0_YSfqijwp3RTzlBaCxWp4doFk5N2o8Gy_nHNKroADIkJ46pRUohsXywbReAdYaMwFs9tv8d_cPVY3i07a3t8MN6TNwm0dSawm9v47UiCl3Sk5ZiG7xojPLu4sbg1U2jx4IBTNBznbJSzFHK66jT8bgkuqsk0GjskDJk19Z4qwjwbsnn4j2WBii3RL-Us2lGVkY8fkFzme1z0HbIkfz0Y6mqnOYtqc0X4jfcKoAC8Q"
+
+
+def test_a_json_web_keys_public_members_are_no_slots_and_its_private_ones_are() -> None:
+    jwk = f'{{"keys": [{{"kty": "RSA", "kid": "2011-04-29", "n": "{MODULUS}", "e": "AQAB", "d": "{PRIVATE_EXPONENT}"}}]}}'
+    assert [jwk[a:b] for a, b in jwk_public_spans(jwk)] == ["2011-04-29", MODULUS, "AQAB"]
+    values = slot_values(jwk)
+    assert MODULUS not in values and PRIVATE_EXPONENT in values
+    # The same members in an object that declares no key type are ordinary values.
+    assert jwk_public_spans(jwk.replace('"kty": "RSA", ', "")) == []
+    assert MODULUS in slot_values(jwk.replace('"kty": "RSA", ', ""))
+    # A Python dict, pretty-printed over lines, and an EC key's curve point.
+    ec = "KEY = {\n    'kty': 'EC',\n    'crv': 'P-256',\n    'x': 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',\n}\n"
+    assert "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU" not in slot_values(ec)
+
+
+def test_unclosed_braces_around_a_key_type_give_no_public_members() -> None:
+    text = '{"kty": "RSA", "n": "' + MODULUS + '"'
+    assert jwk_public_spans(text) == []
+    assert jwk_public_spans("}" * 20_000 + '"kty": "oct"' + "{" * 20_000) == []
 
 
 def test_only_the_encrypted_data_of_a_sealed_secret_is_sealed() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from smscan.detectors.login_calls import is_positional_password
-from smscan.detectors.secret_names import is_secret_name, name_class
+from smscan.detectors.secret_names import is_secret_name, mentions_secret, name_class
 
 # How far left of a string its name is looked for: bounds the work on minified one-line files.
 LEFT_CHARS = 120
@@ -68,7 +68,9 @@ def binding_before(line: str, quote_start: int) -> str:
         # The lookup's own name, and when that says nothing of a secret, the name its result is
         # stored under too (`SECRET := getenv("X", "...")`).
         key = lookup.group("key")
-        if is_secret_name(key):
+        # A key that speaks of secrets is the name, even when it names a thing that handles them
+        # (`MovedAttribute("HTTPPasswordMgr", "urllib2")`).
+        if is_secret_name(key) or mentions_secret(key):
             return key
         # `SetBasicAuth("admin", "...")`: the call's own name may say what the value is.
         call = lookup.group("call").rsplit(".", 1)[-1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 CODE_SUFFIXES = frozenset(
     """
     py pyi pyw js mjs cjs jsx ts tsx go java kt kts scala c h cc cpp cxx hpp hh cs rb rs php swift
-    m mm lua pl pm r jl dart ex exs erl hs ml fs clj groovy sh bash zsh ps1 sql vue svelte
+    m mm lua pl pm r jl dart ex exs erl hs ml fs clj groovy sh bash zsh ps1 psm1 sql vue svelte
     """.split()
 )
 # Languages where an unquoted word after `=` is a variable (a shell's `PW=word` is the word).

@@ -47,6 +47,7 @@ from smscan.detectors.value_shapes import (
     has_digest_name_before,
     is_chance_name,
     is_code_name,
+    is_command_name,
     is_encoded_text,
     is_hex,
     is_list_of_names,
@@ -208,8 +209,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # digits (`ab/cd9X.key`).
     chance_password = password_place and is_chance_name(value) and not ("/" in value and is_name_of_thing(value))
     # In code an unquoted value is an expression: a name with a number in it is a variable
-    # (`"X-Amz-Server-Side-Encryption-Customer-Key": b64key,`).
-    if slot.where == ASSIGNMENT and is_code_name(value) and names_variables_unquoted(path):
+    # (`"X-Amz-Server-Side-Encryption-Customer-Key": b64key,`), a PowerShell command a call
+    # (`$password = Get-AnsibleParam -obj $params`).
+    if slot.where == ASSIGNMENT and (is_code_name(value) or is_command_name(value)) and names_variables_unquoted(path):
         return None
     # A label in prose is often a verb (`do not pass real_modname`): a typed word needs a literal's place.
     typed_password = (

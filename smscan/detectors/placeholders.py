@@ -37,10 +37,14 @@ _REFERENCE_CALL = re.compile(
     r"(?:\benviron\b|\bgetenv\b|process\.env|\bENV\[|System\.getenv|os\.Getenv|Environment\.|"
     r"\bsecrets\.[A-Za-z_]|\bvars\.[A-Za-z_]|\bsettings\.[A-Za-z_]|\bconfig\.[A-Za-z_])"
 )
+# A printf conversion (`%s`, `%d`, `%(user)s`, `%08x`): the value is a template filled in later.
+_PRINTF_FIELD = r"%(?:\([A-Za-z_]\w*\))?[-#0 +]?\d*(?:\.\d+)?[sdixXfr]"
 # Braced expansions inside a value (`bob:${env:API_KEY}`, `${PYBIN}/pip`, `{{ .Values.x }}-ro`)
-# and format fields (`{i}<{kc}>{v}</{kc}>`). A bare `$NAME` is left out: random passwords hold
+# and format fields (`{i}<{kc}>{v}</{kc}>`, `{0}:{1}`, `__omit_place_holder__%s`). A bare `$NAME` is left out: random passwords hold
 # `$` before letters.
-_EMBEDDED_REFERENCE = re.compile(r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}")
+_EMBEDDED_REFERENCE = re.compile(
+    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}|\{\d*\}|" + _PRINTF_FIELD
+)
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
 # `suppress(...)`, `Stopping ${NAME}... `) is an excerpt in prose: cut at either end, maybe with
 # a note of what was cut or the brackets, quotes and spaces that close it. Dots inside a value
@@ -115,6 +119,7 @@ _DOCUMENTED_EXAMPLES = frozenset(
 )
 _BASE64_BODY = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 # What may come before a value's first word: `--my-flag`, `${MY_VAR}`, `<your key>`.
+_TEMPLATE_WORDS = re.compile(r"[a-z_\-./: ]*")
 _BEFORE_FIRST_WORD = "-_${}()[]<>%@#:/.'\"` "
 
 
@@ -132,10 +137,11 @@ def is_reference(value: str) -> bool:
         return True
     # `user:${PASSWORD}`, `${BIN}/pip`: an expansion with little of the value's own around it,
     # and that little not a random mix of cases and digits (`a{bcdefg}Q7!` is a password).
+    # Around them, lower-case words are the template's own text (`__omit_place_holder__%s`).
     rest, expansions = _outside_expansions(stripped)
-    return (
-        expansions > 0
-        and sum(c.isalnum() for c in rest) <= _AROUND_REFERENCE_MAX
+    return expansions > 0 and (
+        _TEMPLATE_WORDS.fullmatch(rest) is not None
+        or sum(c.isalnum() for c in rest) <= _AROUND_REFERENCE_MAX
         and not (any(c.islower() for c in rest) and any(c.isupper() for c in rest) and any(c.isdigit() for c in rest))
     )
 
@@ -162,7 +168,10 @@ def _points_elsewhere(expansion: str) -> bool:
         return bool(_COMMAND.fullmatch(expansion[2:-1]))
     if expansion.startswith(("${", "#{")):
         return bool(_VARIABLE.fullmatch(expansion[2:-1]))
-    return bool(_FORMAT_FIELD.fullmatch(expansion[1:-1]))
+    if expansion.startswith("%"):
+        return True
+    inside = expansion[1:-1]
+    return inside == "" or inside.isdigit() or bool(_FORMAT_FIELD.fullmatch(inside))
 
 
 def is_placeholder(value: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from smscan.detectors.secret_names import is_secret_name
+from smscan.detectors.secret_names import is_secret_name, name_words
 
 # One to three words, a separator (`:`, `=`, a table bar), the value.
 _LABEL = re.compile(
@@ -51,7 +51,27 @@ _MACRO_REFERENCE = re.compile(
 _HEX_LITERAL = re.compile(r"0[xX][0-9A-Fa-f_]+[uUlL]*")
 _DEFINE_BEFORE = re.compile(r"#[ \t]*define[ \t]+$")
 _SYMBOL = re.compile(r"[A-Za-z_]\w*`?")
+# A reST/Sphinx field that describes a parameter (`:param password:`, `:keyword token:`, `:type key:`).
+_PARAMETER_FIELD = re.compile(
+    r"(?m)(?:^|(?<=\s)):(?:param|parameter|arg|argument|keyword|kwarg|type|ivar|cvar|var|vartype)"
+    r"(?:[ \t]+[\w.*\[\], ]+?)?[ \t]+[\w*]+:(?=[ \t]|$)(?P<rest>[^\n]*)"
+)
+_OPTION_BEFORE = re.compile(r"(?:^|\s)--?[A-Za-z][\w\-]*[ \t]+$")
+_TABLE_ROW_BEFORE = re.compile(r"(?:^|\|)[ \t]*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def described_parameter_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each parameter description in a docstring's field list, to the end of
+    its line: after ``:param password:`` or ``:arg pwd:`` comes what the parameter is, in prose
+    (``OPTIONAL: If a password is not set...``, ``password chars/bytes to hash``), never its value.
+
+    Example:
+        >>> text = "    :param password: OPTIONAL: a random one is generated"
+        >>> [text[a:b] for a, b in described_parameter_spans(text)]
+        [' OPTIONAL: a random one is generated']
+    """
+    return [m.span("rest") for m in _PARAMETER_FIELD.finditer(text)]
 
 
 def label_values(line: str) -> Iterator[tuple[int, int, str]]:
@@ -71,6 +91,17 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         start, end = match.start("value"), match.end("value")
         if start in seen or not is_secret_name(label) or match.group("value").lower() in _FUNCTION_WORDS:
             continue
+        # A bar separates a label from its value only in a table row (`| password | <value> |`);
+        # elsewhere it is a pipe (`echo test-vault-password | ansible-vault view ...`).
+        if match.re is _LABEL and "|" in line[match.end("label") : start] and not _TABLE_ROW_BEFORE.search(line, 0, match.start("label")):
+            continue
+        # With nothing between them, the label's last word names what follows: `password <value>`,
+        # `api-key <value>`, never `--vault-password-file vault-password-wrong <file>`; and a word
+        # that is an option's argument is a value itself (`--vault-password-file vault-password x.yml`).
+        if match.re is _SPACED and (
+            not _ends_in_secret_word(label) or _OPTION_BEFORE.search(line, 0, match.start("label"))
+        ):
+            continue
         if _DEFINE_BEFORE.search(line, 0, match.start("label")) and _SYMBOL.fullmatch(match.group("value")):
             continue  # `#define NAME symbol` quoted in prose (`` `#define AUTH_PROTO usmHMACMD5` ``)
         seen.add(start)
@@ -79,6 +110,11 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
             end -= 1
         if end > start and not _CODE_VALUE.match(line[start:end]) and not is_hex_literal(line[start:end]):
             yield start, end, label
+
+
+def _ends_in_secret_word(label: str) -> bool:
+    words = name_words(label)
+    return bool(words) and (words[-1] in ("key", "keys") or is_secret_name(words[-1]))
 
 
 def is_hex_literal(value: str) -> bool:

@@ -61,6 +61,15 @@ _STORED = frozenset(["key", "credential", "credentials"])
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
 # Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
+# Last words of a name that say it names a thing that works with secrets, not one: a class or an
+# object that handles them (`HTTPPasswordMgr`, `AbstractBasicAuthHandler`, `token_provider`), a
+# rule about them (`password_policy`, `password_length`), or where one is kept
+# (`ssh_public_key_file`). The last word of a name is what it names.
+_HOLDER_WORDS = _WHERE_WORDS | frozenset(
+    "manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint".split()
+)
+# A public key is public: `ssh_public_key`, `pub_key`, a publishable key.
+_PUBLIC_WORDS = frozenset(["public", "pub", "publishable"])
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 
@@ -77,7 +86,7 @@ def name_class(name: str) -> str:
         ('secret', 'identifier', 'neutral', 'neutral')
     """
     words = name_words(name)
-    if len(words) > 1 and words[-1] in _KIND_WORDS:
+    if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
         return "neutral"
     # The last word, a size glued back to it (`Sha256` reads as `sha`, `256`).
     last = "".join(words[-2:]) if len(words) > 2 and words[-1].isdigit() else words[-1] if words else ""
@@ -87,7 +96,7 @@ def name_class(name: str) -> str:
         return "identifier"
     if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):
         return "secret"
-    if "key" in words and any(word in KEY_COMPANY for word in words):
+    if "key" in words and any(word in KEY_COMPANY for word in words) and _PUBLIC_WORDS.isdisjoint(words):
         return "secret"
     if words and words[-1] == "key" and len(words) == 1:
         return "neutral"
@@ -145,6 +154,17 @@ def is_secret_name(name: str) -> bool:
     return name_class(name) == "secret"
 
 
+def mentions_secret(name: str) -> bool:
+    """True when a word of a name is a secret's, whatever the name ends in (``HTTPPasswordMgr``,
+    ``password_policy``, ``api_token``): the name is about secrets, if not always one.
+
+    Example:
+        >>> mentions_secret("HTTPPasswordMgr"), is_secret_name("HTTPPasswordMgr"), mentions_secret("timeout")
+        (True, False, False)
+    """
+    return _says(name_words(name), SECRET_WORDS, _GLUED_SECRET)
+
+
 def is_password_name(name: str) -> bool:
     """True when a name says its value is a password itself, not where one is kept.
 
@@ -155,7 +175,11 @@ def is_password_name(name: str) -> bool:
         (True, True, False)
     """
     words = name_words(name)
-    return _says(words, PASSWORD_WORDS, _GLUED_PASSWORD) and not any(word in _WHERE_WORDS for word in words)
+    return (
+        _says(words, PASSWORD_WORDS, _GLUED_PASSWORD)
+        and not any(word in _WHERE_WORDS for word in words)
+        and not (len(words) > 1 and words[-1] in _HOLDER_WORDS)
+    )
 
 
 def _says(words: list[str], vocabulary: frozenset[str], glued: tuple[str, ...]) -> bool:

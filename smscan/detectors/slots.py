@@ -49,7 +49,7 @@ from smscan.detectors.command_forms import (
 from smscan.detectors.enclosing_names import share_enclosing_names
 from smscan.detectors.literal_values import literal_values
 from smscan.detectors.named_tokens import name_bare_tokens
-from smscan.detectors.prose_labels import is_hex_literal, label_values, table_values
+from smscan.detectors.prose_labels import described_parameter_spans, is_hex_literal, label_values, table_values
 from smscan.detectors.query_strings import query_values
 from smscan.detectors.jwk_members import jwk_public_spans
 from smscan.detectors.sealed_values import sealed_spans
@@ -151,7 +151,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
-    found = _drop_within(found, sealed_spans(text) + jwk_public_spans(text))
+    found = _drop_within(found, sealed_spans(text) + jwk_public_spans(text) + described_parameter_spans(text))
     found = name_bare_tokens(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 
@@ -159,7 +159,8 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
 def _drop_within(slots: list[Slot], spans: list[tuple[int, int]]) -> list[Slot]:
     """Drop every slot that overlaps one of ``spans``: values sealed for a key not in the file
     (:mod:`smscan.detectors.sealed_values`: ciphertext, or a run of it, is no credential) and a
-    JSON Web Key's public members (:mod:`smscan.detectors.jwk_members`)."""
+    JSON Web Key's public members (:mod:`smscan.detectors.jwk_members`), and what a docstring's
+    field list says of a parameter (:func:`~smscan.detectors.prose_labels.described_parameter_spans`)."""
     if not spans:
         return slots
     ordered = sorted(spans)

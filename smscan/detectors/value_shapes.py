@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from urllib.parse import unquote_plus
 
 from smscan.detectors.letter_pairs import reads_as_word
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
@@ -91,8 +92,9 @@ _PROPERTY_LIST = re.compile(r"^[A-Z][A-Z0-9_]*:[^,:\s]*(?:,[A-Z][A-Z0-9_]*:[^,:\
 _PERCENT_FIELD = re.compile(r"%[A-Za-z]")
 # The open bracket of a link or tag before a word (`<https`, `<span`), cut where the value ends.
 _OPEN_BRACKET_WORD = re.compile(r"^<[a-z][a-z0-9+.\-]*$")
-# Long command-line options (`--shared`): a flag, never its value (`-p<password>` is a value).
-_LONG_OPTION = re.compile(r"^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+# Command-line options (`--shared`, openssl's `-genkey`): a flag, never its value (`-p<password>`,
+# a letter glued to a value of mixed cases and digits, is a value).
+_LONG_OPTION = re.compile(r"^(?:--[a-z][a-z0-9]*|-[a-z]{3,})(?:-[a-z0-9]+)*$")
 # Numbers with digit groups: `13,785,482`, `1_000_000`.
 # A currency sign may lead: `$1,250,000`, `€12,500.00` is an amount in a table or a demo.
 _GROUPED_NUMBER = re.compile(r"^[$€£¥]?\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:\.\d+)?$")
@@ -171,6 +173,14 @@ _ANY_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2})
 # A DOI (`10.21105/joss.01277`): a registered name of a paper or a dataset.
 _DOI = re.compile(r"^(?:doi:)?10\.\d{4,9}/\S+$", re.IGNORECASE)
 # Security advisories' ids: GitHub's (`GHSA-v6wp-4m6f-gcjg`, its own alphabet), CVE, PYSEC.
+# A Windows security identifier (`S-1-5-18` is LocalSystem) and an iSCSI qualified name
+# (`iqn.1993-08.org.debian:01:44a42c8ddb8b`) name principals and devices, publicly.
+_PRINCIPAL_NAME = re.compile(r"^(?:S-1-\d+(?:-\d+){1,14}|iqn\.\d{4}-\d{2}\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)+(?::\S+)?)$")
+# A character or two written as escapes (`\xd1\x91`, `\u0451`): a letter in a test, too short for a key.
+_ESCAPED_CHARACTERS = re.compile(r"^(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}){1,4}$")
+# Percent-encoded text: what it decodes to is words (`El+Ni%C3%B1o` is "El Niño").
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_DECODED_WORDS = re.compile(r"^[^\W\d_]+(?:[ \-'][^\W\d_]+)*$")
 _ADVISORY_ID = re.compile(r"^(?:GHSA(?:-[23456789cfghjmpqrvwx]{4}){3}|CVE-\d{4}-\d{4,}|PYSEC-\d{4}-\d+)$")
 # Grammar notation: an ABNF repetition of a rule (`1*tchar`, `*DIGIT`, `1*3ALPHA`, RFC 5234).
 _GRAMMAR_REPETITION = re.compile(r"^\d*\*\d*[A-Za-z][A-Za-z0-9\-]*$")
@@ -394,6 +404,9 @@ def is_other_identifier(
         or is_escaped_word(value)
         or _DOI.match(value)
         or _ADVISORY_ID.match(value)
+        or _PRINCIPAL_NAME.match(value)
+        or _ESCAPED_CHARACTERS.match(value)
+        or is_percent_encoded_words(value)
         or _GRAMMAR_REPETITION.match(value)
         or _REGEX_CLASS.search(value)
         or _EMPHASISED_NAME.match(value)
@@ -421,8 +434,10 @@ def is_other_identifier(
 _PRIMITIVE = (
     r"(?:ssh|sha\d*|md5|hmac|aes\d*|rsa|dsa|dss|ecdsa|ecdh|ed25519|ed448|curve25519|curve448|nistp\d+|"
     r"chacha20|poly1305|diffie|hellman|umac|blake2[bs]?|pbkdf2|hkdf|gcm|cbc|ctr|ccm|etm|"
-    r"kex|gss|gex|group\d+)"
+    r"kex|gss|gex|group\d+|scram|ntlm)"
 )
+# A named elliptic curve (SEC 2, X9.62, RFC 5639): `secp384r1`, `sect571k1`, `prime256v1`, `brainpoolP512t1`.
+_CURVE_NAME = re.compile(r"^(?:sec[pt]\d{3}[rk]\d|prime\d{3}v\d|brainpoolP\d{3}[rt]\d)$")
 # RFC 4462 names a GSS-API key exchange by its method and the base64 of its mechanism's MD5
 # (`gss-group14-sha256-<24 characters ending in ==>`): a padded base64 part may end the name.
 _ALGORITHM_NAME = re.compile(
@@ -434,7 +449,7 @@ _ALGORITHM_PART = re.compile(rf"^{_PRIMITIVE}$")
 def is_algorithm_name(value: str) -> bool:
     """True for the name of a cryptographic algorithm: lower-case parts joined by ``-`` (an
     ``@vendor`` may end it), at least two of them a primitive's family (``sha2``, ``nistp384``,
-    ``hmac``, ``aes256``, ``gcm``).
+    ``hmac``, ``aes256``, ``gcm``), or a named elliptic curve (``secp384r1``).
 
     Example:
         >>> is_algorithm_name("diffie-hellman-group-exchange-sha256"), is_algorithm_name("aes128-gcm@openssh.com")
@@ -443,13 +458,32 @@ def is_algorithm_name(value: str) -> bool:
         (True, False)
         >>> is_algorithm_name("sunny-meadow-42"), is_algorithm_name("meadow-sha2-Zq8xP1sV==")
         (False, False)
+        >>> is_algorithm_name("scram-sha-256"), is_algorithm_name("secp384r1")
+        (True, True)
     """
     if value.isupper():  # the same names in capitals (`GOOG4-RSA-SHA256`, `AWS4-HMAC-SHA256`)
         value = value.lower()
+    if _CURVE_NAME.match(value):
+        return True
     if not _ALGORITHM_NAME.match(value):
         return False
     parts = value.split("@", 1)[0].rstrip("=").split("-")
     return sum(bool(_ALGORITHM_PART.match(part)) for part in parts) >= 2
+
+
+def is_percent_encoded_words(value: str) -> bool:
+    """True for words written percent-encoded, as in a URL's query (``El+Ni%C3%B1o``): decoded,
+    they are letters between spaces, hyphens or apostrophes, with a space or a letter beyond
+    ASCII that only the encoding could carry. A password keeps its digits and symbols decoded.
+
+    Example:
+        >>> is_percent_encoded_words("El+Ni%C3%B1o"), is_percent_encoded_words("p%40ssw0rd"), is_percent_encoded_words("Zq8xP1sV")
+        (True, False, False)
+    """
+    if not _PERCENT_ESCAPE.search(value):
+        return False
+    decoded = unquote_plus(value)
+    return bool(_DECODED_WORDS.match(decoded)) and (" " in decoded or not decoded.isascii())
 
 
 def is_format_picture(value: str) -> bool:
@@ -651,6 +685,26 @@ _CODE_NAME_SHAPE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*$")
 _CODE_NAME_WORD = re.compile(r"[A-Z]+(?=v[0-9])|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _MAX_ACRONYM = 6  # `VLANID`, `IPv4` -> `IP`; a longer run of capitals is a code or a key
 _MAX_CODE_NAME_DIGITS = 4  # `pcels8021Hdr`, `MovedIn20`; a key's digits are many and spread
+
+
+# A PowerShell command: an approved verb, a dash, a noun (`Get-AnsibleParam`, `ConvertTo-SecureString`).
+_COMMAND_NAME = re.compile(
+    r"^(?:Add|Clear|Close|Compare|Convert|ConvertFrom|ConvertTo|Copy|Disable|Enable|Enter|Exit|Export|Find|Format|Get"
+    r"|Grant|Import|Initialize|Install|Invoke|Join|Move|New|Open|Out|Protect|Read|Register|Remove|Rename|Reset|Resolve"
+    r"|Restart|Revoke|Select|Send|Set|Show|Split|Start|Stop|Test|Unprotect|Unregister|Update|Use|Wait|Write)"
+    r"-[A-Z][A-Za-z0-9]*$"
+)
+
+
+def is_command_name(value: str) -> bool:
+    """True for a PowerShell command's name (``Get-AnsibleParam``): after ``$password =`` in a
+    script it is the call that fetches the password, not the password.
+
+    Example:
+        >>> is_command_name("Get-AnsibleParam"), is_command_name("ConvertTo-SecureString"), is_command_name("Sunny-Meadow7")
+        (True, True, False)
+    """
+    return _COMMAND_NAME.match(value) is not None
 
 
 def is_code_name(value: str) -> bool:

@@ -469,3 +469,54 @@ def test_an_unquoted_name_in_code_is_a_variable() -> None:
     assert "b64key" not in candidates(line, path="minio/sse.py")
     # In a config file the same unquoted value is the value.
     assert candidates("encryption_key: b64key\n", path="config.yaml") == ["b64key"]
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        # A bar outside a table row is a pipe, and an option's argument is no label.
+        ("    setsid sh -c 'tty; echo demo-vault-password |ansible-playbook -i inventory site.yml'\n", "targets/vault/runme.sh"),
+        ('ansible-vault view "$@" --vault-password-file vault-password-wrong format_1_2_AES256.yml && :\n', "targets/vault/runme.sh"),
+        ('ansible-vault view --vault-password-file vault-password encrypted-notes.yml\n', "targets/vault/runme.sh"),
+        # A name whose last word is a thing that handles secrets, or where one is kept.
+        ('    MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request"),\n', "six/__init__.py"),
+        ('    MovedAttribute("ProxyBasicAuthHandler", "urllib2", "urllib.request"),\n', "six/__init__.py"),
+        ("        ssh_public_key_file = '%s.pub' % self.key_path()\n", "modules/user.py"),
+        # A docstring's field list describes a parameter.
+        ("        :param password: OPTIONAL: If a password is not set, one is generated.\n", "atlassian/jira.py"),
+        ("    :arg pwd: password chars/bytes to hash\n", "passlib/handlers/md5_crypt.py"),
+        # A PowerShell command after `=` is the call that fetches the value.
+        ('$password = Get-AnsibleParam -obj $params -name "password" -type "str"\n', "modules/win_user.ps1"),
+        # Templates filled in later.
+        ("        self._omit_token = '__omit_place_holder__%s' % sha1(os.urandom(64)).hexdigest()\n", "vars/manager.py"),
+        ('    $auth_value = [Convert]::ToBase64String([Text.Encoding]::ASCII.GetBytes(("{0}:{1}" -f $User, $Pass)))\n',
+         "module_utils/WebRequest.psm1"),
+        # Names of mechanisms, curves, principals and devices; words and characters written encoded.
+        ("    AUTH_REQUIRED_SASL: 'scram-sha-256',\n", "asyncpg/protocol/coreproto.pyx"),
+        ("        private_key_pem = run(['openssl', 'ecparam', '-genkey', '-name', 'secp384r1', '-noout'])\n", "ci/__init__.py"),
+        ('            systemToken = GetPrimaryTokenForUser(new SecurityIdentifier("S-1-5-18"));\n', "csharp/Become.cs"),
+        ("        InitiatorName=iqn.1993-08.org.debian:01:44a42c8ddb8b\n", "facts/network/iscsi.py"),
+        ("    {{ 'El+Ni%C3%B1o' | urldecode }}\n", "plugins/filter/urldecode.yml"),
+        ('            secret = b"\\xd1\\x91"  # aka "\\u0451"\n', "passlib/handlers/bcrypt.py"),
+    ],
+)
+def test_ordinary_text_of_round_nine_is_no_candidate(line: str, path: str) -> None:
+    # Round 9 (ansible-core, passlib, asyncpg, atlassian-python-api, azure-identity,
+    # python-keycloak, smbprotocol, auth0-python, fabric, requests-toolbelt, sendgrid).
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        (f"| password | {KEY} |\n", "notes.md"),
+        (f"login frank password {KEY}\n", "notes.txt"),
+        (f"api-key {KEY}\n", "notes.txt"),
+        (f'    ssh_private_key = "{KEY}"\n', "src/pkg/module.py"),
+        (f'    password = "{KEY}%s"\n', "src/pkg/module.py"),
+        (f'    DB_PASSWORD = "{KEY}"  # :param password: the admin one\n', "src/pkg/module.py"),
+        (f"$password = '{KEY}'\n", "deploy.ps1"),
+    ],
+)
+def test_secrets_beside_round_nine_still_count(line: str, path: str) -> None:
+    assert any(KEY in value for value in candidates(line, path=path))

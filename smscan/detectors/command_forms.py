@@ -1,6 +1,6 @@
 """Values on command lines and in build files.
 
-Option values (``--token X``, ``--password=X``, ``-u user:password``, ``-H "X-Api-Key: X"``,
+Option values (``--token X``, ``--password=X``, ``-u user:password``, ``sshpass -p X``, ``-H "X-Api-Key: X"``,
 ``-var client_secret=X``, ``-passout pass:X``), ``mysql -u root -pS3cr3t`` (a password glued to ``-p``, only on database client lines, where
 ``-p`` means password and not ``-pthread`` or ``-print``), and Dockerfile ``ENV NAME value`` /
 ``ARG NAME=value`` written without ``=``.
@@ -26,6 +26,7 @@ _HEADER_LINE = re.compile(r"^(?P<name>[A-Za-z][\w\-]*):[ \t]*(?P<value>\S+)$")
 # A value that says what it is before a colon: openssl's `-passout pass:<password>`.
 _LABELLED_VALUE = re.compile(r"^(?P<k>[A-Za-z]+):(?P<v>[^\s:/].*)$")
 _DATABASE_CLIENT = re.compile(r"\b(?:mysql\w*|mariadb\w*|mysqldump|mysqladmin|mycli|sshpass)\b")
+_SSHPASS = re.compile(r"\bsshpass\s+(?:-\w+\s+)*$")
 _GLUED_PASSWORD = re.compile(r"(?<![\w\-])-p(?P<value>[^\s'\"`\-][^\s'\"`]{3,})")
 _DOCKER_ENV = re.compile(r"^\s*(?:ENV|ARG)\s+(?P<key>[A-Za-z_]\w*)\s+(?P<value>[^\s=][^\s]*)\s*$")
 
@@ -87,5 +88,8 @@ def option_values(line: str) -> Iterator[tuple[int, int, str]]:
             # password holding `=`); another secret option may take a spec of pairs (docker's
             # `--secret type=env,id=NPM_TOKEN`, `--secret id=npmrc,src=.npmrc`).
             yield start + pair.start("v"), end, pair.group("k")
+        elif name == "p" and _SSHPASS.search(line, 0, match.start()):
+            # sshpass -p <password> ssh host: sshpass's `-p` is the password itself.
+            yield start, end, "password"
         elif not value.startswith("-"):
             yield start, end, name

@@ -24,6 +24,9 @@ from smscan.detectors.slots import find_slots
         ("mysql --user=alice --password=Sn=9kLq2xPw", [("alice", "user"), ("Sn=9kLq2xPw", "password")]),
         # `=` padding is part of a token, no pair
         ("app --token=YWJjZGVmZ2hpamtsbW5vcA== --verbose", [("YWJjZGVmZ2hpamtsbW5vcA==", "token")]),
+        # sshpass's `-p` is the password; ssh's `-p` a port
+        ("sshpass -p k7Qm2Rw9 ssh -p 2222 deploy@host", [("k7Qm2Rw9", "password"), ("2222", "p")]),
+        ("sshpass -e -p k7Qm2Rw9 scp a b", [("k7Qm2Rw9", "password")]),
     ],
 )
 def test_option_values(line: str, expected: list[tuple[str, str]]) -> None:

@@ -151,7 +151,11 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
-    found = _drop_within(found, sealed_spans(text) + jwk_public_spans(text) + described_parameter_spans(text))
+    found = _drop_within(found, sealed_spans(text) + jwk_public_spans(text))
+    # A private key or a vendor's token stays what it is inside a parameter's description (an
+    # "e.g." in a docstring); any other value there is the description's prose.
+    kept = set(_drop_within(found, described_parameter_spans(text)))
+    found = [s for s in found if s in kept or s.where in (PEM, VENDOR)]
     found = name_bare_tokens(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 
@@ -159,7 +163,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
 def _drop_within(slots: list[Slot], spans: list[tuple[int, int]]) -> list[Slot]:
     """Drop every slot that overlaps one of ``spans``: values sealed for a key not in the file
     (:mod:`smscan.detectors.sealed_values`: ciphertext, or a run of it, is no credential) and a
-    JSON Web Key's public members (:mod:`smscan.detectors.jwk_members`), and what a docstring's
+    JSON Web Key's public members (:mod:`smscan.detectors.jwk_members`), or what a docstring's
     field list says of a parameter (:func:`~smscan.detectors.prose_labels.described_parameter_spans`)."""
     if not spans:
         return slots

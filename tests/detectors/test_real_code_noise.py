@@ -520,3 +520,10 @@ def test_ordinary_text_of_round_nine_is_no_candidate(line: str, path: str) -> No
 )
 def test_secrets_beside_round_nine_still_count(line: str, path: str) -> None:
     assert any(KEY in value for value in candidates(line, path=path))
+
+
+def test_a_private_key_in_a_parameters_description_still_counts() -> None:
+    body = base64.b64encode(os.urandom(48)).decode()
+    line = f"        :param private_key: The key, for example `-----BEGIN RSA PRIVATE KEY----- {body} -----END RSA PRIVATE KEY-----`\n"
+    assert any(value.startswith("-----BEGIN RSA PRIVATE KEY-----") for value in candidates(line, path="rest/credential.py"))
+    assert candidates("        :param private_key: The URL encoded representation of the key\n", path="rest/credential.py") == []

@@ -30,6 +30,24 @@ _PREFIXES: tuple[tuple[str, int], ...] = (
     ("AIza", 30), ("ya29.", 30), ("sk-ant-", 30), ("sk-proj-", 30), ("hf_", 30), ("SG.", 40),
     ("dop_v1_", 40), ("doo_v1_", 40), ("shpat_", 30), ("shpss_", 30), ("npm_", 30), ("pypi-", 40),
     ("sq0atp-", 20), ("sq0csp-", 30), ("EAACEdEose0cBA", 20),
+    # More AI vendors: OpenAI service-account and admin keys, Groq, Replicate, Perplexity, Tavily,
+    # xAI, NVIDIA, OpenRouter, LangSmith.
+    ("sk-svcacct-", 40), ("sk-admin-", 40), ("gsk_", 40), ("r8_", 30), ("pplx-", 40), ("tvly-", 24),
+    ("xai-", 60), ("nvapi-", 50), ("sk-or-v1-", 60), ("lsv2_pt_", 40), ("lsv2_sk_", 40),
+    # Shopify custom and private apps; GitLab CI build, incoming mail, agent, SCIM and feature-flag
+    # tokens; Docker Hub, RubyGems and NuGet; JFrog.
+    ("shpca_", 32), ("shppa_", 32), ("glcbt-", 20), ("glimt-", 20), ("glagent-", 20), ("glsoat-", 20),
+    ("glffct-", 20), ("dckr_pat_", 20), ("rubygems_", 40), ("oy2", 40), ("AKCp", 60),
+    # Secrets and deploy platforms: HashiCorp Vault, Doppler, Pulumi, 1Password service accounts,
+    # Tailscale, Heroku, Fly.io, Netlify, Render, Supabase, PlanetScale, DigitalOcean refresh.
+    ("hvs.", 24), ("hvb.", 24), ("hvr.", 24), ("dp.pt.", 40), ("dp.st.", 40), ("dp.sa.", 40), ("dp.ct.", 40),
+    ("pul-", 40), ("ops_", 50), ("tskey-", 30), ("HRKU-", 30), ("fo1_", 40), ("nfp_", 30), ("rnd_", 24),
+    ("sbp_", 40), ("pscale_tkn_", 32), ("pscale_pw_", 32), ("pscale_oauth_", 32), ("dor_v1_", 40),
+    # Observability and work tools: Sentry, Grafana, Dynatrace, Buildkite, Postman, Linear, Notion,
+    # Figma, Databricks; Brevo; Square production tokens; age's private keys.
+    ("sntrys_", 60), ("sntryu_", 60), ("glc_", 30), ("glsa_", 32), ("dt0c01.", 60), ("bkua_", 30),
+    ("PMAK-", 50), ("lin_api_", 30), ("ntn_", 40), ("figd_", 30), ("dapi", 32), ("xkeysib-", 60),
+    ("EAAA", 50), ("AGE-SECRET-KEY-1", 50),
 )
 _PREFIX_RE = "|".join(re.escape(prefix) for prefix, _ in sorted(_PREFIXES, key=lambda p: -len(p[0])))
 _MIN_BODY = dict(_PREFIXES)

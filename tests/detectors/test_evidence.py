@@ -48,6 +48,10 @@ def test_the_secret_name_vocabulary(name: str, expected: str) -> None:
         ("acme_live_" + KEY, None),  # unknown formats are judged by name and surprise alone
         ("glrt-short", None),  # a prefix without a token's body
         ("prefix xoxb-" + KEY, None),  # a vendor token inside a longer value is not the value
+        ("hvs." + KEY * 2, "hvs."), ("dp.pt." + KEY * 3, "dp.pt."), ("sntryu_" + KEY * 4, "sntryu_"),
+        ("PMAK-65a1f0d2e3b4c5d6e7f80912-" + KEY * 2, "PMAK-"), ("AGE-SECRET-KEY-1" + KEY.upper() * 3, "AGE-SECRET-KEY-1"),
+        ("r8_" + KEY * 2, "r8_"), ("dapi" + "9f86d081884c7d659a2feaa0c55ad015", "dapi"),
+        ("hvs.short", None), ("r8_" + KEY, None),  # bodies shorter than the vendor's
     ],
 )
 def test_vendor_formats(value: str, expected: str | None) -> None:

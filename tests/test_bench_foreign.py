@@ -273,3 +273,53 @@ def test_the_tuned_packages_are_apart_from_the_reported_ones(tmp_path: Path, cap
                  "--package-list", str(tmp_path / "missing.txt")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: cannot read the package list") and err.count("\n") == 1, err
+
+
+def test_every_noise_round_is_apart_from_the_tuned_packages_and_from_the_others() -> None:
+    from bench.foreign.noise import PACKAGES, read_packages
+
+    lists = [PACKAGES, *sorted(PACKAGES.parent.glob("noise_packages_round*.txt"))]
+    assert len(lists) >= 10
+    seen = {name.lower() for _, name, _ in read_packages(PACKAGES.with_name("tuned_packages.txt"))}
+    for path in lists:
+        names = {name.lower() for _, name, _ in read_packages(path)}
+        assert not names & seen, (path.name, names & seen)  # a round is measured blind, once
+        seen |= names
+
+
+def test_readings_count_flagged_look_alikes_by_how_a_reviewer_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work"
+    (work / "data" / "preds").mkdir(parents=True)
+    labels = [
+        {"path": "g/00000/notes.txt", "source": "g", "id": "Key#fp0", "spans": [], "negatives": [{"start": 0, "end": 10}]},
+        {"path": "g/00001/notes.txt", "source": "g", "id": "Key#fp1", "spans": [], "negatives": [{"start": 0, "end": 10}]},
+        {"path": "g/00002/notes.txt", "source": "g", "id": "Key#fp2", "spans": [], "negatives": [{"start": 0, "end": 10}]},
+        {"path": "d/00000/notes.txt", "source": "d", "id": "t#1", "spans": [], "negatives": [{"start": 5, "end": 9}]},
+    ]
+    (work / "data" / "labels.jsonl").write_text("".join(json.dumps(row) + "\n" for row in labels))
+    flagged = {"g/00000/notes.txt": [[2, 4]], "g/00001/notes.txt": [[0, 10]], "d/00000/notes.txt": [[9, 12]]}
+    (work / "data" / "preds" / "smscan.json").write_text(json.dumps({"files": flagged}))
+    readings = tmp_path / "readings.jsonl"
+    readings.write_text(
+        json.dumps({"source": "g", "id": "Key#fp0", "index": 0, "verdict": "credential", "why": "a drawn key"}) + "\n"
+    )
+    assert main(["readings", "--work", str(work), "--readings", str(readings)]) == 0
+    out = capsys.readouterr().out
+    # Two of four flagged (d's span ends where its look-alike ends: no overlap); one read, one not.
+    assert "| g | 2 | 1 | 0 | 1 |" in out and "| all | 2 | 1 | 0 | 1 |" in out
+    assert "at most: 0 of 3 look-alikes" in out and "2 of 4 (0.500)" in out
+    assert "Unread (source, id, index): g Key#fp1 0" in out
+    readings.write_text('{"source": "g", "id": "Key#fp0", "index": 0, "verdict": "maybe", "why": ""}\n')
+    for argv in (["readings", "--work", str(work), "--readings", str(readings)],
+                 ["readings", "--work", str(tmp_path / "none")]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+    # The committed readings load, and name items, never their values.
+    from bench.foreign.readings import READINGS, load_readings
+
+    committed = load_readings(READINGS)
+    assert len(committed) >= 50 and {r.verdict for r in committed.values()} == {"credential", "not-credential"}
+    assert all(len(r.why) < 120 for r in committed.values())

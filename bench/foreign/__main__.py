@@ -6,6 +6,7 @@
     python -m bench.foreign table RUN1.json RUN2.json [--names rules,learned]
     python -m bench.foreign noise --out NOISE --tools smscan,detect-secrets,credsweeper,betterleaks \\
         --work WORK [--peers-python PY] [--max-lines N] [--package-list FILE]
+    python -m bench.foreign readings --work WORK [--tool smscan] [--readings FILE]
 
 MIRRORS holds bare git mirrors ``<owner>+<name>/repo`` of the pinned repositories (see sources.py).
 DATA and WORK are folders outside git; nothing here is vendored into the smscan package.
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from .mirror import MirrorError
 from .noise import FetchError
+from .readings import ReadingsError
 from .sources import source_names
 
 
@@ -70,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--max-lines", type=int, help="a fixed sample of each package's files up to N lines")
     n.add_argument("--score-only", action="store_true")
     n.add_argument("--json", type=Path)
+    r = sub.add_parser("readings", help="the look-alikes a tool flagged on an eval's sample, as a reviewer reads them")
+    r.add_argument("--work", type=Path, required=True, help="the --work folder of an eval run")
+    r.add_argument("--tool", default="smscan")
+    r.add_argument("--readings", type=Path, help="readings JSONL (default: bench/foreign/readings.jsonl)")
     a = ap.parse_args(argv)
     try:
         if a.command == "build":
@@ -84,10 +90,15 @@ def main(argv: list[str] | None = None) -> int:
             from .evaluate import table_cmd
 
             return table_cmd(a)
+        if a.command == "readings":
+            from .readings import READINGS, readings_cmd
+
+            a.readings = a.readings or READINGS
+            return readings_cmd(a)
         from .noise import noise_cmd
 
         return noise_cmd(a)
-    except (MirrorError, UsageError, FetchError) as exc:
+    except (MirrorError, UsageError, FetchError, ReadingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

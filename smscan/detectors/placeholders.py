@@ -40,8 +40,8 @@ _REFERENCE_CALL = re.compile(
 # A printf conversion (`%s`, `%d`, `%(user)s`, `%08x`): the value is a template filled in later.
 _PRINTF_FIELD = r"%(?:\([A-Za-z_]\w*\))?[-#0 +]?\d*(?:\.\d+)?[sdixXfr]"
 # Braced expansions inside a value (`bob:${env:API_KEY}`, `${PYBIN}/pip`, `{{ .Values.x }}-ro`)
-# and format fields (`{i}<{kc}>{v}</{kc}>`, `{0}:{1}`, `__omit_place_holder__%s`). A bare `$NAME` is left out: random passwords hold
-# `$` before letters.
+# and format fields (`{i}<{kc}>{v}</{kc}>`, `{0}:{1}`, `__omit_place_holder__%s`). A bare `$NAME`
+# is left out: random passwords hold `$` before letters.
 _EMBEDDED_REFERENCE = re.compile(
     r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}|\{\d*\}|" + _PRINTF_FIELD
 )
@@ -63,6 +63,8 @@ _FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*")
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
 # a tool (`pip`), a suffix. A key written around an expansion keeps more.
 _AROUND_REFERENCE_MAX = 7
+# Lower-case words around expansions are a template's own text, however long (`__omit_place_holder__%s`).
+_TEMPLATE_WORDS = re.compile(r"[a-z_\-./: ]*")
 # Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}; angle brackets as
 # HTML writes them in markup and escaped config (`&lt;YOURPASSWORD&gt;`).
 _BRACKETED = re.compile(r"^(?:<[^<>]+>|&lt;(?:(?!&gt;).)+&gt;|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
@@ -119,7 +121,6 @@ _DOCUMENTED_EXAMPLES = frozenset(
 )
 _BASE64_BODY = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 # What may come before a value's first word: `--my-flag`, `${MY_VAR}`, `<your key>`.
-_TEMPLATE_WORDS = re.compile(r"[a-z_\-./: ]*")
 _BEFORE_FIRST_WORD = "-_${}()[]<>%@#:/.'\"` "
 
 
@@ -136,8 +137,8 @@ def is_reference(value: str) -> bool:
     if _REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped):
         return True
     # `user:${PASSWORD}`, `${BIN}/pip`: an expansion with little of the value's own around it,
-    # and that little not a random mix of cases and digits (`a{bcdefg}Q7!` is a password).
-    # Around them, lower-case words are the template's own text (`__omit_place_holder__%s`).
+    # and that little not a random mix of cases and digits (`a{bcdefg}Q7!` is a password), or
+    # with lower-case words around it.
     rest, expansions = _outside_expansions(stripped)
     return expansions > 0 and (
         _TEMPLATE_WORDS.fullmatch(rest) is not None

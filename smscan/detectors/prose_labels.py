@@ -93,7 +93,8 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
             continue
         # A bar separates a label from its value only in a table row (`| password | <value> |`);
         # elsewhere it is a pipe (`echo test-vault-password | ansible-vault view ...`).
-        if match.re is _LABEL and "|" in line[match.end("label") : start] and not _TABLE_ROW_BEFORE.search(line, 0, match.start("label")):
+        in_table = _TABLE_ROW_BEFORE.search(line, 0, match.start("label")) is not None
+        if match.re is _LABEL and "|" in line[match.end("label") : start] and not in_table:
             continue
         # With nothing between them, the label's last word names what follows: `password <value>`,
         # `api-key <value>`, never `--vault-password-file vault-password-wrong <file>`; and a word

@@ -19,7 +19,9 @@ overlaps:
   (:mod:`~smscan.detectors.token_runs`);
 - values sealed by encryption (``ENC(...)``, a ``SealedSecret``'s data) are no slots
   (:mod:`~smscan.detectors.sealed_values`), nor are a JSON Web Key's public members (the RSA
-  modulus ``n``, exponent ``e``, curve point ``x``/``y``: :mod:`~smscan.detectors.jwk_members`);
+  modulus ``n``, exponent ``e``, curve point ``x``/``y``: :mod:`~smscan.detectors.jwk_members`),
+  nor what a docstring's field list says of a parameter (``:param password: OPTIONAL: ...``)
+  unless it is a private key or a vendor's token;
 - in a JSON document, the secret name of an enclosing object or array for a value whose own
   name says nothing (:mod:`~smscan.detectors.enclosing_names`).
 
@@ -47,11 +49,11 @@ from smscan.detectors.command_forms import (
     option_values,
 )
 from smscan.detectors.enclosing_names import share_enclosing_names
+from smscan.detectors.jwk_members import jwk_public_spans
 from smscan.detectors.literal_values import literal_values
 from smscan.detectors.named_tokens import name_bare_tokens
 from smscan.detectors.prose_labels import described_parameter_spans, is_hex_literal, label_values, table_values
 from smscan.detectors.query_strings import query_values
-from smscan.detectors.jwk_members import jwk_public_spans
 from smscan.detectors.sealed_values import sealed_spans
 from smscan.detectors.secret_names import is_secret_name
 from smscan.detectors.secret_places import header_values, url_passwords

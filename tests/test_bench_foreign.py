@@ -309,7 +309,7 @@ def test_readings_count_flagged_look_alikes_by_how_a_reviewer_reads_them(
     out = capsys.readouterr().out
     # Two of four flagged (d's span ends where its look-alike ends: no overlap); one read, one not.
     assert "| g | 2 | 1 | 0 | 1 |" in out and "| all | 2 | 1 | 0 | 1 |" in out
-    assert "at most: 0 of 3 look-alikes" in out and "2 of 4 (0.500)" in out
+    assert "at most: 0 of the 3 look-alikes" in out and "2 of 4 (0.500)" in out
     assert "Unread (source, id, index): g Key#fp1 0" in out
     readings.write_text('{"source": "g", "id": "Key#fp0", "index": 0, "verdict": "maybe", "why": ""}\n')
     for argv in (["readings", "--work", str(work), "--readings", str(readings)],

@@ -6,8 +6,9 @@ values any reviewer would stop a commit for. ``readings.jsonl`` holds one readin
 tool flagged, written by a person who read it in its file: ``credential`` (a value a reviewer
 calls a secret: drawn, typed or shaped like one, whatever the source's rule says) or
 ``not-credential`` (a name, a public value, a stand-in made of words, a CSRF token, ...), with
-why. Only flagged look-alikes are read; the unflagged ones count as not credentials, so the rate
-reported is an upper bound of the share of true non-credentials a tool flags.
+why. Only look-alikes some tool flagged are read; the others count as not credentials, so the rate
+reported (non-credentials flagged over the look-alikes not read as credentials, the same
+denominator for every tool on the sample) is an upper bound of the share a tool flags.
 
     python -m bench.foreign readings --work W [--tool smscan] [--readings bench/foreign/readings.jsonl]
 
@@ -56,29 +57,29 @@ def load_readings(path: Path) -> dict[tuple[str, str, int], Reading]:
     return readings
 
 
-def flagged_lookalikes(work: Path, tool: str) -> tuple[int, list[tuple[str, str, int]]]:
-    """How many look-alikes the scored sample under ``work`` holds, and the keys of those ``tool`` flagged."""
+def flagged_lookalikes(work: Path, tool: str) -> tuple[list[tuple[str, str, int]], list[tuple[str, str, int]]]:
+    """The keys of every look-alike of the scored sample under ``work``, and of those ``tool`` flagged."""
     predictions = json.loads((work / "data" / "preds" / f"{tool}.json").read_text(encoding="utf-8"))["files"]
-    total = 0
+    every = []
     flagged = []
     for line in (work / "data" / "labels.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         spans = predictions.get(row["path"], [])
         for index, negative in enumerate(row["negatives"]):
-            total += 1
+            every.append((row["source"], row["id"], index))
             if any(start < negative["end"] and end > negative["start"] for start, end in spans):
-                flagged.append((row["source"], row["id"], index))
-    return total, flagged
+                flagged.append(every[-1])
+    return every, flagged
 
 
 def report(work: Path, tool: str, readings_path: Path) -> str:
     """Flagged look-alikes by their reading, per source, as Markdown."""
     readings = load_readings(readings_path)
-    total, flagged = flagged_lookalikes(work, tool)
+    every, flagged = flagged_lookalikes(work, tool)
     sources = sorted({key[0] for key in flagged})
     unread = [key for key in flagged if key not in readings]
     lines = [
-        f"{tool}: {len(flagged)} of {total} look-alikes flagged; read as credentials / not credentials / unread.",
+        f"{tool}: {len(flagged)} of {len(every)} look-alikes flagged; read as credentials / not credentials / unread.",
         "",
         "| source | flagged | credentials | not credentials | unread |",
         "|---|---|---|---|---|",
@@ -89,13 +90,16 @@ def report(work: Path, tool: str, readings_path: Path) -> str:
         lines.append(
             f"| {source} | {len(keys)} | {verdicts.count('credential')} | {verdicts.count('not-credential')} | {verdicts.count('unread')} |"
         )
-    credentials = sum(1 for key in flagged if key in readings and readings[key].verdict == "credential")
+    # Every look-alike of the sample read as a credential, whichever tool flagged it: the same
+    # denominator for every tool scored on the sample.
+    credentials = sum(1 for key in every if key in readings and readings[key].verdict == "credential")
     not_credentials = sum(1 for key in flagged if key in readings and readings[key].verdict == "not-credential")
+    others = len(every) - credentials
     lines += [
         "",
-        f"Non-credentials flagged, at most: {not_credentials} of {total - credentials} look-alikes not read as "
-        f"credentials ({not_credentials / max(total - credentials, 1):.3f}); as the source labels them: "
-        f"{len(flagged)} of {total} ({len(flagged) / max(total, 1):.3f}).",
+        f"Non-credentials flagged, at most: {not_credentials} of the {others} look-alikes not read as credentials "
+        f"({not_credentials / max(others, 1):.3f}); as the sources label them: {len(flagged)} of {len(every)} "
+        f"({len(flagged) / max(len(every), 1):.3f}).",
     ]
     if unread:
         lines += ["", "Unread (source, id, index): " + "; ".join(f"{s} {i} {n}" for s, i, n in unread)]

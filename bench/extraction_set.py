@@ -200,7 +200,7 @@ def build_set(shared: Any, *, seed: int, repositories: int, files: int, lines: i
                 if candidate != value and candidate not in pool:
                     pool.append(candidate)
             options[value] = pool
-    heldout = []
+    heldout: list[str] = []
     for package in held:
         rng = random.Random(f"extraction-heldout:{seed}:{package}")
         hosts = sorted((h for h in shared.collect_hosts([package], archives) if h.cls in CLASSES), key=lambda h: h.rel)

@@ -148,12 +148,14 @@ def score_table(
     # Today's rules are judged on the same scores: the plan covers the slots their judgement keeps too.
     keep = cheap[:, FEATURE_INDEX["rules:keep"]] == 1
     spans: dict[str, list[tuple[int, int]]] = {}
-    for i in np.flatnonzero(undecided | keep):
-        spans.setdefault(rows[table["file_index"][i]]["path"], []).append((int(table["start"][i]), int(table["end"][i])))
+    for planned in np.flatnonzero(undecided | keep):
+        spans.setdefault(rows[table["file_index"][planned]]["path"], []).append(
+            (int(table["start"][planned]), int(table["end"][planned]))
+        )
     scorer = CachedScorer(load_scorer("default"), ScoreCache(cache))
     documents = [Document(row["path"], row["text"], group=row["path"]) for row in rows]
     started = time.perf_counter()
-    scores = score_planned(scorer, documents, [_Spans(spans)])  # type: ignore[list-item]
+    scores = score_planned(scorer, documents, [_Spans(spans)])  # type: ignore[list-item]  # _Spans plans, nothing more
     rules = CredentialDetector()
     rule_scores = scores
     print(f"scored in {time.perf_counter() - started:.0f} s", file=sys.stderr)
@@ -195,14 +197,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.command == "cheap":
         table = cheap_table(args.data, args.source)
-        np.savez_compressed(args.out, **table)
+        arrays: dict[str, Any] = table
+        np.savez_compressed(args.out, **arrays)
         print(f"{len(table['label'])} slots, {int(table['label'].sum())} on credentials, "
               f"{int((table['overlap'] == 1).sum())} on look-alikes", file=sys.stderr)
         return 0
     with np.load(args.cheap) as loaded:
         table = dict(loaded)
     judgements = [Judgement.from_json(path.read_text(), where=str(path)) for path in args.judgement]
-    np.savez_compressed(args.out, **score_table(args.data, table, judgements, args.cache, args.files))
+    scored: dict[str, Any] = score_table(args.data, table, judgements, args.cache, args.files)
+    np.savez_compressed(args.out, **scored)
     return 0
 
 

@@ -180,7 +180,7 @@ def measure(table: dict[str, np.ndarray], flagged: np.ndarray, categories: np.nd
     items = table["items"]
     hits = np.zeros(len(items), bool)
     by_file: dict[int, list[int]] = {}
-    for i in np.flatnonzero(flagged):
+    for i in map(int, np.flatnonzero(flagged)):
         by_file.setdefault(int(table["file_index"][i]), []).append(i)
     for k, (file_index, start, end, _) in enumerate(items):
         for i in by_file.get(int(file_index), []):

@@ -343,7 +343,7 @@ def runtime_variants() -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     choices = literal_choices(precision_field)
     for wanted, aliases in (("float32", ("float32", "fp32")), ("int8", ("int8", "int8_float32"))):
         value = next((a for a in aliases if a in choices), None) if choices else aliases[0]
-        overrides = {"device": "cpu", "runtime": ct2[0]}
+        overrides: dict[str, Any] = {"device": "cpu", "runtime": ct2[0]}
         if value is None:
             notes.append(f"CTranslate2 {wanted} skipped: `{precision_field}` offers {', '.join(choices)}.")
             continue

@@ -35,10 +35,17 @@ if TYPE_CHECKING:
 
 
 class Scorer(Protocol):
-    """Anything that turns texts into per-token scores (``TransformersScorer``, ``FakeScorer``)."""
+    """Anything that turns texts into per-token scores (``TransformersScorer``, ``FakeScorer``).
 
-    fingerprint: str
-    settings: ScoringSettings
+    ``fingerprint`` and ``settings`` are read, never set, through this protocol: a wrapper
+    (``CachedScorer``) may pass its scorer's on as read-only properties.
+    """
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    @property
+    def settings(self) -> ScoringSettings: ...
 
     def score_texts(self, texts: Sequence[str]) -> list[TokenScores]:
         """Score each text independently; one ``TokenScores`` per text, in order."""

@@ -143,7 +143,7 @@ def test_a_random_secret_is_more_surprising_than_the_code(real_scorer: Transform
 
 
 def test_bf16_and_fp32_select_the_same_windows(real_scorer: TransformersScorer) -> None:
-    texts = [Path(module.__file__).read_text(encoding="utf-8")[:1500] for module in (colorsys, fnmatch, shlex)]
+    texts = [Path(str(module.__file__)).read_text(encoding="utf-8")[:1500] for module in (colorsys, fnmatch, shlex)]
     selections = {}
     for dtype in ("fp32", "bf16"):
         same = real_scorer.settings.dtype == dtype

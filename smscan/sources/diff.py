@@ -172,7 +172,7 @@ def added_item(
 def iter_staged(repo: GitRepository, *, selection: Selection, group: str) -> Iterator[Document | Skip]:
     """What is about to be committed: the index version of each file the index adds text to,
     against HEAD (against the empty tree before the first commit)."""
-    old = repo.resolve_commit("HEAD") if repo.has_commits() else repo.empty_tree()
+    old = repo.staged_base()
     yield from iter_added(repo, added_files(repo, old, None), selection=selection, group=group)
 
 

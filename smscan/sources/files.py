@@ -90,7 +90,7 @@ def iter_hook(
         span = resolve_range(repo, f"{from_ref}...{to_ref}")
         changed = added_files(repo, span.base, span.head)
     else:
-        old = repo.resolve_commit("HEAD") if repo.has_commits() else repo.empty_tree()
+        old = repo.staged_base()
         changed = added_files(repo, old, None)
     by_path = {item.change.path: item for item in changed if isinstance(item, AddedFile)}
     deleted = {item.path for item in changed if not isinstance(item, AddedFile)}

@@ -105,6 +105,17 @@ class GitRepository(GitCommands):
         """Whether HEAD points at a commit (False in a repository with no commits yet)."""
         return self._succeeds("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 
+    def staged_base(self) -> str:
+        """What the index is compared with: the commit HEAD names, or the empty tree in a
+        repository with no commits yet (one ``rev-parse``, not a check and then a lookup)."""
+        try:
+            out = self._repo.git.execute(
+                self._command("rev-parse", "--verify", "--quiet", "HEAD^{commit}"), with_extended_output=False
+            )
+        except self._git.GitCommandError:
+            return self.empty_tree()
+        return str(out).strip()
+
     def resolve_commit(self, rev: str) -> str:
         """The full id of the commit that ``rev`` names.
 

@@ -85,3 +85,12 @@ def test_missing_revision_is_a_source_error(git_repo: Path) -> None:
     commit_files(git_repo, {"a.py": "a\n"})
     with pytest.raises(SourceError, match="'v9' is not a commit"):
         revision(git_repo, "v9")
+
+
+def test_staged_changes_are_compared_with_head_or_the_empty_tree(git_repo: Path) -> None:
+    with GitRepository(git_repo) as repo:
+        empty = repo.empty_tree()
+        assert repo.staged_base() == empty  # no commit yet: the first commit's "before"
+    commit_files(git_repo, {"a.py": "a\n"})
+    with GitRepository(git_repo) as repo:
+        assert repo.staged_base() == head_id(git_repo) != empty

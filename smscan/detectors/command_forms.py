@@ -1,7 +1,7 @@
 """Values on command lines and in build files.
 
-Option values (``--token X``, ``--password=X``, ``-u user:password``, ``sshpass -p X``, ``-H "X-Api-Key: X"``,
-``-var client_secret=X``, ``-passout pass:X``), ``mysql -u root -pS3cr3t`` (a password glued to ``-p``, only on database client lines, where
+Option values (``--token X``, ``--password=X``, ``-u user:password``, ``sshpass -p X``,
+``-H "X-Api-Key: X"``, ``-var client_secret=X``, ``-passout pass:X``), ``mysql -u root -pS3cr3t`` (a password glued to ``-p``, only on database client lines, where
 ``-p`` means password and not ``-pthread`` or ``-print``), and Dockerfile ``ENV NAME value`` /
 ``ARG NAME=value`` written without ``=``.
 """

@@ -173,6 +173,7 @@ _ANY_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2})
 # A DOI (`10.21105/joss.01277`): a registered name of a paper or a dataset.
 _DOI = re.compile(r"^(?:doi:)?10\.\d{4,9}/\S+$", re.IGNORECASE)
 # Security advisories' ids: GitHub's (`GHSA-v6wp-4m6f-gcjg`, its own alphabet), CVE, PYSEC.
+_ADVISORY_ID = re.compile(r"^(?:GHSA(?:-[23456789cfghjmpqrvwx]{4}){3}|CVE-\d{4}-\d{4,}|PYSEC-\d{4}-\d+)$")
 # A Windows security identifier (`S-1-5-18` is LocalSystem) and an iSCSI qualified name
 # (`iqn.1993-08.org.debian:01:44a42c8ddb8b`) name principals and devices, publicly.
 _PRINCIPAL_NAME = re.compile(r"^(?:S-1-\d+(?:-\d+){1,14}|iqn\.\d{4}-\d{2}\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)+(?::\S+)?)$")
@@ -181,7 +182,6 @@ _ESCAPED_CHARACTERS = re.compile(r"^(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}){1,4}
 # Percent-encoded text: what it decodes to is words (`El+Ni%C3%B1o` is "El Niño").
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _DECODED_WORDS = re.compile(r"^[^\W\d_]+(?:[ \-'][^\W\d_]+)*$")
-_ADVISORY_ID = re.compile(r"^(?:GHSA(?:-[23456789cfghjmpqrvwx]{4}){3}|CVE-\d{4}-\d{4,}|PYSEC-\d{4}-\d+)$")
 # Grammar notation: an ABNF repetition of a rule (`1*tchar`, `*DIGIT`, `1*3ALPHA`, RFC 5234).
 _GRAMMAR_REPETITION = re.compile(r"^\d*\*\d*[A-Za-z][A-Za-z0-9\-]*$")
 # A regular expression's character class with its repetition (`[{_TCHAR}]+`, `[a-z0-9]*`).

@@ -20,10 +20,12 @@ from smscan.detectors.secret_names import is_secret_name, mentions_secret, name_
 # How far left of a string its name is looked for: bounds the work on minified one-line files.
 LEFT_CHARS = 120
 
-# `name = `, `name: Type = `, `name := `, `"name": `, `name => `, with no other operator between.
+# `name = `, `name: Type = `, `name := `, `"name": `, `name => `, with no other operator between. A
+# type starts with a name, `[`, `*` or `&`, never `<` (`<label>Password: <input autoComplete='...'`
+# binds the string to autoComplete).
 _OPERATOR = re.compile(
     r"(?P<key>[A-Za-z_$@][\w.\-$@]*)(?:\[\w*\]|[\"']?\]|[\"'])?[ \t]*(?:\?\??)?"
-    r"(?:[ \t]*:[ \t]*[\w.\[\]<>|&'*]+(?:[ \t]+[\w.\[\]<>|&'*]+)?)?"
+    r"(?:[ \t]*:[ \t]*[\w.\[*&][\w.\[\]<>|&'*]*(?:[ \t]+[\w.\[\]<>|&'*]+)?)?"
     r"[ \t]*(?:===?|!==?|:=|=>|=|:)(?:[^=:]|::)*$"
 )
 # The default of a lookup, or the second argument of a call such as `basic_auth("user", Some("..."))`

@@ -7,9 +7,9 @@ penalty of a value with no name. When the one to three words right before it on 
 secret, the run is a labelled value instead: named by those words, judged as any named value.
 
 A webhook's URL carries its secret in the path (``https://hooks.<chat>/services/T../B../<secret>``,
-``.../webhook/<id>@<tenant>/IncomingWebhook/<secret>/...``): a path token of a URL that says
-``hook`` is named ``webhook secret``, where any other URL's path token (a commit, a gist, a
-document id) stays bare.
+``.../webhook/<id>@<tenant>/IncomingWebhook/<secret>/...``): a path token of a URL whose host says
+``hook`` or whose path has a ``hooks``/``webhook`` segment is named ``webhook secret``, where any
+other URL's path token (a commit, a gist, a document id, an API's ``/eventHooks/<id>``) stays bare.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ _REACH = 48
 # A URL running up to a token, and how far back on its line one is looked for.
 _URL_UP_TO = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]*$")
 _URL_REACH = 256
+# Path segments that say the URL is a webhook's own (`/hooks/<token>`, `/api/webhooks/<id>/<token>`,
+# `/webhookb2/.../IncomingWebhook/<secret>`); a management API's resource named in camelCase
+# (`/api/v1/eventHooks/<id>`) holds ids.
+_HOOK_SEGMENTS = frozenset(["hook", "hooks", "webhook", "webhooks", "webhookb2", "incomingwebhook"])
 
 
 def name_bare_tokens(text: str, slots: list[Slot]) -> list[Slot]:
@@ -80,4 +84,8 @@ def webhook_name(text: str, start: int) -> str:
     line_start = text.rfind("\n", max(start - _URL_REACH, 0), start) + 1
     window = max(line_start, start - _URL_REACH)
     match = _URL_UP_TO.search(text, window, start)
-    return "webhook secret" if match and "hook" in match.group().lower() else ""
+    if match is None:
+        return ""
+    host, _, path = match.group().split("://", 1)[1].partition("/")
+    says_hook = "hook" in host.lower() or any(segment.lower() in _HOOK_SEGMENTS for segment in path.split("/"))
+    return "webhook secret" if says_hook else ""

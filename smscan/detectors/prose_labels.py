@@ -91,6 +91,10 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         start, end = match.start("value"), match.end("value")
         if start in seen or not is_secret_name(label) or match.group("value").lower() in _FUNCTION_WORDS:
             continue
+        # A value that closes a brace is the rest of an expression the label sat in
+        # (`{{ domain_password }}\nwrite_kt`), not a value written after it.
+        if line[start] == "}":
+            continue
         # A bar separates a label from its value only in a table row (`| password | <value> |`);
         # elsewhere it is a pipe (`echo test-vault-password | ansible-vault view ...`).
         in_table = _TABLE_ROW_BEFORE.search(line, 0, match.start("label")) is not None

@@ -68,6 +68,10 @@ _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", 
 _HOLDER_WORDS = _WHERE_WORDS | frozenset(
     "manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint".split()
 )
+# First words that make a password name an action's: `change_password`, `reset_password`,
+# `forgot_password` name a page, a URL or a rate limit of the action (`"change_password": "5/m/user"`);
+# a password being set is `new_password`. A token of the action stays a token (`reset_password_token`).
+_ACTION_WORDS = frozenset(["change", "reset", "forgot", "forgotten", "recover", "recovery"])
 # A public key is public: `ssh_public_key`, `pub_key`, a publishable key.
 _PUBLIC_WORDS = frozenset(["public", "pub", "publishable"])
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -87,6 +91,8 @@ def name_class(name: str) -> str:
     """
     words = name_words(name)
     if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
+        return "neutral"
+    if len(words) > 1 and words[0] in _ACTION_WORDS and words[-1] in PASSWORD_WORDS:
         return "neutral"
     # The last word, a size glued back to it (`Sha256` reads as `sha`, `256`).
     last = "".join(words[-2:]) if len(words) > 2 and words[-1].isdigit() else words[-1] if words else ""

@@ -177,6 +177,15 @@ _ADVISORY_ID = re.compile(r"^(?:GHSA(?:-[23456789cfghjmpqrvwx]{4}){3}|CVE-\d{4}-
 # A Windows security identifier (`S-1-5-18` is LocalSystem) and an iSCSI qualified name
 # (`iqn.1993-08.org.debian:01:44a42c8ddb8b`) name principals and devices, publicly.
 _PRINCIPAL_NAME = re.compile(r"^(?:S-1-\d+(?:-\d+){1,14}|iqn\.\d{4}-\d{2}\.[a-z0-9\-]+(?:\.[a-z0-9\-]+)+(?::\S+)?)$")
+# An Ethereum address (`0x` and 40 hex digits, its checksum in the case of the letters): public,
+# where a private key is 64 hex digits. A cloud region (`eu-west-1`, `us-central1`, `ap-southeast-2`).
+_PUBLIC_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+_CLOUD_REGION = re.compile(
+    r"^(?:us|eu|ap|sa|ca|me|af|il|mx|cn|us-gov|europe|asia|australia|northamerica|southamerica)-"
+    r"(?:north|south|east|west|central|northeast|southeast|northwest|southwest)\d?(?:-\d)?$"
+)
+# Rate limits as throttling settings write them: `5/m`, `20/m/ip,5/m/key`, `100/hour`.
+_RATE_LIMIT = re.compile(r"^\d+/(?:[smhd]|sec|min|hour|day)(?:/\w+)?(?:,\d+/(?:[smhd]|sec|min|hour|day)(?:/\w+)?)*$")
 # A character or two written as escapes (`\xd1\x91`, `\u0451`): a letter in a test, too short for a key.
 _ESCAPED_CHARACTERS = re.compile(r"^(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}){1,4}$")
 # Percent-encoded text: what it decodes to is words (`El+Ni%C3%B1o` is "El Niño").
@@ -405,6 +414,9 @@ def is_other_identifier(
         or _DOI.match(value)
         or _ADVISORY_ID.match(value)
         or _PRINCIPAL_NAME.match(value)
+        or _PUBLIC_ADDRESS.match(value)
+        or _CLOUD_REGION.match(value)
+        or _RATE_LIMIT.match(value)
         or _ESCAPED_CHARACTERS.match(value)
         or is_percent_encoded_words(value)
         or _GRAMMAR_REPETITION.match(value)

@@ -527,3 +527,47 @@ def test_a_private_key_in_a_parameters_description_still_counts() -> None:
     line = f"        :param private_key: The key, for example `-----BEGIN RSA PRIVATE KEY----- {body} -----END RSA PRIVATE KEY-----`\n"
     assert any(value.startswith("-----BEGIN RSA PRIVATE KEY-----") for value in candidates(line, path="rest/credential.py"))
     assert candidates("        :param private_key: The URL encoded representation of the key\n", path="rest/credential.py") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        # A type annotation starts with a name: `Password: <input autoComplete='...'` binds the
+        # string to the attribute, an autocomplete token.
+        ("      <label>Password: <input autoComplete='new-password' value={password} /></label>\n", "src/Signup.js"),
+        # An action's name: a rate limit of the password-change page.
+        ('            "change_password": "5/m/user",\n', "allauth/account/app_settings.py"),
+        ('            "reset_password": "20/m/ip,5/m/key",\n', "allauth/account/app_settings.py"),
+        # The rest of a template expression after a label inside it.
+        ('      domain_password: "{{ domain_password }}\\nwrite_kt {{ keytab }}"\n', "tests/integration/main.yml"),
+        # A region where a positional password would go; a public Ethereum address.
+        (">>> auth = AWS4Auth('<ACCESS ID>', '<ACCESS KEY>', 'eu-west-1', 's3')\n", "README.md"),
+        ("  ethereum:\n    ownedBy: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'\n", "tea.yaml"),
+    ],
+)
+def test_ordinary_text_of_round_ten_is_no_candidate(line: str, path: str) -> None:
+    # Round 10 (django-allauth, okta, PyGithub, python-telegram-bot, pyspnego, social-auth-core,
+    # azure-keyvault-secrets, keyring, requests-aws4auth, pyotp).
+    assert candidates(line, path=path) == []
+
+
+def test_an_apis_hook_resource_id_is_no_webhook_secret() -> None:
+    from smscan.detectors.named_tokens import webhook_name
+
+    api = "https://test.okta.com/api/v1/eventHooks/whosf8p18x3NAQXYL4x6"
+    hook = "https://chat.example.net/hooks/9xuqwrwgstrb3mzrxb83nb357a"
+    assert webhook_name(api, api.rindex("/") + 1) == ""
+    assert webhook_name(hook, hook.rindex("/") + 1) == "webhook secret"
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        (f'    password: Optional[str] = "{KEY}"\n', "src/pkg/settings.py"),
+        (f'            "reset_password_token": "{KEY}",\n', "src/pkg/settings.py"),
+        (f'            "new_password": "{KEY}",\n', "src/pkg/settings.py"),
+        (f"domain_password: {KEY}\n", "notes.txt"),
+    ],
+)
+def test_secrets_beside_round_ten_still_count(line: str, path: str) -> None:
+    assert any(KEY in value for value in candidates(line, path=path))

@@ -185,9 +185,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if is_ssh_public_key(value) or continues_ssh_public_key(text, slot.start):
         return None
     # After `Basic` only base64 of `user:password` is a credential; after any scheme, words
-    # joined by hyphens describe a token (`Bearer a-token-string`), which a machine never draws.
+    # joined by hyphens describe a token (`Bearer a-token-string`), which a machine never draws,
+    # and a word of prose is the sentence a scheme's name began (`msgstr "Token inválido."`).
     if slot.where == HEADER and (
         (slot.key.lower() == "basic" and not is_basic_credentials(value)) or _DESCRIBED_TOKEN.fullmatch(value)
+        or is_prose(value)
     ):
         return None
     # A label's value that is a word ending a sentence (`the token is active?`) or a word with a

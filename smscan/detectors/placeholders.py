@@ -43,7 +43,7 @@ _PRINTF_FIELD = r"%(?:\([A-Za-z_]\w*\))?[-#0 +]?\d*(?:\.\d+)?[sdixXfr]"
 # and format fields (`{i}<{kc}>{v}</{kc}>`, `{0}:{1}`, `__omit_place_holder__%s`). A bare `$NAME`
 # is left out: random passwords hold `$` before letters.
 _EMBEDDED_REFERENCE = re.compile(
-    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_]\w*\}|\{\d*\}|" + _PRINTF_FIELD
+    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_][\w.]*\}|\{\d*\}|" + _PRINTF_FIELD
 )
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
 # `suppress(...)`, `Stopping ${NAME}... `) is an excerpt in prose: cut at either end, maybe with
@@ -54,12 +54,12 @@ _ELIDED = re.compile(
 )
 # What an expansion holds when it points elsewhere (the inside of `${...}`, `#{...}`, `$(...)`,
 # `{...}`): a variable with its shell modifiers (`${DB_HOST}`, `${TOKEN:-x}`, `${env:API_KEY}`),
-# a command (`$(cat key)`), a lower-case format field (`{user}`, `{db_host}`). Any other inside
+# a command (`$(cat key)`), a lower-case format field (`{user}`, `{db_host}`, `{user.pk}`). Any other inside
 # is part of the value: random passwords hold braces around random characters (`a{bcdefg}Q7!`
 # is judged by its letters around them, `L])11O${}Sa0)` and `${xrU^z}` by all of them).
 _VARIABLE = re.compile(r"[A-Za-z_][\w.]*(?:(?::?[-=?+]|:)[^{}]*)?")
 _COMMAND = re.compile(r"[a-z][\w.\-]*(?: [^()]*)?")
-_FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*")
+_FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|[A-Z_][A-Z0-9_]*")
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
 # a tool (`pip`), a suffix. A key written around an expansion keeps more.
 _AROUND_REFERENCE_MAX = 7

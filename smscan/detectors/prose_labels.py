@@ -51,9 +51,10 @@ _MACRO_REFERENCE = re.compile(
 _HEX_LITERAL = re.compile(r"0[xX][0-9A-Fa-f_]+[uUlL]*")
 _DEFINE_BEFORE = re.compile(r"#[ \t]*define[ \t]+$")
 _SYMBOL = re.compile(r"[A-Za-z_]\w*`?")
-# A reST/Sphinx field that describes a parameter (`:param password:`, `:keyword token:`, `:type key:`).
+# A reST/Sphinx field that describes a parameter (`:param password:`, `:keyword token:`, `:type key:`,
+# `:paramtype secret_attributes:`).
 _PARAMETER_FIELD = re.compile(
-    r"(?m)(?:^|(?<=\s)):(?:param|parameter|arg|argument|keyword|kwarg|type|ivar|cvar|var|vartype)"
+    r"(?m)(?:^|(?<=\s)):(?:param|parameter|arg|argument|keyword|kwarg|type|paramtype|ivar|cvar|var|vartype)"
     r"(?:[ \t]+[\w.*\[\], ]+?)?[ \t]+[\w*]+:(?=[ \t]|$)(?P<rest>[^\n]*)"
 )
 _OPTION_BEFORE = re.compile(r"(?:^|\s)--?[A-Za-z][\w\-]*[ \t]+$")

@@ -571,3 +571,20 @@ def test_an_apis_hook_resource_id_is_no_webhook_secret() -> None:
 )
 def test_secrets_beside_round_ten_still_count(line: str, path: str) -> None:
     assert any(KEY in value for value in candidates(line, path=path))
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("        :paramtype secret_attributes: ~azure.keyvault.v7_5.models.SecretAttributes\n", "_generated/models.py"),
+        ('        assert data["meta"]["access_token"] == f"at-user-{user.pk}"\n', "app/views.py"),
+        ("    # {'alg': 'RS256', 'kid': '0ad1fec78504f447bae65bcf5afaedb65eec9e81', 'typ': 'JWT'}\n", "app/jwtkit.py"),
+        ('msgstr "Token inválido."\n', "locale/pt_BR/LC_MESSAGES/django.po"),
+    ],
+)
+def test_more_ordinary_text_of_round_ten_is_no_candidate(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+def test_a_token_after_its_scheme_still_counts() -> None:
+    assert candidates(f"Authorization: Token {KEY}\n", path="notes.txt") == [KEY]

@@ -24,6 +24,7 @@ RANDOM_KEY = "Vq3XmR8kPz2LwN7tYb5HcJ4sQe9Df6Gu"
         ("web/src/login.test.ts", True), ("web/src/login.spec.jsx", True), ("testdata/config.yaml", True),
         ("src/test/java/AuthTests.java", True), ("spec/models/user_spec.rb", True),
         ("__tests__/app.js", True), ("fixtures/settings.env", True),
+        ("allauth/socialaccount/providers/apple/tests.py", True), ("pyotp/test.py", True), ("pkg/testing.py", False),
         ("src/dotenv/main.py", False), ("docs/testimonials.md", False), ("latest.py", False),
         ("contest/config.py", False), ("tests.py.bak/config", False), ("", False), ("settings.py", False),
     ],

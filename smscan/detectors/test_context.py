@@ -31,10 +31,10 @@ _TEST_DIRS = frozenset(
     "test tests testing __tests__ spec specs fixture fixtures __fixtures__ testdata test_data "
     "test-data __mocks__ mocks".split()
 )
-# Test modules by file-name convention: pytest, Django's and unittest's `tests.py`/`test.py`, Go,
-# Jest/Vitest/Mocha, JUnit, RSpec.
+# Test modules by file-name convention: pytest (`test_x.py`, and `tests-cookbook.py` run as a
+# script), Django's and unittest's `tests.py`/`test.py`, Go, Jest/Vitest/Mocha, JUnit, RSpec.
 _TEST_FILE = re.compile(
-    r"^(?:test_.+\.py|.+_tests?\.py|tests?\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"^(?:tests?[_\-].+\.py|.+_tests?\.py|tests?\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec)\.[cm]?[jt]sx?"
     r"|.+Tests?\.(?:java|kt|cs|scala)|.+_spec\.rb)$"
 )
 _KEYBOARD_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")

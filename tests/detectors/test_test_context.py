@@ -25,6 +25,7 @@ RANDOM_KEY = "Vq3XmR8kPz2LwN7tYb5HcJ4sQe9Df6Gu"
         ("src/test/java/AuthTests.java", True), ("spec/models/user_spec.rb", True),
         ("__tests__/app.js", True), ("fixtures/settings.env", True),
         ("allauth/socialaccount/providers/apple/tests.py", True), ("pyotp/test.py", True), ("pkg/testing.py", False),
+        ("jwcrypto/tests-cookbook.py", True), ("pkg/tests_helpers.py", True), ("pkg/testimony.py", False),
         ("src/dotenv/main.py", False), ("docs/testimonials.md", False), ("latest.py", False),
         ("contest/config.py", False), ("tests.py.bak/config", False), ("", False), ("settings.py", False),
     ],

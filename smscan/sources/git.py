@@ -108,13 +108,7 @@ class GitRepository(GitCommands):
     def staged_base(self) -> str:
         """What the index is compared with: the commit HEAD names, or the empty tree in a
         repository with no commits yet (one ``rev-parse``, not a check and then a lookup)."""
-        try:
-            out = self._repo.git.execute(
-                self._command("rev-parse", "--verify", "--quiet", "HEAD^{commit}"), with_extended_output=False
-            )
-        except self._git.GitCommandError:
-            return self.empty_tree()
-        return str(out).strip()
+        return self._commit_id("HEAD") or self.empty_tree()
 
     def resolve_commit(self, rev: str) -> str:
         """The full id of the commit that ``rev`` names.
@@ -125,13 +119,20 @@ class GitRepository(GitCommands):
         """
         if rev.startswith("-"):
             raise SourceError(f"revision {rev!r}: a revision cannot start with '-'")
+        commit = self._commit_id(rev)
+        if commit is None:
+            raise SourceError(self._missing_revision_message(rev))
+        return commit
+
+    def _commit_id(self, rev: str) -> str | None:
+        """The full id of the commit ``rev`` names, or None when it names none."""
         try:
             out = self._repo.git.execute(
                 self._command("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"),
                 with_extended_output=False,
             )
-        except self._git.GitCommandError as exc:
-            raise SourceError(self._missing_revision_message(rev)) from exc
+        except self._git.GitCommandError:
+            return None
         return str(out).strip()
 
     def _missing_revision_message(self, rev: str) -> str:

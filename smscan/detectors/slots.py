@@ -156,8 +156,10 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     found = _drop_within(found, sealed_spans(text) + jwk_public_spans(text))
     # A private key or a vendor's token stays what it is inside a parameter's description (an
     # "e.g." in a docstring); any other value there is the description's prose.
-    kept = set(_drop_within(found, described_parameter_spans(text)))
-    found = [s for s in found if s in kept or s.where in (PEM, VENDOR)]
+    described = described_parameter_spans(text)
+    if described:
+        kept = set(_drop_within(found, described))
+        found = [s for s in found if s in kept or s.where in (PEM, VENDOR)]
     found = name_bare_tokens(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 

@@ -24,7 +24,7 @@ from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
 from smscan.detectors.secret_places import has_template_user, is_basic_credentials
-from smscan.detectors.secret_names import is_password_name, name_class, name_words, value_name_class
+from smscan.detectors.secret_names import attribute_name, is_password_name, name_class, name_words, value_name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
     ASSIGNMENT,
@@ -163,7 +163,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if is_stand_in(value) or is_test_path(path) and (is_made_up(value) or is_expected_digest(text, slot.start, slot.end)):
         return None
-    place = value_name_class(slot.key, value) if slot.key else "neutral"
+    # A name written beside the value is named by its last attribute; one inherited from an
+    # enclosing object (`credentials.prod`) says secret by its first (:mod:`.enclosing_names`).
+    place = value_name_class(slot.key if slot.inherited else attribute_name(slot.key), value) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
     vendor = vendor_of(value)

@@ -175,6 +175,11 @@ def _points_elsewhere(expansion: str) -> bool:
     return inside == "" or inside.isdigit() or bool(_FORMAT_FIELD.fullmatch(inside))
 
 
+# A value shown with one end masked by a run of mask characters and a few characters left
+# (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
+_PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
+
+
 def is_placeholder(value: str) -> bool:
     """True for a stand-in: masked (``xxxx``, ``****``), bracketed, or made of stand-in words.
 
@@ -191,7 +196,7 @@ def is_placeholder(value: str) -> bool:
     if _BRACKETED.match(stripped):
         return True
     masked = sum(1 for char in stripped if char in _MASK_CHARS)
-    if len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6):
+    if len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6) or _PARTLY_MASKED.match(stripped):
         return True
     if is_counting_run(stripped) or is_patterned(stripped) or _SELF_DESCRIBED_INSIDE.search(stripped):
         return True

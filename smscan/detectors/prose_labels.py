@@ -58,6 +58,11 @@ _PARAMETER_FIELD = re.compile(
     r"(?:[ \t]+[\w.*\[\], ]+?)?[ \t]+[\w*]+:(?=[ \t]|$)(?P<rest>[^\n]*)"
 )
 _OPTION_BEFORE = re.compile(r"(?:^|\s)--?[A-Za-z][\w\-]*[ \t]+$")
+# A word a sentence puts before a verb or a noun (`how to pass JSON-ified responses`, `the token
+# string`): the label word after it is the sentence's, not a label.
+_SENTENCE_WORD_BEFORE = re.compile(
+    r"(?i)\b(?:to|can|could|will|would|must|should|may|might|you|we|they|not|also|then|and|or|the|a|an|this|that|your|our)[ \t]+$"
+)
 _TABLE_ROW_BEFORE = re.compile(r"(?:^|\|)[ \t]*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -102,10 +107,12 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         if match.re is _LABEL and "|" in line[match.end("label") : start] and not in_table:
             continue
         # With nothing between them, the label's last word names what follows: `password <value>`,
-        # `api-key <value>`, never `--vault-password-file vault-password-wrong <file>`; and a word
-        # that is an option's argument is a value itself (`--vault-password-file vault-password x.yml`).
+        # `api-key <value>`, never `--vault-password-file vault-password-wrong <file>`; a word
+        # that is an option's argument is a value itself (`--vault-password-file vault-password x.yml`),
+        # and one after `to`, `the`, `can` is a sentence's verb or noun (`how to pass JSON-ified data`).
         if match.re is _SPACED and (
             not _ends_in_secret_word(label) or _OPTION_BEFORE.search(line, 0, match.start("label"))
+            or _SENTENCE_WORD_BEFORE.search(line, 0, match.start("label"))
         ):
             continue
         if _DEFINE_BEFORE.search(line, 0, match.start("label")) and _SYMBOL.fullmatch(match.group("value")):

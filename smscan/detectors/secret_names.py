@@ -47,7 +47,10 @@ IDENTIFIER_WORDS = frozenset(
 # A protocol or mechanism names how to authenticate (`auth_protocol = "X11-COOKIE-1"`,
 # `sasl_mechanism: PLAIN`), never with what.
 _KIND_WORDS = frozenset(
-    "type types mode method scheme kind format algorithm algorithms name header protocol mechanism".split()
+    """
+    type types mode modes method methods scheme schemes kind kinds format formats algorithm algorithms name
+    names header headers protocol protocols mechanism mechanisms
+    """.split()
 )
 # Last words of a name that say its value is the id of a key or a secret, which is public: a
 # key's id (`private_key_id`, `api_key_id`, `gpg_key_primary_keyid`), a stored credential's
@@ -61,11 +64,14 @@ _STORED = frozenset(["key", "credential", "credentials"])
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
 # Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
+# Last words that say the value is where a secret is sent (`auth_url`, `token_endpoint`: a server's
+# address; a password written inside a URL is the URL's own slot).
+_ADDRESS_WORDS = frozenset("url urls uri uris endpoint endpoints host hostname".split())
 # Last words of a name that say it names a thing that works with secrets, not one: a class or an
 # object that handles them (`HTTPPasswordMgr`, `AbstractBasicAuthHandler`, `token_provider`), a
-# rule about them (`password_policy`, `password_length`), or where one is kept
-# (`ssh_public_key_file`). The last word of a name is what it names.
-_HOLDER_WORDS = _WHERE_WORDS | frozenset(
+# rule about them (`password_policy`, `password_length`), where one is kept
+# (`ssh_public_key_file`) or sent (`auth_url`). The last word of a name is what it names.
+_HOLDER_WORDS = _WHERE_WORDS | _ADDRESS_WORDS | frozenset(
     "manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint".split()
 )
 # First words that make a password name an action's: `change_password`, `reset_password`,
@@ -153,6 +159,27 @@ def value_name_class(name: str, value: str) -> str:
     ):
         return "secret"
     return found
+
+
+# Last parts of a dotted name that say nothing of their own: the name before them does
+# (`token.value`, `jwt.secret.key`).
+_GENERIC_PARTS = frozenset("key keys value values val data raw text str string content contents bytes hex b64 base64".split())
+
+
+def attribute_name(name: str) -> str:
+    """The part of a dotted name that names the value: its last attribute (``attested_cred_data.aaguid``
+    is an authenticator's id kept in credential data, ``password.encoder`` an encoder), unless
+    that part says nothing alone (``token.value``, ``jwt.secret.key``: the whole name).
+
+    Example:
+        >>> attribute_name("attested_cred_data.aaguid"), attribute_name("db.password"), attribute_name("token.value")
+        ('aaguid', 'password', 'token.value')
+    """
+    head, dot, last = name.rpartition(".")
+    words = name_words(last)
+    if not dot or not head or not words or " " in name or all(word in _GENERIC_PARTS for word in words):
+        return name
+    return last
 
 
 def is_secret_name(name: str) -> bool:

@@ -107,6 +107,9 @@ _PATTERN_OR_METAVAR = re.compile(
 )
 # Matched at the end of a string (no `^`: a slice per string would make a minified line quadratic).
 _KEY_AFTER = re.compile(r"\s*(?:[\"'`]\s*)?(?::(?!:)|=>)")
+# A string after `==` or `!=` is compared, so a colon after it ends a Python condition
+# (`if password == "...":`), it does not make the string a mapping's key.
+_COMPARED = re.compile(r"[=!]==?\s*$")
 # A reST role before a back-quoted target (`:data:`~flask.session``, `:ref:`config``): a reference.
 _REST_ROLE = re.compile(r":[\w+\-]+(?::[\w+\-]+)?:$")
 # HTML attributes that hold link targets, names and text, never a secret (`href="#x.y"`, `title="..."`).
@@ -335,7 +338,7 @@ def _is_name_position(line: str, quote_start: int, quote_end: int, *, markup: bo
     """A string used as a name: a mapping key (``"k": v``), the first argument of a lookup, a
     regular expression's source, a metavar, a reST role's target, or an HTML attribute that holds a link target or a name (`id` is left to its name)."""
     # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
-    if _KEY_AFTER.match(line, quote_end):
+    if _KEY_AFTER.match(line, quote_end) and not _COMPARED.search(line, max(quote_start - 8, 0), quote_start):
         return True
     before = line[max(quote_start - 24, 0) : quote_start]
     if _PATTERN_OR_METAVAR.search(before):

@@ -75,6 +75,10 @@ _BRACKETED_HOST = re.compile(r"^\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d+)?$")
 # (`deps = "detect-secrets==1.5.0"` read as `detect-secrets = "=1.5.0"`, pyproject's `x = "==1.5"`).
 _PIN_REST = re.compile(r"^=+\s*v?\d+\.\d[\w.\-+]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
+# A timestamp whatever its date part holds (`201406-10T20:55:16.806027Z`, a test's malformed one).
+_TIMESTAMP = re.compile(r"^[\d\-]{6,10}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+\-]\d{2}:?\d{2})?$")
+# An issue or pull request's number (`bug: #1331882`).
+_ISSUE_NUMBER = re.compile(r"^#\d+$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 # Names of code, dotted or not; a documentation reference may lead with `~` or `.` (Sphinx's
@@ -388,6 +392,8 @@ def is_other_identifier(
         or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value))
         or _IP.match(value)
         or _DATE.match(value)
+        or _TIMESTAMP.match(value)
+        or _ISSUE_NUMBER.match(value)
         # Letters in a random mix of cases are a name by shape, and a password drawn from letters
         # where a password is written (a word shape, kept by ``words=False``).
         or _IDENTIFIER.match(value) and (words or not is_random_case(value))

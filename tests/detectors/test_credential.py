@@ -191,5 +191,6 @@ def test_a_typed_word_where_a_password_goes_reaches_the_model(text: str, path: s
     ],
 )
 def test_names_where_a_password_goes_stay_names(text: str, path: str) -> None:
+    # Judged no credential, or (`pass` after `not`) never read as a label's value at all.
     rule = CredentialRule()
-    assert [judge_slot(text, slot, rule, path=path) for slot in find_slots(text)] == [None]
+    assert [judge_slot(text, slot, rule, path=path) for slot in find_slots(text)] in ([None], [])

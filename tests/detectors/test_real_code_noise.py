@@ -588,3 +588,42 @@ def test_more_ordinary_text_of_round_ten_is_no_candidate(line: str, path: str) -
 
 def test_a_token_after_its_scheme_still_counts() -> None:
     assert candidates(f"Authorization: Token {KEY}\n", path="notes.txt") == [KEY]
+
+
+# Round 11's ordinary text left after its fixes (written in the same shapes).
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        # A dotted name is named by its last attribute: an authenticator's id kept in credential data.
+        ('    assert attested_cred_data.aaguid == to_bytes("bUS6m_bsLkm5MAyP6SDLcw")\n', "tests/test_attestation.py"),
+        # A name ending in a location names where, and a plural kind word names kinds.
+        ("            auth_url=self.TEST_V3_URL, protocol=self.protocol,\n", "tests/unit/test_mapped.py"),
+        ("        auth_methods=['v3password', 'v3totp'],\n", "doc/source/plugins.rst"),
+        ('token_endpoint = "https://login.example.com/oauth2/v2.0/token"\n', "settings.py"),
+        # An issue number after "token bug:".
+        ("        # this is not available in the v2 token bug: #1331882\n", "access.py"),
+        # A value shown with its start masked by dashes.
+        ("GET https://api.example.com/2.0/users/me {'headers': {'Authorization': '---wXyZ',\n", "README.md"),
+        # A timestamp typed one digit short.
+        ('{"token": {"issued_at": "201406-10T20:55:16.806027Z"}}\n', "data/sample_response.json"),
+        # "pass" as a verb in a sentence.
+        ("It shows how to pass JSON-ified responses\n", "README.md"),
+    ],
+)
+def test_ordinary_text_of_round_eleven_is_no_candidate(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'creds.secret = "{KEY}"\n',
+        f'config.auth.token = "{KEY}"\n',
+        f"auth_password: {KEY}\n",
+        f"login frank password {KEY}\n",
+        f"Authorization: Bearer x{KEY}\n",
+        f'settings.SECRET_KEY = "{KEY}"\n',
+    ],
+)
+def test_secrets_beside_round_eleven_still_count(line: str) -> None:
+    assert len(candidates(line, path="app/settings.py")) == 1

@@ -49,6 +49,17 @@ def test_names_are_not_values() -> None:
     assert values('v = os.environ["API_TOKEN"]') == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['if username == "admin" and password == "123P4ssW0rd@@":\n    login()\n',
+     "elif creds.secret != 'Xk9mQ2pL7vB4':\n    deny()\n"],
+)
+def test_a_string_compared_at_the_end_of_a_python_condition_is_a_value(text: str) -> None:
+    # The colon after it ends the `if`; a string after `==` or `!=` is compared, never a mapping's key.
+    assert [(key, where) for _, key, where in values(text)][-1:] in (
+        [("password", "string")], [("creds.secret", "string")])
+
+
 def test_long_tokens_in_comments_and_prose() -> None:
     text = "# rotated: Zq8xP1sV9kL2mN4bT7wR3yU6 (old)\n"
 

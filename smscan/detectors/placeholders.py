@@ -63,8 +63,11 @@ _FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|[A-Z_][A-Z0
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,
 # a tool (`pip`), a suffix. A key written around an expansion keeps more.
 _AROUND_REFERENCE_MAX = 7
-# Lower-case words around expansions are a template's own text, however long (`__omit_place_holder__%s`).
-_TEMPLATE_WORDS = re.compile(r"[a-z_\-./: ]*")
+# Words around expansions are a template's own text, however long (`__omit_place_holder__%s`,
+# `{%s}UsernameToken`, `user=%s\1auth=Bearer %s\1`): lower-case runs and capitalised words of
+# three letters or more, with punctuation and escapes; a random mix of cases or any digit is a
+# value's own (possessive, so a long run is tried once).
+_TEMPLATE_WORDS = re.compile(r"(?:[a-z]++|[A-Z][a-z]{2,}+|[_\-./:= {}\[\]]|\\\d)*+")
 # Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}; angle brackets as
 # HTML writes them in markup and escaped config (`&lt;YOURPASSWORD&gt;`).
 _BRACKETED = re.compile(r"^(?:<[^<>]+>|&lt;(?:(?!&gt;).)+&gt;|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
@@ -100,6 +103,14 @@ _DOCUMENTED_EXAMPLES = frozenset(
         # jwt.io's sample token (HS256, "John Doe").
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
         "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        # OAuth 2.0's examples (RFC 6749, 6750, 7662): an access token, a refresh token, an
+        # authorization code, a client's secret and its Basic credentials, a bearer token.
+        "2YotnFZFEjr1zCsicMWpAA",
+        "tGzv3JOkF0XG5Qx2TlKWIA",
+        "SplxlOBeZQQYbYS6WxSbIA",
+        "gX1fBat3bV",
+        "czZCaGRSa3F0MzpnWDFmQmF0M2JW",
+        "mF_9.B5f-4.1JqM",
         # Stripe's documented test keys.
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
         "pk_test_TYooMQauvdEDq54NiTphI7jx",

@@ -18,6 +18,9 @@ _SCOPE_SEPARATOR = re.compile(r"/|%2F", re.IGNORECASE)
 # A parameter named `key` alone is an API key by convention (`?key=` of Google's and many REST
 # APIs), though a bare `key` names no secret elsewhere (dict and sort keys).
 _KEY_PARAMETERS = {"key": "api_key"}
+# An image's address (`.../graph/badge.svg?token=...`): a service's badge token is the read-only
+# token it hands out to be published in a README, not a secret.
+_IMAGE_PATH = re.compile(r"(?:\.(?:svg|png|gif)|/badge)$", re.IGNORECASE)
 
 
 def query_values(line: str) -> Iterator[tuple[int, int, str]]:
@@ -30,7 +33,7 @@ def query_values(line: str) -> Iterator[tuple[int, int, str]]:
     """
     for match in _PARAMETER.finditer(line):
         name = _KEY_PARAMETERS.get(match.group("name").lower(), match.group("name"))
-        if not is_secret_name(name):
+        if not is_secret_name(name) or _of_an_image(line, match.start()):
             continue
         start, end = match.start("value"), match.end("value")
         scope = _SCOPE_SEPARATOR.search(line, start, end)
@@ -38,3 +41,9 @@ def query_values(line: str) -> Iterator[tuple[int, int, str]]:
             end = scope.start()
         if end > start:
             yield start, end, name
+
+
+def _of_an_image(line: str, parameter_start: int) -> bool:
+    """True when the query a parameter starts at belongs to an image's address."""
+    query = line.rfind("?", 0, parameter_start + 1)
+    return query > 0 and _IMAGE_PATH.search(line, max(query - 64, 0), query) is not None

@@ -79,6 +79,13 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 _TIMESTAMP = re.compile(r"^[\d\-]{6,10}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+\-]\d{2}:?\d{2})?$")
 # An issue or pull request's number (`bug: #1331882`).
 _ISSUE_NUMBER = re.compile(r"^#\d+$")
+# An ISO 8601 duration (`P0Y0M0DT12H0M0S`, `PT30S`).
+_DURATION = re.compile(r"^P(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?$")
+# A list of numbers and ranges (an IMAP sequence set `2,4:7,9,12:*`, pages `1-3,5`).
+_NUMBER_RANGES = re.compile(r"^(?:\d+|\*)(?:[:\-](?:\d+|\*))?(?:,(?:\d+|\*)(?:[:\-](?:\d+|\*))?)+$")
+# An integer written in hex for code, quoted (`b"0xfe11ac99bebe3322"`): 64 bits at most, where a
+# key written so is 128 bits or more.
+_HEX_INTEGER = re.compile(r"^0[xX][0-9a-fA-F]{1,16}$")
 # The last extension holds a letter: `violet.lotus.396` is a password, `notes.v2.txt` a file.
 _FILE_NAME = re.compile(rf"^[\w\-]+(?:\.{_EXTENSION})*\.(?=[A-Za-z0-9]{{0,4}}[A-Za-z]){_EXTENSION}$")
 # Names of code, dotted or not; a documentation reference may lead with `~` or `.` (Sphinx's
@@ -394,6 +401,9 @@ def is_other_identifier(
         or _DATE.match(value)
         or _TIMESTAMP.match(value)
         or _ISSUE_NUMBER.match(value)
+        or _DURATION.match(value)
+        or _NUMBER_RANGES.match(value)
+        or _HEX_INTEGER.match(value)
         # Letters in a random mix of cases are a name by shape, and a password drawn from letters
         # where a password is written (a word shape, kept by ``words=False``).
         or _IDENTIFIER.match(value) and (words or not is_random_case(value))
@@ -452,7 +462,11 @@ def is_other_identifier(
 _PRIMITIVE = (
     r"(?:ssh|sha\d*|md5|hmac|aes\d*|rsa|dsa|dss|ecdsa|ecdh|ed25519|ed448|curve25519|curve448|nistp\d+|"
     r"chacha20|poly1305|diffie|hellman|umac|blake2[bs]?|pbkdf2|hkdf|gcm|cbc|ctr|ccm|etm|"
-    r"kex|gss|gex|group\d+|scram|ntlm)"
+    r"kex|gss|gex|group\d+|scram|ntlm|"
+    # post-quantum and hybrid key exchanges (`sntrup761x25519-sha512`, `mlkem768x25519-sha256`)
+    r"(?:sntrup\d+|mlkem\d+|kyber\d+)(?:x(?:25519|448))?|x25519|x448|"
+    # key encodings (`pkcs8-pem`, `pkcs1-der`, `openssh-pem`)
+    r"pkcs\d+|pem|der|openssh)"
 )
 # A named elliptic curve (SEC 2, X9.62, RFC 5639): `secp384r1`, `sect571k1`, `prime256v1`, `brainpoolP512t1`.
 _CURVE_NAME = re.compile(r"^(?:sec[pt]\d{3}[rk]\d|prime\d{3}v\d|brainpoolP\d{3}[rt]\d)$")

@@ -627,3 +627,43 @@ def test_ordinary_text_of_round_eleven_is_no_candidate(line: str, path: str) -> 
 )
 def test_secrets_beside_round_eleven_still_count(line: str) -> None:
     assert len(candidates(line, path="app/settings.py")) == 1
+
+
+# Round 12 (blind): ordinary text in shapes no earlier round had (written in the same shapes).
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        # Key exchanges and key encodings by name.
+        ("        register_kex_alg(b'sntrup761x25519-sha512', _KexHybrid,\n", "ssh/kex.py"),
+        ("* Added support for mlkem768x25519-sha256@openssh.com key exchange\n", "docs/changes.rst"),
+        ("        ckey.write_private_key('ckey.pem', 'pkcs8-pem')\n", "src/keys.py"),
+        # Templates whose own text is words (`{%s}` and `%s` fields).
+        ('        token = security.find("{%s}UsernameToken" % ns.WSSE)\n', "wsse/username.py"),
+        ('        auth_string = "user=%s\\1auth=Bearer %s\\1" % (user, access_token)\n', "imap/client.py"),
+        # An ISO 8601 duration, an IMAP sequence set, a 64-bit integer in hex.
+        ('DEFAULT_FRESHNESS_PERIOD = "P0Y0M0DT12H0M0S"\n', "saml/store.py"),
+        ('<code>\'2,4:7,9,12:*\'</code> selects messages\n', "doc/concepts.html"),
+        ('    opt = Option(OptionType.COOKIE, b"0xfe11ac99bebe3322")\n', "examples/edns.py"),
+        # `pass` the verb in a comment.
+        ("    # XXX sp create > self.query (FIXME pass sign/sign_alg/etc) > _message\n", "saml/client.py"),
+        # A badge's read-only token in a README's image link.
+        ("[![Coverage](https://codecov.example/gh/o/r/graph/badge.svg?token=zwew4hc8ih)](https://x)\n", "README.md"),
+        # OAuth's example token from its RFC.
+        ("        Body: token=mF_9.B5f-4.1JqM\n", "views/introspect.py"),
+    ],
+)
+def test_ordinary_text_of_round_twelve_is_no_candidate(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        (f'        token = "{KEY}%s" % suffix\n', "app/client.py"),
+        (f"user admin pass {KEY}\n", "notes.txt"),
+        (f"curl https://api.example.com/v1/items?token={KEY}\n", "notes.txt"),
+        (f'    password = b"0x{KEY}"\n', "app/settings.py"),
+    ],
+)
+def test_secrets_beside_round_twelve_still_count(line: str, path: str) -> None:
+    assert len(candidates(line, path=path)) == 1

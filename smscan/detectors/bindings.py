@@ -48,8 +48,10 @@ _QUOTED_OR_COMMA = re.compile(r"""'(?:[^'\\]|\\.|'')*'(?!')|"(?:[^"\\]|\\.)*"|(,
 _SQL_SET = re.compile(r"(?i)\bSET\s+(?P<column>[\w.`\"\[\]]+)\s*=\s*$")
 _SQL_WHERE_NAME = re.compile(r"""(?i)'(?:[^'\\]|'')*'\s+WHERE\s+[\w.`"\[\]]+\s*=\s*'(?P<key>[^']+)'""")
 _DEFINE = re.compile(r"^\s*#\s*define\s+(?P<key>\w+)\s+$")
-# An identifier argument just before the string in a call: `setopt(h, CURLOPT_PASSWORD, "...")`.
-_ARGUMENT_BEFORE = re.compile(r"[(,]\s*(?P<key>[A-Za-z_][\w.:>\-]*)\s*,\s*$")
+# An option's name as the argument just before the string in a call: `setopt(h, CURLOPT_PASSWORD,
+# "...")`, `setopt(pycurl.USERPWD, "...")`. Options are named by constants; a variable there is
+# another input (`sign_sha256(service_key, 'aws4_request')` signs the string with the key).
+_ARGUMENT_BEFORE = re.compile(r"[(,]\s*(?P<key>(?:[A-Za-z_][\w]*(?:\.|::|->))*[A-Z][A-Z0-9_]*)\s*,\s*$")
 # The name of the call the string is the first argument of: `setPassword("...")`.
 _CALL_NAME = re.compile(r"(?P<key>[A-Za-z_][\w]*)\s*\(\s*$")
 
@@ -111,10 +113,14 @@ def binding_before(line: str, quote_start: int) -> str:
     argument = _ARGUMENT_BEFORE.search(left)
     if argument:
         return argument.group("key")
+    call = _CALL_NAME.search(left)
+    # A call that names what it takes says more than the name its result is stored under
+    # (`files = repo.get_commit("7266e8...").files`).
+    if call and name_class(call.group("key")) == "identifier":
+        return call.group("key")
     binding = _OPERATOR.search(left)
     if binding:
         return binding.group("key").strip("$@")
-    call = _CALL_NAME.search(left)
     return call.group("key") if call else ""
 
 

@@ -67,6 +67,13 @@ _IDENTIFIER_CONTEXT = re.compile(
     re.IGNORECASE,
 )
 
+# A PGP key is named by its fingerprint (40 hex digits) or its long id (16), public on every
+# keyserver (the key itself is an armoured block): release notes list them after "PGP keys:",
+# a few lines up.
+_PGP_KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{40}|[0-9A-Fa-f]{16})")
+_PGP_WORD = re.compile(r"\b(?:pgp|gpg|gnupg|openpgp)\b", re.IGNORECASE)
+_PGP_CONTEXT_CHARS = 400
+
 # How far before a value its context words are looked for: a word of `_IDENTIFIER_CONTEXT` and
 # the 24 characters after it, or a digest's name, with room for the character before them.
 _BEFORE_CHARS = 64
@@ -245,6 +252,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before) or in_plain_query(text, slot.start)):
         return None
     if has_digest_name_before(before):
+        return None
+    if place != "secret" and _PGP_KEY_ID.fullmatch(value) and _PGP_WORD.search(text, max(slot.start - _PGP_CONTEXT_CHARS, 0), slot.start):
         return None
     if is_hex(value) and _CHECKSUM_LINE_AFTER.match(text, slot.end):
         return None

@@ -84,9 +84,9 @@ def literal_values(line: str, start: int, end: int, key: str, offset: int, where
         return
     if pairs and (len(pairs) > 1 or (pairs[0].start() == 0 and is_lone_pair_name(pairs[0].group("k")))):
         for pair in pairs:
-            if pair.end("v") > pair.start("v"):
-                yield Slot(offset + start + pair.start("v"), offset + start + pair.end("v"),
-                           pair.group("k"), where)
+            value_start, value_end = _inside_quotes(body, pair.start("v"), pair.end("v"))
+            if value_end > value_start:
+                yield Slot(offset + start + value_start, offset + start + value_end, pair.group("k"), where)
         return
     labelled = [(a, b, label) for a, b, label in label_values(body) if body[a - 1] == ":"]
     if labelled:
@@ -95,6 +95,13 @@ def literal_values(line: str, start: int, end: int, key: str, offset: int, where
             yield Slot(offset + start + value_start, offset + start + value_end, label, where)
         return
     yield Slot(offset + start, offset + end, key, where)
+
+
+def _inside_quotes(body: str, start: int, end: int) -> tuple[int, int]:
+    """A pair's value without the quotes it is written in (`auth='ntlm'` quoted in prose holds `ntlm`)."""
+    if end - start >= 2 and body[start] == body[end - 1] and body[start] in "'\"":
+        return start + 1, end - 1
+    return start, end
 
 
 def _spaced_pairs(body: str) -> list[tuple[str, int, int]]:

@@ -52,6 +52,10 @@ _EMBEDDED_REFERENCE = re.compile(
 _ELIDED = re.compile(
     r"^[\s(\['\"`]*(?:\.\.\.|…)|(?:\.\.\.|…)(?:\s*[\[(][^\[\]()]*[\])]?)?[\s)\]}'\"`]*$"
 )
+# A short head and tail around an ellipsis is a value shown with its middle cut out
+# (`gfj9Xq...Rg85nM`, `MIIDnzC...Ia2qKQ==`); a longer part is a password's own dots
+# (`XyZ...q8Zt3kPx0wLm`).
+_ELIDED_MIDDLE = re.compile(r"^[A-Za-z0-9+/_\-]{4,8}(?:\.\.\.|…)[A-Za-z0-9+/_\-]{4,8}={0,2}$")
 # What an expansion holds when it points elsewhere (the inside of `${...}`, `#{...}`, `$(...)`,
 # `{...}`): a variable with its shell modifiers (`${DB_HOST}`, `${TOKEN:-x}`, `${env:API_KEY}`),
 # a command (`$(cat key)`), a lower-case format field (`{user}`, `{db_host}`, `{user.pk}`). Any other inside
@@ -375,5 +379,6 @@ def is_stand_in(value: str) -> bool:
     an excerpt cut short with an ellipsis."""
     return (
         is_reference(value) or is_placeholder(value) or is_documented_example(value) or bool(_ELIDED.search(value))
+        or bool(_ELIDED_MIDDLE.match(value))
         or is_hollow_jwt(value)
     )

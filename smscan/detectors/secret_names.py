@@ -39,7 +39,7 @@ IDENTIFIER_WORDS = frozenset(
     id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
     rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri host endpoint homepage
-    identifier identifiers doi signature signatures verification idempotency sid kid
+    identifier identifiers doi signature signatures verification idempotency sid kid uid uids
     """.split()
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:

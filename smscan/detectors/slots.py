@@ -110,6 +110,12 @@ _KEY_AFTER = re.compile(r"\s*(?:[\"'`]\s*)?(?::(?!:)|=>)")
 # A string after `==` or `!=` is compared, so a colon after it ends a Python condition
 # (`if password == "...":`), it does not make the string a mapping's key.
 _COMPARED = re.compile(r"[=!]==?\s*$")
+# A string inside a type's subscript is a forward reference to a class
+# (`token: typing.Union["KerberosV5Msg", "PAETypeInfo2"]`).
+_TYPE_SUBSCRIPT = re.compile(
+    r"\b(?:Union|Optional|List|Dict|Tuple|Set|FrozenSet|Type|Sequence|Iterable|Iterator|Mapping|Callable|ClassVar|Final)"
+    r"\[[^\[\]\n]*$"
+)
 # A reST role before a back-quoted target (`:data:`~flask.session``, `:ref:`config``): a reference.
 _REST_ROLE = re.compile(r":[\w+\-]+(?::[\w+\-]+)?:$")
 # HTML attributes that hold link targets, names and text, never a secret (`href="#x.y"`, `title="..."`).
@@ -336,7 +342,8 @@ def _inside_brackets_end(line: str, start: int, end: int) -> int:
 
 def _is_name_position(line: str, quote_start: int, quote_end: int, *, markup: bool) -> bool:
     """A string used as a name: a mapping key (``"k": v``), the first argument of a lookup, a
-    regular expression's source, a metavar, a reST role's target, or an HTML attribute that holds a link target or a name (`id` is left to its name)."""
+    regular expression's source, a metavar, a reST role's target, an HTML attribute that holds
+    a link target or a name (`id` is left to its name), or a class named in a type's subscript."""
     # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
     if _KEY_AFTER.match(line, quote_end) and not _COMPARED.search(line, max(quote_start - 8, 0), quote_start):
         return True
@@ -347,7 +354,8 @@ def _is_name_position(line: str, quote_start: int, quote_end: int, *, markup: bo
         return True
     if markup and _MARKUP_NAME_ATTRIBUTE.search(before):
         return True
-    return bool(_LOOKUP_CALL.search(line[max(quote_start - LEFT_CHARS, 0) : quote_start]))
+    left = line[max(quote_start - LEFT_CHARS, 0) : quote_start]
+    return bool(_LOOKUP_CALL.search(left) or _TYPE_SUBSCRIPT.search(left))
 
 
 def _inside(position: int, spans: list[tuple[int, int]]) -> bool:

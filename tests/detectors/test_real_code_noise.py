@@ -667,3 +667,56 @@ def test_ordinary_text_of_round_twelve_is_no_candidate(line: str, path: str) -> 
 )
 def test_secrets_beside_round_twelve_still_count(line: str, path: str) -> None:
     assert len(candidates(line, path=path)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        # PGP keys' fingerprints listed under a note that names them.
+        ("Our packages are signed by one of two\nPGP keys:\n\n- ``BF6BCFC89E90747B9A680FD7B6029E8500F7DB16``\n"
+         "- ``F2871B4152AE13C49519111F447BF683AA3B26C3``\n", "docs/packaging.rst"),
+        ("* The PGP key `F2871B4152AE13C49519111F447BF683AA3B26C3` was added as a signing key\n", "CHANGELOG.md"),
+        # Values shown with their middle cut out.
+        ('        _acme-challenge.example.com. 300 IN TXT "gfj9Xq...Rg85nM"\n', "docs/using.rst"),
+        ("    <X509Certificate>MIIDnzC...Ia2qKQ==</X509Certificate>\n", "wsse/signature.py"),
+    ],
+)
+def test_key_fingerprints_and_cut_values_of_round_twelve_are_no_candidates(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+def test_a_hex_key_far_from_any_pgp_word_still_counts() -> None:
+    text = "PGP keys are listed in KEYS.\n" + "x = 1\n" * 80 + 'api_secret = "F2871B4152AE13C49519111F447BF683AA3B26C3"\n'
+    assert candidates(text, path="app/settings.py") == ["F2871B4152AE13C49519111F447BF683AA3B26C3"]
+
+
+# Rounds 9 and 10's ordinary text left after their fixes (written in the same shapes).
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        # A call that names what it takes: a commit id.
+        ('    files = repo.get_commit("7266e812ed2976ea36a4303edecfe5d75522343f").files\n', "doc/changes.rst"),
+        # A string signed with a key held in a variable is the message, not the key.
+        ("        key = cls.sign_sha256(service_key, 'aws4_request')\n", "aws4/signing_key.py"),
+        # `Pass` the verb, a quoted mechanism's name in a code span, a user id, forward references.
+        ("        # Pass `enable_cae` so `enable_cae=True` is always passed through\n", "auth/policy.py"),
+        ("* Do not use SSPI when `auth='ntlm'` and the password is in the form `{lm}:{nt}`\n", "CHANGELOG.md"),
+        ("         'uid': 'amzn1.account.K2LI23KL2LK2'}\n", "account/flows/login.py"),
+        ('    token: typing.Union["KerberosV5Msg", "PAData", "PAETypeInfo2", "Ticket"],\n', "spnego/_kerberos.py"),
+    ],
+)
+def test_ordinary_text_left_from_rounds_nine_and_ten_is_no_candidate(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'curl_easy_setopt(curl, CURLOPT_PASSWORD, "{KEY}");\n',
+        f'c.setopt(pycurl.USERPWD, "bot:{KEY}")\n',
+        f"`password='{KEY}'`\n",
+        f'    api_token: Optional[str] = "{KEY}"\n',
+    ],
+)
+def test_secrets_beside_rounds_nine_and_ten_leftovers_still_count(line: str) -> None:
+    assert len(candidates(line, path="app/settings.py")) == 1

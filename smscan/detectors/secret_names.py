@@ -49,7 +49,7 @@ IDENTIFIER_WORDS = frozenset(
 _KIND_WORDS = frozenset(
     """
     type types mode modes method methods scheme schemes kind kinds format formats algorithm algorithms name
-    names header headers protocol protocols mechanism mechanisms
+    names header headers protocol protocols mechanism mechanisms mech mechs
     """.split()
 )
 # Last words of a name that say its value is the id of a key or a secret, which is public: a

@@ -703,6 +703,8 @@ def test_a_hex_key_far_from_any_pgp_word_still_counts() -> None:
         ("* Do not use SSPI when `auth='ntlm'` and the password is in the form `{lm}:{nt}`\n", "CHANGELOG.md"),
         ("         'uid': 'amzn1.account.K2LI23KL2LK2'}\n", "account/flows/login.py"),
         ('    token: typing.Union["KerberosV5Msg", "PAData", "PAETypeInfo2", "Ticket"],\n', "spnego/_kerberos.py"),
+        # A mechanism's name compared at the end of a condition (`mech` says mechanism).
+        ('        if ctx.auth_enabled and auth_mech != "MONGODB-OIDC":\n', "test/__init__.py"),
     ],
 )
 def test_ordinary_text_left_from_rounds_nine_and_ten_is_no_candidate(line: str, path: str) -> None:

@@ -60,12 +60,12 @@ _PARAMETER_FIELD = re.compile(
 _OPTION_BEFORE = re.compile(r"(?:^|\s)--?[A-Za-z][\w\-]*[ \t]+$")
 # A word a sentence puts before a verb or a noun (`how to pass JSON-ified responses`, `the token
 # string`): the label word after it is the sentence's, not a label.
-# `pass` is a verb before it is a label (`FIXME pass sign/sign_alg/etc`): written bare before its
-# value it is one only after the user it goes with (`user admin pass <value>`).
-_USER_BEFORE = re.compile(r"(?i)\b(?:user|username|login|id|account|uid)\b")
 _SENTENCE_WORD_BEFORE = re.compile(
     r"(?i)\b(?:to|can|could|will|would|must|should|may|might|you|we|they|not|also|then|and|or|the|a|an|this|that|your|our)[ \t]+$"
 )
+# `pass` is a verb before it is a label (`FIXME pass sign/sign_alg/etc`): written bare before its
+# value it is one only after the user it goes with (`user admin pass <value>`).
+_USER_BEFORE = re.compile(r"(?i)\b(?:user|username|login|id|account|uid)\b")
 _TABLE_ROW_BEFORE = re.compile(r"(?:^|\|)[ \t]*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 

@@ -64,14 +64,15 @@ _STORED = frozenset(["key", "credential", "credentials"])
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
 # Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
-# Last words that say the value is where a secret is sent (`auth_url`, `token_endpoint`: a server's
-# address; a password written inside a URL is the URL's own slot).
+# Last words that say the value is an address, where a secret is sent (`auth_url`,
+# `token_endpoint`): an identifier, as `profile_url` is (a password written inside a URL is the
+# URL's own slot).
 _ADDRESS_WORDS = frozenset("url urls uri uris endpoint endpoints host hostname".split())
 # Last words of a name that say it names a thing that works with secrets, not one: a class or an
 # object that handles them (`HTTPPasswordMgr`, `AbstractBasicAuthHandler`, `token_provider`), a
-# rule about them (`password_policy`, `password_length`), where one is kept
-# (`ssh_public_key_file`) or sent (`auth_url`). The last word of a name is what it names.
-_HOLDER_WORDS = _WHERE_WORDS | _ADDRESS_WORDS | frozenset(
+# rule about them (`password_policy`, `password_length`), or where one is kept
+# (`ssh_public_key_file`). The last word of a name is what it names.
+_HOLDER_WORDS = _WHERE_WORDS | frozenset(
     "manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint".split()
 )
 # First words that make a password name an action's: `change_password`, `reset_password`,
@@ -96,6 +97,8 @@ def name_class(name: str) -> str:
         ('secret', 'identifier', 'neutral', 'neutral')
     """
     words = name_words(name)
+    if len(words) > 1 and words[-1] in _ADDRESS_WORDS:
+        return "identifier"
     if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
         return "neutral"
     if len(words) > 1 and words[0] in _ACTION_WORDS and words[-1] in PASSWORD_WORDS:
@@ -211,7 +214,7 @@ def is_password_name(name: str) -> bool:
     return (
         _says(words, PASSWORD_WORDS, _GLUED_PASSWORD)
         and not any(word in _WHERE_WORDS for word in words)
-        and not (len(words) > 1 and words[-1] in _HOLDER_WORDS)
+        and not (len(words) > 1 and (words[-1] in _HOLDER_WORDS or words[-1] in _ADDRESS_WORDS))
     )
 
 

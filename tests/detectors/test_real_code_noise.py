@@ -600,6 +600,8 @@ def test_a_token_after_its_scheme_still_counts() -> None:
         ("            auth_url=self.TEST_V3_URL, protocol=self.protocol,\n", "tests/unit/test_mapped.py"),
         ("        auth_methods=['v3password', 'v3totp'],\n", "doc/source/plugins.rst"),
         ('token_endpoint = "https://login.example.com/oauth2/v2.0/token"\n', "settings.py"),
+        # An address under a name that says so stays an id (`profile_url` as before `auth_url`).
+        ('        # profile_url = "u/3195025850"\n', "providers/weibo/provider.py"),
         # An issue number after "token bug:".
         ("        # this is not available in the v2 token bug: #1331882\n", "access.py"),
         # A value shown with its start masked by dashes.

@@ -1,5 +1,5 @@
 """Slots that span several lines: armoured blocks (private keys, certificates, public keys), the
-key lines of a PuTTY ``.ppk`` file, and blocks of encoded data.
+key lines of a PuTTY ``.ppk`` file, and blocks of encoded data (wrapped base64, data URIs).
 
 A private-key block is a credential as a whole. Certificates, public keys and base64 data
 wrapped at a fixed width are public: they become ``public-block`` slots, which swallow their
@@ -60,6 +60,22 @@ def putty_blocks(text: str) -> Iterator[Slot]:
             yield Slot(start, body_end, f"PuTTY {header.group('part').lower()} key", PEM if private else PUBLIC_BLOCK)
     for mac in _PUTTY_MAC.finditer(text):
         yield Slot(mac.start("mac"), mac.end("mac"), "PuTTY key MAC", PUBLIC_BLOCK)
+
+
+# A data URI's base64 body (`data:image/png;base64,iVBOR...`), wrapped or not: Inkscape writes an
+# embedded image as one attribute of 76-character chunks joined by spaces or newlines. Chunks after
+# the first are 16 characters or more, or the last one before the closing quote or bracket.
+_DATA_URI = re.compile(
+    r"data:[\w.+\-]+/[\w.+\-]+(?:;[\w.+\-]+=[\w.+\-]+)*;base64,[A-Za-z0-9+/=]+"
+    r"(?:\s+[A-Za-z0-9+/=]{16,})*(?:\s+[A-Za-z0-9+/=]+(?=\s*[\"')]))?"
+)
+
+
+def embedded_data(text: str) -> Iterator[Slot]:
+    """Each data URI's base64 body, spaces and line breaks included: an embedded image or font,
+    encoded data and not a key, however random its chunks look."""
+    for match in _DATA_URI.finditer(text):
+        yield Slot(match.start(), match.end(), "", PUBLIC_BLOCK)
 
 
 def data_blocks(lines: list[str], line_starts: list[int]) -> Iterator[Slot]:

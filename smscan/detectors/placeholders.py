@@ -53,9 +53,9 @@ _ELIDED = re.compile(
     r"^[\s(\['\"`]*(?:\.\.\.|…)|(?:\.\.\.|…)(?:\s*[\[(][^\[\]()]*[\])]?)?[\s)\]}'\"`]*$"
 )
 # A short head and tail around an ellipsis is a value shown with its middle cut out
-# (`gfj9Xq...Rg85nM`, `MIIDnzC...Ia2qKQ==`); a longer part is a password's own dots
+# (`gfj9Xq...Rg85nM`, `MIIDnzC...Ia2qKQ==`, `Qh...wwI`); a longer part is a password's own dots
 # (`XyZ...q8Zt3kPx0wLm`).
-_ELIDED_MIDDLE = re.compile(r"^[A-Za-z0-9+/_\-]{4,8}(?:\.\.\.|…)[A-Za-z0-9+/_\-]{4,8}={0,2}$")
+_ELIDED_MIDDLE = re.compile(r"^[A-Za-z0-9+/_\-]{2,8}(?:\.\.\.|…)[A-Za-z0-9+/_\-]{2,8}={0,2}$")
 # What an expansion holds when it points elsewhere (the inside of `${...}`, `#{...}`, `$(...)`,
 # `{...}`): a variable with its shell modifiers (`${DB_HOST}`, `${TOKEN:-x}`, `${env:API_KEY}`),
 # a command (`$(cat key)`), a lower-case format field (`{user}`, `{db_host}`, `{user.pk}`). Any other inside
@@ -115,6 +115,9 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "gX1fBat3bV",
         "czZCaGRSa3F0MzpnWDFmQmF0M2JW",
         "mF_9.B5f-4.1JqM",
+        # OpenID Connect Core 1.0's examples: an access token and a refresh token.
+        "SlAV32hkKG",
+        "8xLOxBtZp8",
         # Stripe's documented test keys.
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
         "pk_test_TYooMQauvdEDq54NiTphI7jx",

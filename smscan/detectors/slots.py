@@ -41,7 +41,7 @@ from functools import lru_cache
 from itertools import accumulate
 
 from smscan.detectors.bindings import LEFT_CHARS, binding_before
-from smscan.detectors.blocks import data_blocks, pem_blocks, putty_blocks
+from smscan.detectors.blocks import data_blocks, embedded_data, pem_blocks, putty_blocks
 from smscan.detectors.credential_files import credential_file_slots
 from smscan.detectors.command_forms import (
     docker_env_value,
@@ -159,6 +159,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
         found.extend(line_slots(line, offset))
         offset += len(line) + 1
     found.extend(data_blocks(lines, line_starts))
+    found.extend(embedded_data(text))
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))

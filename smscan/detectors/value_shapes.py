@@ -83,6 +83,11 @@ _ISSUE_NUMBER = re.compile(r"^#\d+$")
 _DURATION = re.compile(r"^P(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?$")
 # A list of numbers and ranges (an IMAP sequence set `2,4:7,9,12:*`, pages `1-3,5`).
 _NUMBER_RANGES = re.compile(r"^(?:\d+|\*)(?:[:\-](?:\d+|\*))?(?:,(?:\d+|\*)(?:[:\-](?:\d+|\*))?)+$")
+# A reST role written without its target (`authData: :py:class:`...``): markup, not a value.
+_REST_ROLE_VALUE = re.compile(r"^:[\w+\-]+(?::[\w+\-]+)?:$")
+# A web analytics property's id, public in every page that loads the tag (Google Analytics 4's
+# `G-DFLYZZK12P`, Universal Analytics' `UA-12345678-1`).
+_ANALYTICS_ID = re.compile(r"^(?:G-[A-Z0-9]{8,12}|UA-\d{4,10}-\d{1,4})$")
 # An integer written in hex for code, quoted (`b"0xfe11ac99bebe3322"`): 64 bits at most, where a
 # key written so is 128 bits or more.
 _HEX_INTEGER = re.compile(r"^0[xX][0-9a-fA-F]{1,16}$")
@@ -404,6 +409,8 @@ def is_other_identifier(
         or _DURATION.match(value)
         or _NUMBER_RANGES.match(value)
         or _HEX_INTEGER.match(value)
+        or _REST_ROLE_VALUE.match(value)
+        or _ANALYTICS_ID.match(value)
         # Letters in a random mix of cases are a name by shape, and a password drawn from letters
         # where a password is written (a word shape, kept by ``words=False``).
         or _IDENTIFIER.match(value) and (words or not is_random_case(value))

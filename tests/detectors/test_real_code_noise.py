@@ -724,3 +724,50 @@ def test_ordinary_text_left_from_rounds_nine_and_ten_is_no_candidate(line: str, 
 )
 def test_secrets_beside_rounds_nine_and_ten_leftovers_still_count(line: str) -> None:
     assert len(candidates(line, path="app/settings.py")) == 1
+
+
+# Round 13 (blind): an image embedded in an SVG, and ordinary text in shapes no earlier round had.
+def test_an_embedded_images_wrapped_base64_is_no_candidate() -> None:
+    chunks = [base64.b64encode(os.urandom(57)).decode() for _ in range(6)]
+    text = (
+        '<svg>\n  <image\n     width="296"\n     xlink:href="data:image/png;base64,' + " ".join(chunks[:3]) + "\n"
+        + " ".join(chunks[3:]) + ' AAA="\n     height="90" />\n</svg>\n'
+    )
+    assert candidates(text, path="docs/source/components.svg") == []
+
+
+def test_a_key_beside_an_embedded_image_still_counts() -> None:
+    image = base64.b64encode(os.urandom(57)).decode()
+    text = f'<svg><image href="data:image/png;base64,{image}" /></svg>\n<!-- api_key = "{KEY}" -->\n'
+    assert candidates(text, path="docs/logo.svg") == [KEY]
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        # A user's name is no secret.
+        ('            UsmUserData("usr-md5-none", "authkey1"),\n', "examples/cmdgen/pull-whole-mib.py"),
+        ("# user: usr-md5-none, auth: MD5, priv NONE\n", "examples/agent/cmdrsp.py"),
+        # A reST role written as a field's value, an analytics property's id, a Sphinx basename.
+        ("    authData: :py:class:`~pysnmp.hlapi.v1arch.CommunityData`\n", "pysnmp/hlapi/cmdgen.py"),
+        ("gtag('config', 'G-DFLYZZK12P');\n", "docs/source/_static/tracker.js"),
+        ('htmlhelp_basename = "argon2-cffidoc"\n', "docs/conf.py"),
+        # A secret shown cut in the middle, and OpenID Connect's example tokens.
+        ("            client_secret='Qh...wwI',\n", "oauth2client/contrib/appengine.py"),
+        ("        access_token = 'SlAV32hkKG'\n", "oauth2client/client.py"),
+    ],
+)
+def test_ordinary_text_of_round_thirteen_is_no_candidate(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'    UsmUserData("admin", authKey="{KEY}"),\n',
+        f"user: admin, password: {KEY}\n",
+        f"db_user_password = '{KEY}'\n",
+    ],
+)
+def test_secrets_beside_round_thirteen_still_count(line: str) -> None:
+    assert candidates(line, path="app/settings.py")[-1:] == [KEY]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from smscan.detectors.letter_pairs import reads_as_word
 from smscan.detectors.secret_names import is_secret_name, name_words
 
 # One to three words, a separator (`:`, `=`, a table bar), the value.
@@ -66,6 +67,9 @@ _SENTENCE_WORD_BEFORE = re.compile(
 # `pass` is a verb before it is a label (`FIXME pass sign/sign_alg/etc`): written bare before its
 # value it is one only after the user it goes with (`user admin pass <value>`).
 _USER_BEFORE = re.compile(r"(?i)\b(?:user|username|login|id|account|uid)\b")
+# Words in capitals joined by hyphens after a name are a keyword of the syntax, as ASN.1's macros
+# in a MIB (`pysnmpUsmSecretAuthKey OBJECT-TYPE`), not a value.
+_CAPITAL_KEYWORD = re.compile(r"^[A-Z]{4,}(?:-[A-Z]{4,})+$")
 _TABLE_ROW_BEFORE = re.compile(r"(?:^|\|)[ \t]*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
@@ -117,6 +121,7 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
             not _ends_in_secret_word(label) or _OPTION_BEFORE.search(line, 0, match.start("label"))
             or _SENTENCE_WORD_BEFORE.search(line, 0, match.start("label"))
             or label.lower() == "pass" and not _USER_BEFORE.search(line, 0, match.start("label"))
+            or _is_capital_keyword(match.group("value"))
         ):
             continue
         if _DEFINE_BEFORE.search(line, 0, match.start("label")) and _SYMBOL.fullmatch(match.group("value")):
@@ -127,6 +132,10 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
             end -= 1
         if end > start and not _CODE_VALUE.match(line[start:end]) and not is_hex_literal(line[start:end]):
             yield start, end, label
+
+
+def _is_capital_keyword(value: str) -> bool:
+    return bool(_CAPITAL_KEYWORD.match(value)) and all(reads_as_word(part.lower()) for part in value.split("-"))
 
 
 def _ends_in_secret_word(label: str) -> bool:

@@ -327,6 +327,28 @@ _CASE_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _HEX_ID = re.compile(r"^[0-9a-fA-F\-]+$")
 
 
+# A dotted name of code whose parts hold digits (`rfc3412.sendPdu`, `v1arch.asyncio`): parts of
+# letters and digits, separated by dots (a last `:part` allowed).
+_DOTTED_PARTS = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)+(?::[A-Za-z][A-Za-z0-9]*)?$")
+
+
+def is_dotted_code_name(value: str) -> bool:
+    """True for a dotted name of code whose parts may hold digits (``rfc3412.sendPdu``): every
+    run of letters in it is a word of three letters or more, where a random value with a dot
+    (``q8zt3.kPx0wLm``) cuts into pieces of one or two.
+
+    Example:
+        >>> is_dotted_code_name("rfc3412.sendPdu"), is_dotted_code_name("rfc3412.receiveMessage:response")
+        (True, True)
+        >>> is_dotted_code_name("q8zt3.kPx0wLm"), is_dotted_code_name("violet.lotus.396")
+        (False, False)
+    """
+    if not _DOTTED_PARTS.match(value):
+        return False
+    pieces = _CASE_WORD.findall(value)
+    return bool(pieces) and all(len(piece) >= 3 for piece in pieces)
+
+
 def is_random_case(value: str) -> bool:
     """True for letters whose cases are mixed at random (``yqDVtkqPECriaLRi``, ``qyOIhJiM``), the
     shape of a key drawn from letters, never of a name of code: names put their capitals at word
@@ -458,6 +480,7 @@ def is_other_identifier(
         or _ROUTE.match(value)
         or _HOST_PATH.match(value)
         or _ATTRIBUTE_REFERENCE.match(value)
+        or words and is_dotted_code_name(value)
         or value.isdigit()
     )
 

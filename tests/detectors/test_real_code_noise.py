@@ -755,6 +755,9 @@ def test_a_key_beside_an_embedded_image_still_counts() -> None:
         # A secret shown cut in the middle, and OpenID Connect's example tokens.
         ("            client_secret='Qh...wwI',\n", "oauth2client/contrib/appengine.py"),
         ("        access_token = 'SlAV32hkKG'\n", "oauth2client/client.py"),
+        # A dotted name of code with digits in its parts, an ASN.1 macro after a MIB object's name.
+        ('    requestObserver, "rfc3412.sendPdu", "rfc3412.receiveMessage:response"\n', "examples/observe.py"),
+        ("pysnmpUsmSecretAuthKey OBJECT-TYPE\n", "docs/mibs/PYSNMP-USM-MIB.txt"),
     ],
 )
 def test_ordinary_text_of_round_thirteen_is_no_candidate(line: str, path: str) -> None:

@@ -480,7 +480,7 @@ def is_other_identifier(
         or _ROUTE.match(value)
         or _HOST_PATH.match(value)
         or _ATTRIBUTE_REFERENCE.match(value)
-        or words and is_dotted_code_name(value)
+        or dotted_names and words and is_dotted_code_name(value)
         or value.isdigit()
     )
 

@@ -83,6 +83,9 @@ _ISSUE_NUMBER = re.compile(r"^#\d+$")
 _DURATION = re.compile(r"^P(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?$")
 # A list of numbers and ranges (an IMAP sequence set `2,4:7,9,12:*`, pages `1-3,5`).
 _NUMBER_RANGES = re.compile(r"^(?:\d+|\*)(?:[:\-](?:\d+|\*))?(?:,(?:\d+|\*)(?:[:\-](?:\d+|\*))?)+$")
+# An id number with its check digits (a tax id `1095312769-0`): a number, as digits alone are
+# under any name. (Groups of equal length, `12345-67890-54321`, are a licence key's shape.)
+_CHECK_DIGITS = re.compile(r"^\d{5,12}-\d{1,2}$")
 # A reST role written without its target (`authData: :py:class:`...``): markup, not a value.
 _REST_ROLE_VALUE = re.compile(r"^:[\w+\-]+(?::[\w+\-]+)?:$")
 # A web analytics property's id, public in every page that loads the tag (Google Analytics 4's
@@ -432,6 +435,7 @@ def is_other_identifier(
         or _NUMBER_RANGES.match(value)
         or _HEX_INTEGER.match(value)
         or _REST_ROLE_VALUE.match(value)
+        or _CHECK_DIGITS.match(value)
         or _ANALYTICS_ID.match(value)
         # Letters in a random mix of cases are a name by shape, and a password drawn from letters
         # where a password is written (a word shape, kept by ``words=False``).

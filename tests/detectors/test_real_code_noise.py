@@ -774,3 +774,9 @@ def test_ordinary_text_of_round_thirteen_is_no_candidate(line: str, path: str) -
 )
 def test_secrets_beside_round_thirteen_still_count(line: str) -> None:
     assert candidates(line, path="app/settings.py")[-1:] == [KEY]
+
+
+# Round 14 (blind): a number with its check digit, given as a docstring's example.
+def test_an_id_number_with_its_check_digit_is_a_number() -> None:
+    assert candidates("        :example: '1095312769-0'\n", path="faker/providers/ssn/es_CO/__init__.py") == []
+    assert is_other_identifier("900373115-3") and not is_other_identifier("12345-67890-54321")

@@ -330,23 +330,26 @@ _CASE_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _HEX_ID = re.compile(r"^[0-9a-fA-F\-]+$")
 
 
-# A dotted name of code whose parts hold digits (`rfc3412.sendPdu`, `v1arch.asyncio`): parts of
-# letters and digits, separated by dots (a last `:part` allowed).
-_DOTTED_PARTS = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)+(?::[A-Za-z][A-Za-z0-9]*)?$")
+# A dotted name of code whose parts hold digits (`rfc3412.sendPdu`): a module's or an object's
+# lower-case name, then parts of letters and digits, separated by dots (a last `:part` allowed).
+_DOTTED_PARTS = re.compile(r"^[a-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)+(?::[A-Za-z][A-Za-z0-9]*)?$")
+_CAMEL_STEP = re.compile(r"[a-z][A-Z]")
 
 
 def is_dotted_code_name(value: str) -> bool:
-    """True for a dotted name of code whose parts may hold digits (``rfc3412.sendPdu``): every
-    run of letters in it is a word of three letters or more, where a random value with a dot
-    (``q8zt3.kPx0wLm``) cuts into pieces of one or two.
+    """True for a dotted name of code whose parts may hold digits (``rfc3412.sendPdu``): it
+    starts with a lower-case name, names a method or attribute in camelCase, and every run of
+    letters in it is a word of three letters or more, where a random value with a dot
+    (``q8zt3.kPx0wLm``) cuts into pieces of one or two. A passphrase of words and digits
+    (``Valley.Zebra54``, ``valley.zebra54``) has no camelCase step.
 
     Example:
         >>> is_dotted_code_name("rfc3412.sendPdu"), is_dotted_code_name("rfc3412.receiveMessage:response")
         (True, True)
-        >>> is_dotted_code_name("q8zt3.kPx0wLm"), is_dotted_code_name("violet.lotus.396")
-        (False, False)
+        >>> is_dotted_code_name("q8zt3.kPx0wLm"), is_dotted_code_name("Valley.Zebra54"), is_dotted_code_name("valley.zebra54")
+        (False, False, False)
     """
-    if not _DOTTED_PARTS.match(value):
+    if not _DOTTED_PARTS.match(value) or not _CAMEL_STEP.search(value):
         return False
     pieces = _CASE_WORD.findall(value)
     return bool(pieces) and all(len(piece) >= 3 for piece in pieces)

@@ -780,3 +780,8 @@ def test_secrets_beside_round_thirteen_still_count(line: str) -> None:
 def test_an_id_number_with_its_check_digit_is_a_number() -> None:
     assert candidates("        :example: '1095312769-0'\n", path="faker/providers/ssn/es_CO/__init__.py") == []
     assert is_other_identifier("900373115-3") and not is_other_identifier("12345-67890-54321")
+
+
+def test_a_passphrase_with_a_dot_is_no_dotted_name_of_code() -> None:
+    line = '        let req = client.get(url).basic_auth("root", Some("Valley.Zebra54"));\n'
+    assert candidates(line, path="src/lib.rs") == ["Valley.Zebra54"]

@@ -86,6 +86,9 @@ _NUMBER_RANGES = re.compile(r"^(?:\d+|\*)(?:[:\-](?:\d+|\*))?(?:,(?:\d+|\*)(?:[:
 # An id number with its check digits (a tax id `1095312769-0`): a number, as digits alone are
 # under any name. (Groups of equal length, `12345-67890-54321`, are a licence key's shape.)
 _CHECK_DIGITS = re.compile(r"^\d{5,12}-\d{1,2}$")
+# An SVG path's data (`191.7-144.3v43c-71.5`, `103v-340l68-33.2v384zM448`): numbers between the
+# path commands' letters. A hex token holds letters outside them (`b`, `d`, `e`, `f`).
+_PATH_DATA = re.compile(r"^[MmLlHhVvCcSsQqTtAaZz\d.,\-]+$")
 # A reST role written without its target (`authData: :py:class:`...``): markup, not a value.
 _REST_ROLE_VALUE = re.compile(r"^:[\w+\-]+(?::[\w+\-]+)?:$")
 # A web analytics property's id, public in every page that loads the tag (Google Analytics 4's
@@ -336,6 +339,25 @@ _DOTTED_PARTS = re.compile(r"^[a-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)+(?::[A
 _CAMEL_STEP = re.compile(r"[a-z][A-Z]")
 
 
+def is_path_data(value: str) -> bool:
+    """True for an SVG path's data cut out of its attribute: numbers and path commands, fewer
+    letters than digits (as many, with a sign or a decimal point), not digits alone (an icon set holds thousands, each a run a model would
+    otherwise score). A key's letters go beyond the commands' (`b`, `d`, `e`, `f`, ...).
+
+    Example:
+        >>> is_path_data("103v-340l68-33.2v384zM448"), is_path_data("14h2v3h3v2h-3v3h-2v-3h-3v-2h3z")
+        (True, True)
+        >>> is_path_data("1.5-1.5-.67-1.5-1.5.67-1.5")
+        True
+        >>> is_path_data("3c5a1c7a9c2a4c6a8c0a"), is_path_data("Zq8xP1sV9kL2mN4b")
+        (False, False)
+    """
+    if _PATH_DATA.match(value) is None or value.isdigit():
+        return False
+    letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
+    return letters < digits or letters == digits and any(c in ".-" for c in value)
+
+
 def is_dotted_code_name(value: str) -> bool:
     """True for a dotted name of code whose parts may hold digits (``rfc3412.sendPdu``): it
     starts with a lower-case name, names a method or attribute in camelCase, and every run of
@@ -438,6 +460,7 @@ def is_other_identifier(
         or _NUMBER_RANGES.match(value)
         or _HEX_INTEGER.match(value)
         or _REST_ROLE_VALUE.match(value)
+        or is_path_data(value)
         or _CHECK_DIGITS.match(value)
         or _ANALYTICS_ID.match(value)
         # Letters in a random mix of cases are a name by shape, and a password drawn from letters

@@ -785,3 +785,19 @@ def test_an_id_number_with_its_check_digit_is_a_number() -> None:
 def test_a_passphrase_with_a_dot_is_no_dotted_name_of_code() -> None:
     line = '        let req = client.get(url).basic_auth("root", Some("Valley.Zebra54"));\n'
     assert candidates(line, path="src/lib.rs") == ["Valley.Zebra54"]
+
+
+# Round 15: an icon set's SVG path data (thousands of files, each run sent to the model).
+def test_svg_path_data_is_no_candidate() -> None:
+    text = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 448 512"><path d="m271.5 432-68 32C88.5 '
+        "453.7 0 392.5 0 318.2c0-71.5 82.5-131 191.7-144.3v43c-71.5 12.5-124 53-124 101.3 0 51 58.5 93.3 "
+        '135.7 103v-340l68-33.2v384zM448 291l-131.3-28.5 36.8-20.7c-19.5-11.5-43.5-20-70-24.8v-43c46.2"/>'
+        '<path d="M19 3h-1V1h-2v2H8V1H6v2H5c-1.11 0-2 .89-2 2v14a2 2 0 0 0 2 2h14a2 2 0 0 0 2-2V5a2 2"/></svg>\n'
+    )
+    assert candidates(text, path="material/templates/.icons/brands/openid.svg") == []
+
+
+def test_a_token_beside_svg_path_data_still_counts() -> None:
+    text = f'<svg><path d="M19 3h-1V1h-2v2H8V1H6v2"/><!-- token: {KEY} --></svg>\n'
+    assert candidates(text, path="assets/icon.svg") == [KEY]

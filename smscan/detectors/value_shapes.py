@@ -341,7 +341,7 @@ _CAMEL_STEP = re.compile(r"[a-z][A-Z]")
 
 def is_path_data(value: str) -> bool:
     """True for an SVG path's data cut out of its attribute: numbers and path commands, fewer
-    letters than digits (as many, with a sign or a decimal point), not digits alone (an icon set holds thousands, each a run a model would
+    letters than digits (as many, with a sign or a decimal point), numbers alone with decimals (an icon set holds thousands, each a run a model would
     otherwise score). A key's letters go beyond the commands' (`b`, `d`, `e`, `f`, ...).
 
     Example:
@@ -352,9 +352,13 @@ def is_path_data(value: str) -> bool:
         >>> is_path_data("3c5a1c7a9c2a4c6a8c0a"), is_path_data("Zq8xP1sV9kL2mN4b")
         (False, False)
     """
-    if _PATH_DATA.match(value) is None or value.isdigit():
+    if len(value) < 8 or _PATH_DATA.match(value) is None:
         return False
     letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
+    # Numbers alone are a path's only with decimals (`1.5-1.5-.67`): digits in groups joined by
+    # hyphens are a licence key's shape.
+    if letters == 0:
+        return "." in value
     return letters < digits or letters == digits and any(c in ".-" for c in value)
 
 

@@ -253,7 +253,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if has_digest_name_before(before):
         return None
-    if place != "secret" and _PGP_KEY_ID.fullmatch(value) and _PGP_WORD.search(text, max(slot.start - _PGP_CONTEXT_CHARS, 0), slot.start):
+    if place != "secret" and _PGP_KEY_ID.fullmatch(value) and _PGP_WORD.search(
+        text, max(slot.start - _PGP_CONTEXT_CHARS, 0), slot.start
+    ):
         return None
     if is_hex(value) and _CHECKSUM_LINE_AFTER.match(text, slot.end):
         return None

@@ -341,8 +341,9 @@ _CAMEL_STEP = re.compile(r"[a-z][A-Z]")
 
 def is_path_data(value: str) -> bool:
     """True for an SVG path's data cut out of its attribute: numbers and path commands, fewer
-    letters than digits (as many, with a sign or a decimal point), numbers alone with decimals (an icon set holds thousands, each a run a model would
-    otherwise score). A key's letters go beyond the commands' (`b`, `d`, `e`, `f`, ...).
+    letters than digits (as many, with a sign or a decimal point), or numbers alone with
+    decimals. An icon set holds thousands of such runs, each one a model would otherwise score;
+    a key's letters go beyond the commands' (`b`, `d`, `e`, `f`, ...).
 
     Example:
         >>> is_path_data("103v-340l68-33.2v384zM448"), is_path_data("14h2v3h3v2h-3v3h-2v-3h-3v-2h3z")

@@ -89,10 +89,6 @@ _CHECK_DIGITS = re.compile(r"^\d{5,12}-\d{1,2}$")
 # An SVG path's data (`191.7-144.3v43c-71.5`, `103v-340l68-33.2v384zM448`): numbers between the
 # path commands' letters. A hex token holds letters outside them (`b`, `d`, `e`, `f`).
 _PATH_DATA = re.compile(r"^[MmLlHhVvCcSsQqTtAaZz\d.,\-]+$")
-# A function named with its empty parentheses (CSS's `attr()`, `now()`), and a Jupyter widget's
-# model reference (`IPY_MODEL_` and the model's id): names, not values.
-_EMPTY_CALL = re.compile(r"^[A-Za-z_][\w.\-]*\(\)$")
-_WIDGET_MODEL = re.compile(r"^IPY_MODEL_[0-9a-f]{32}$")
 # A reST role written without its target (`authData: :py:class:`...``): markup, not a value.
 _REST_ROLE_VALUE = re.compile(r"^:[\w+\-]+(?::[\w+\-]+)?:$")
 # A web analytics property's id, public in every page that loads the tag (Google Analytics 4's
@@ -469,8 +465,6 @@ def is_other_identifier(
         or _NUMBER_RANGES.match(value)
         or _HEX_INTEGER.match(value)
         or _REST_ROLE_VALUE.match(value)
-        or _EMPTY_CALL.match(value)
-        or _WIDGET_MODEL.match(value)
         or is_path_data(value)
         or _CHECK_DIGITS.match(value)
         or _ANALYTICS_ID.match(value)

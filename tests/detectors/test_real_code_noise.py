@@ -801,19 +801,3 @@ def test_svg_path_data_is_no_candidate() -> None:
 def test_a_token_beside_svg_path_data_still_counts() -> None:
     text = f'<svg><path d="M19 3h-1V1h-2v2H8V1H6v2"/><!-- token: {KEY} --></svg>\n'
     assert candidates(text, path="assets/icon.svg") == [KEY]
-
-
-@pytest.mark.parametrize(
-    ("text", "path"),
-    [
-        # A CSS function's name compared with a token's first part.
-        ("            if anchor_token[0] == 'attr()':\n", "weasyprint/css/computed_values.py"),
-    ],
-)
-def test_ordinary_text_of_round_fifteen_is_no_candidate(text: str, path: str) -> None:
-    assert candidates(text, path=path) == []
-
-
-def test_a_widgets_model_reference_is_a_name() -> None:
-    assert is_other_identifier("IPY_MODEL_48b16c2cb388479c95098c6f7ab13ed0")
-    assert not is_other_identifier("IPY_MODEL_48b16c2cb388479c95098c6f7ab13ed0Zq8xP1")

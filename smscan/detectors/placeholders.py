@@ -101,6 +101,9 @@ _LONG_COUNT = 9
 # counting) must cover before the whole value is a pattern typed as a stand-in.
 _PATTERNED_SHARE = 0.85
 _MASK_CHARS = frozenset("xX*#•.-_0")
+# A value shown with one end masked by a run of mask characters and a few characters left
+# (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
+_PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
 # Keys published in vendors' documentation as examples; they appear in countless repositories.
 _DOCUMENTED_EXAMPLES = frozenset(
     {
@@ -191,11 +194,6 @@ def _points_elsewhere(expansion: str) -> bool:
         return True
     inside = expansion[1:-1]
     return inside == "" or inside.isdigit() or bool(_FORMAT_FIELD.fullmatch(inside))
-
-
-# A value shown with one end masked by a run of mask characters and a few characters left
-# (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
-_PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
 
 
 def is_placeholder(value: str) -> bool:

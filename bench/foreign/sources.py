@@ -17,6 +17,7 @@ from .examples import Example
 from .gitleaks import gitleaks_examples
 from .mirror import Mirror, Pin
 from .rule_yaml import rule_examples
+from .secretlint import secretlint_examples
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,9 @@ SOURCES: tuple[Source, ...] = (
     Source("detect-secrets", Pin("Yelp/detect-secrets", "01886c8a910c64595c47f186ca1ffc0b77fa5458"),
            "detect-secrets v1.5.0 plugin test tables (tests/plugins/*_test.py, read with ast)",
            lambda m, c: detect_secrets_examples(m, counts=c)),
+    Source("secretlint", Pin("secretlint/secretlint", "18346ba31b8173d52060b971221ab38c1943def0"),
+           "secretlint's snapshot tests: whole files and the findings its recommended preset reports on them",
+           lambda m, c: secretlint_examples(m, counts=c)),
 )
 
 

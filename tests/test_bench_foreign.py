@@ -323,3 +323,64 @@ def test_readings_count_flagged_look_alikes_by_how_a_reviewer_reads_them(
     committed = load_readings(READINGS)
     assert len(committed) >= 50 and {r.verdict for r in committed.values()} == {"credential", "not-credential"}
     assert all(len(r.why) < 120 for r in committed.values())
+
+
+def _snapshot(text: str, file: str, *found: tuple[str, str]) -> str:
+    """secretlint's output.json for ``text``: each finding is (messageId, the text its range covers)."""
+    messages = [{"messageId": mid, "range": [text.index(part), text.index(part) + len(part)]} for mid, part in found]
+    return json.dumps({"filePath": f"[SNAPSHOT]/case/{file}", "messages": messages, "sourceContent": text,
+                       "sourceContentType": "text"})
+
+
+def test_secretlint_snapshots_give_values_identifiers_and_negative_files(tmp_path: Path, git_env: Path) -> None:
+    from bench.foreign.secretlint import PRESET_FOLDER, RULES_FOLDER, secretlint_examples
+
+    token = "acme_Zq8rT2mX9vL4kP7wN3bY"  # smscan: ignore
+    env = f"AWS_SECRET_ACCESS_KEY = {token}\nAWS_ACCESS_KEY_ID = AKIAZQ8RT2MX9VL4KP7W\n"
+    url = "const DB = 'mysql://dbuser:Hx7pQ2vR9t@db.example:3306/app';\n"  # smscan: ignore
+    oauth = '{"repository": "https://Zq8rT2mX9vL4kP7wN3bYq2Lx9Vb7:x-oauth-basic@github.com/a/b.git"}\n'  # smscan: ignore
+    files = {
+        # the range stops short of the value, as secretlint's AWS rule does
+        f"{PRESET_FOLDER}/secretlint-rule-aws/ng.secret/input": env,
+        f"{PRESET_FOLDER}/secretlint-rule-aws/ng.secret/output.json": _snapshot(
+            env, "input", ("AWSSecretAccessKey", env[:env.index(token) + 8]), ("AWSAccessKeyID", "AKIAZQ8RT2MX9VL4KP7W")),
+        f"{PRESET_FOLDER}/secretlint-rule-db/ng.mysql/input.txt": url,
+        f"{PRESET_FOLDER}/secretlint-rule-db/ng.mysql/output.json": _snapshot(
+            url, "input.txt", ("MySQLConnection", "mysql://dbuser:Hx7pQ2vR9t@db.example:3306/app';")),  # smscan: ignore
+        f"{PRESET_FOLDER}/secretlint-rule-npm/ng.package/package.json": oauth,
+        f"{PRESET_FOLDER}/secretlint-rule-npm/ng.package/output.json": _snapshot(
+            oauth, "package.json", ("PackageJSON_xOauthToken", "https://Zq8rT2mX9vL4kP7w"),  # smscan: ignore
+            ("BasicAuth", "https://Zq8rT2mX9vL4kP7wN3bYq2Lx9Vb7:x-oauth-basic@github.com")),  # smscan: ignore
+        f"{PRESET_FOLDER}/secretlint-rule-db/ok.valid/input.txt": "DB_URL=$DATABASE_URL\n",
+        f"{PRESET_FOLDER}/secretlint-rule-db/ok.valid/output.json": _snapshot("DB_URL=$DATABASE_URL\n", "input.txt"),
+        f"{PRESET_FOLDER}/secretlint-rule-db/ng.missed/input.txt": "x\n",
+        f"{PRESET_FOLDER}/secretlint-rule-db/ng.missed/output.json": _snapshot("x\n", "input.txt"),
+        f"{PRESET_FOLDER}/secretlint-rule-aws/ok.allowed/.secretlintrc.json": "{}",
+        f"{PRESET_FOLDER}/secretlint-rule-aws/ok.allowed/output.json": _snapshot("KEY=abc\n", "input"),
+        f"{RULES_FOLDER}/secretlint-rule-zeta/test/snapshots/ng.key/input": f"zeta := \"{token}\"\n",
+        f"{RULES_FOLDER}/secretlint-rule-zeta/test/snapshots/ng.key/output.json": _snapshot(
+            f"zeta := \"{token}\"\n", "input", ("ZetaKey", f' := "{token}"')),
+        # a rule the preset covers is read from the preset's snapshots only; a rule about files is left out
+        f"{RULES_FOLDER}/secretlint-rule-db/test/snapshots/ok.valid/output.json": _snapshot("y = 1\n", "input.txt"),
+        f"{RULES_FOLDER}/secretlint-rule-no-dotenv/test/snapshots/ng.match/output.json": _snapshot("A=1\n", ".env"),
+    }
+    work = init_repo(tmp_path / "work")
+    commit_files(work, files)
+    root = tmp_path / "mirrors"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root / "secretlint+secretlint" / "repo")], check=True)
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in secretlint_examples(Mirror(root, Pin("secretlint/secretlint", head_id(work))), counts=counts)}
+
+    assert sorted(got) == ["secretlint-rule-aws/ng.secret", "secretlint-rule-db/ng.mysql", "secretlint-rule-db/ok.valid",
+                           "secretlint-rule-npm/ng.package", "secretlint-rule-zeta/ng.key"]
+    aws = got["secretlint-rule-aws/ng.secret"]
+    assert spans_of(aws) == [token] and spans_of(aws, "identifiers") == ["AKIAZQ8RT2MX9VL4KP7W"]
+    assert aws.path_hint == guess_path_hint(env)  # secretlint's generic file name says nothing
+    assert spans_of(got["secretlint-rule-db/ng.mysql"]) == ["Hx7pQ2vR9t"]  # smscan: ignore
+    assert spans_of(got["secretlint-rule-db/ng.mysql"], "identifiers") == ["dbuser"]
+    package = got["secretlint-rule-npm/ng.package"]
+    assert spans_of(package) == ["Zq8rT2mX9vL4kP7wN3bYq2Lx9Vb7"] and package.path_hint == "package.json"  # smscan: ignore
+    assert spans_of(got["secretlint-rule-db/ok.valid"], "negatives") == ["DB_URL=$DATABASE_URL"]
+    assert spans_of(got["secretlint-rule-zeta/ng.key"]) == [token]
+    assert counts["ng_case_without_findings"] == 1 and counts["case_with_options"] == 1
+    assert counts["rule_not_about_values"] == 1

@@ -8,6 +8,8 @@ lines so that no line of them is taken for a token.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 
@@ -33,6 +35,29 @@ def pem_blocks(text: str) -> Iterator[Slot]:
         if end != -1:
             where = PEM if "PRIVATE KEY" in label else PUBLIC_BLOCK
             yield Slot(begin.start(), end + len(end_marker), label, where)
+
+
+def is_armoured_text(block: str) -> bool:
+    """True when a private key's armour holds base64 of plain text, not of a key: a stand-in
+    (``YWJjZGVm...`` is the alphabet). A key is binary (DER, or OpenSSH's format) and never decodes
+    to printable text. Header lines (``Proc-Type: ...``) are skipped; a block written inside a
+    JSON string has its line breaks escaped.
+
+    Example:
+        >>> is_armoured_text("-----BEGIN PRIVATE KEY-----\\nYWJjZGVmZ2hpamtsbW5vcA==\\n-----END PRIVATE KEY-----")
+        True
+        >>> is_armoured_text("-----BEGIN PRIVATE KEY-----\\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----")
+        False
+    """
+    lines = block.replace("\\n", "\n").splitlines()
+    body = "".join(line.strip() for line in lines if not line.startswith("-----") and ":" not in line)
+    if len(body) < 8:
+        return False
+    try:
+        decoded = base64.b64decode(body + "=" * (-len(body) % 4), validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    return all(char.isprintable() or char.isspace() for char in decoded)
 
 
 def putty_blocks(text: str) -> Iterator[Slot]:

@@ -17,13 +17,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from smscan.detectors.blocks import is_armoured_text
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.code_files import names_variables_unquoted
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_stand_in
-from smscan.detectors.secret_places import has_template_user, is_basic_credentials
+from smscan.detectors.secret_places import is_basic_credentials
 from smscan.detectors.secret_names import attribute_name, is_password_name, name_class, name_words, value_name_class
 from smscan.detectors.slot_kinds import (
     ARGUMENT,
@@ -95,8 +96,6 @@ _ENUM_NAME = re.compile(r"[a-z]+[0-9]*(?:_(?:[a-z]+[0-9]*|[A-Z][0-9]+|[0-9]+))+"
 _CONTRACTED_WORD = re.compile(r"[A-Za-z]+['’](?:s|t|re|ve|ll|d|m)")
 # Lower-case words joined by hyphens or underscores: a description of a token, not one.
 _DESCRIBED_TOKEN = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
-# A service's fixed password word, an extension's `x-` name: `x-oauth-basic`.
-_FIXED_WORD = re.compile(r"x-[a-z]+(?:-[a-z]+)*")
 
 # Secret-bearing places: the slot itself says what the value is.
 _SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER, FILE_FORMAT})
@@ -165,7 +164,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     """
     value = text[slot.start : slot.end]
     if slot.where == PEM:
-        return rule.secret_bonus
+        return None if is_armoured_text(value) else rule.secret_bonus
     if slot.where == PUBLIC_BLOCK:
         return None
     if is_stand_in(value) or is_test_path(path) and (is_made_up(value) or is_expected_digest(text, slot.start, slot.end)):
@@ -204,10 +203,6 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A label's value that is a word ending a sentence (`the token is active?`) or a word with a
     # contraction or a possessive (`the token wasn’t available`, `pass Mypy’s checks`) is the sentence.
     if slot.where == LABEL and (value[-1] in "?!.,;:" and is_prose(value) or _CONTRACTED_WORD.fullmatch(value)):
-        return None
-    # Behind a templated user the token is the user; an `x-` word for password is one the service
-    # fixes (GitHub's `https://{token}:x-oauth-basic@github.com`).
-    if slot.where == URL_USERINFO and _FIXED_WORD.fullmatch(value) and has_template_user(text, slot.start):
         return None
     # Where a password itself is written (a URL's password, a name that says password), a file
     # or host name, a path or an email shape is a password holding a dot, `/` or `@` by chance

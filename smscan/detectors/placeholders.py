@@ -101,6 +101,8 @@ _LONG_COUNT = 9
 # counting) must cover before the whole value is a pattern typed as a stand-in.
 _PATTERNED_SHARE = 0.85
 _MASK_CHARS = frozenset("xX*#•.-_0")
+# A letter swapped for the digit or sign that looks like it, inside a word: `C0mpl3x`, `P@ss`.
+_SWAPPED_LETTER = re.compile(r"[A-Za-z][013457@$][A-Za-z]")
 # A value shown with one end masked by a run of mask characters and a few characters left
 # (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
 _PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
@@ -227,8 +229,11 @@ def is_placeholder(value: str) -> bool:
     if any(word in _SELF_DESCRIBED for word in words) or " not real " in f" {' '.join(w for w in words if w != 'a')} ":
         return True
     # `your_key`, `--my-flag`, `${MY_VAR}`: the first word opens the value after any punctuation
-    # (in `3MY8N-...`, a licence key, a digit comes first)
+    # (in `3MY8N-...`, a licence key, a digit comes first). A person's own password disguised by
+    # letters swapped for digits or signs (`myC0mpl3xPwd`, `myR3alP@ssw0rd`) is one they chose.
     opens = stripped.lstrip(_BEFORE_FIRST_WORD).lower().startswith(words[0])
+    if opens and words[0] == "my" and _SWAPPED_LETTER.search(stripped):
+        return False
     return (opens and words[0] in ("your", "my", "insert", "enter", "replace", "put")) or words[-1] == "here"
 
 
@@ -375,11 +380,24 @@ def _decoded(value: str) -> str:
         return ""
 
 
+def is_encoded_stand_in(value: str) -> bool:
+    """True for base64 of a stand-in: ``dXNlcjpwYXNzd29yZA==`` is ``user:password``,
+    ``YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo=`` the alphabet. A drawn secret encoded stays drawn.
+
+    Example:
+        >>> is_encoded_stand_in("dXNlcjpwYXNzd29yZA=="), is_encoded_stand_in("WnE4clQybVg5dkw0a1A3d04zYlk=")
+        (True, False)
+    """
+    decoded = _decoded(value)
+    return decoded.isprintable() and is_placeholder(decoded) if decoded else False
+
+
 def is_stand_in(value: str) -> bool:
     """A value never reported as a credential: a reference, placeholder, documented example or
-    an excerpt cut short with an ellipsis."""
+    an excerpt cut short with an ellipsis, or one of them encoded."""
     return (
         is_reference(value) or is_placeholder(value) or is_documented_example(value) or bool(_ELIDED.search(value))
         or bool(_ELIDED_MIDDLE.match(value))
         or is_hollow_jwt(value)
+        or is_encoded_stand_in(value)
     )

@@ -98,7 +98,7 @@ def name_class(name: str) -> str:
         ('secret', 'identifier', 'neutral', 'neutral')
     """
     words = name_words(name)
-    if len(words) > 1 and words[-1] in _ADDRESS_WORDS:
+    if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words):
         return "identifier"
     if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
         return "neutral"
@@ -119,6 +119,12 @@ def name_class(name: str) -> str:
     if any(word in IDENTIFIER_WORDS for word in words):
         return "identifier"
     return "neutral"
+
+
+def _names_public_key(words: list[str]) -> bool:
+    """A public key is public (`DOTENV_PUBLIC_KEY`, `ssh_pubkey`, `vapid_public_key_b64`)."""
+    return any(word in ("pubkey", "pubkeys") or word in _PUBLIC_WORDS and after in ("key", "keys")
+               for word, after in zip(words, [*words[1:], ""]))
 
 
 # Names ending in `key` or `api` whose keys are public or are no secret at all: a publishable or

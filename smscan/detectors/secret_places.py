@@ -14,11 +14,15 @@ from collections.abc import Iterator
 from smscan.detectors.slot_kinds import HEADER, URL_USERINFO, Slot
 
 # A scheme is a short word (`https`, `mongodb+srv`): read unbounded, a long run of its characters
-# without `://` (`a.a.a.a...`) was read again from each of its words.
+# without `://` (`a.a.a.a...`) was read again from each of its words. The password runs to the
+# last `@` before the host: people write an `@` in it unencoded (`app:myP@ssw0rd@cluster0`).
 _URL_USERINFO = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s@'\"`<>/]+)@"
+    r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s'\"`<>/]+)@"
     r"(?=[\w\[.\-])"
 )
+# A service's fixed password word, an extension's `x-` name: GitHub's
+# `https://<token>:x-oauth-basic@github.com` carries the token as the user.
+_FIXED_PASSWORD = re.compile(r"x-[a-z]+(?:-[a-z]+)*")
 # The token: RFC 6750's characters, and inside them any sign a password holds (`j^TU2y6#3C`,
 # a password sent as a bearer token); it ends at a space, a quote, a bracket or a separator,
 # and on a token character (`Token authentication:` stops before its colon).
@@ -38,35 +42,26 @@ def has_url_password(text: str) -> bool:
 
 def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
     """The password of each ``scheme://user:password@host`` in ``text`` (spans shifted by ``offset``).
+    Where the password is a word the service fixes, the user is the token (none when the user is a
+    template the token is filled into: ``https://{token}:x-oauth-basic@github.com``).
 
     Example:
-        >>> text = "postgres://app:hunter2@db/x"
+        >>> text = "postgres://app:hunter2@db/x https://Zq8xP1sV9kL2:x-oauth-basic@github.com/a.git"
         >>> [text[s.start:s.end] for s in url_passwords(text)]
-        ['hunter2']
+        ['hunter2', 'Zq8xP1sV9kL2']
     """
     for match in _URL_USERINFO.finditer(text):
-        yield Slot(offset + match.start("password"), offset + match.end("password"), "url", URL_USERINFO)
+        part = "password"
+        if _FIXED_PASSWORD.fullmatch(match.group("password")):
+            if not match.group("user") or _TEMPLATE_USER.match(match.group("user")):
+                continue
+            part = "user"
+        yield Slot(offset + match.start(part), offset + match.end(part), "url", URL_USERINFO)
 
 
 # A user part written as a template or a variable (`{token}`, `${GH_TOKEN}`, `$TOKEN`, `%s`,
 # `<token>`): the secret is filled in there.
 _TEMPLATE_USER = re.compile(r"^(?:\{[^{}]*\}|\$\{[^{}]*\}|\$[A-Za-z_]\w*|%\(?\w*\)?s|<[^<>]*>|\{\{[^{}]*\}\})$")
-
-
-def has_template_user(text: str, password_start: int) -> bool:
-    """True when the URL whose password starts at ``password_start`` has a template for its user
-    (``https://{token}:x-oauth-basic@github.com``): the token goes in as the user, and the
-    password is the service's fixed word.
-
-    Example:
-        >>> text = 'f"https://{token}:x-oauth-basic@github.com/x.git"'
-        >>> has_template_user(text, text.index("x-oauth")), has_template_user("https://u:pw@h", 10)
-        (True, False)
-    """
-    scheme_end = text.rfind("://", max(text.rfind("\n", 0, password_start), 0), password_start)
-    if scheme_end == -1:
-        return False
-    return _TEMPLATE_USER.match(text[scheme_end + 3 : password_start - 1]) is not None
 
 
 def is_basic_credentials(value: str) -> bool:

@@ -365,3 +365,29 @@ def test_a_glued_mysql_password_holding_an_equals_sign_stays_whole() -> None:
     # `-plyE=...` is no option `-plyE` with a value: the glued password keeps every character.
     text = "mysql -h 10.20.0.15 -u grace -plyE=Dw7xQ2pZk app < schema.sql\n"
     assert [(v, e) for v, e in judged(text) if e is not None] == [("lyE=Dw7xQ2pZk", CredentialRule().secret_bonus)]
+
+
+# Shapes read off secretlint's snapshot tests (measured blind first, then tuned on).
+def test_a_url_whose_password_the_service_fixes_carries_the_token_as_its_user() -> None:
+    token = "111da111qqqq309bqq562159952c2c2a11111a1"
+    text = f'"pkg": "git+https://{token}:x-oauth-basic@github.com/acme/pkg.git#v1.0.0"\n'
+    assert judged(text) == [(token, CredentialRule().secret_bonus)]
+    templated = judged('url = f"https://{token}:x-oauth-basic@github.com/acme/pkg.git"\n')
+    assert [value for value, evidence in templated if evidence is not None] == []
+
+
+def test_a_url_password_runs_to_the_last_at_sign_before_the_host() -> None:
+    text = 'MONGO = "mongodb+srv://app:myR3alP@ssw0rd@cluster0.example.net/db"\n'  # smscan: ignore
+    assert judged(text) == [("myR3alP@ssw0rd", CredentialRule().secret_bonus)]  # smscan: ignore
+
+
+def test_an_armoured_block_of_encoded_text_is_no_private_key() -> None:
+    stand_in = "-----BEGIN PRIVATE KEY-----\nYWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo=\n-----END PRIVATE KEY-----\n"
+    assert [evidence for _, evidence in judged(stand_in)] == [None]
+    der = "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEA\n-----END PRIVATE KEY-----\n"
+    assert [evidence for _, evidence in judged(der)] == [CredentialRule().secret_bonus]
+
+
+def test_a_public_key_name_says_its_value_is_public() -> None:
+    text = 'DOTENV_PUBLIC_KEY="037cfbfc90234cfdab7eb54050566293789efaa1a35dc420749662db400dc9c4b2"\n'
+    assert name_class("DOTENV_PUBLIC_KEY") == "identifier" and judged(text) == [(text[19:-2], None)]

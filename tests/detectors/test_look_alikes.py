@@ -127,7 +127,8 @@ def test_hex_after_an_archive_name_is_its_digest() -> None:
         ("key", "title", "neutral"),
         ("sort_key", "6f1d2c3b-4a59-4e8f-b7a6-1c2d3e4f5a6b", "neutral"),
         ("site_key", "6LcQm9xR2kLp0sVtY7wZ3nA8cD1eF4gH6jK", "neutral"),
-        ("public_key", "Qm9xR2kLp0sVtY7wZ3nA8cD1eF4gH6jK", "neutral"),
+        ("public_key", "Qm9xR2kLp0sVtY7wZ3nA8cD1eF4gH6jK", "identifier"),  # a public key is public
+        ("DOTENV_PUBLIC_KEY", "037cfbfc90234cfdab7eb54050566293789efaa1a35dc420749662db400dc9c4b2", "identifier"),
         ("timeout", "9c41f7e2b8a05d36e1f4c7a29b8d0e53", "neutral"),
     ],
 )

@@ -48,3 +48,19 @@ def test_documented_examples() -> None:
         "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
     )
     assert not is_documented_example("AKIAZQ3P8VX2M4N6B7C9")
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("ZHVtbXkgdGV4dCBkYXRhIGRhdGEgZGF0YQ==", True),  # "dummy text data data data"
+    ("YWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo=", True),  # the alphabet
+    ("cGFzc3dvcmQxMjM=", True),  # "password123"
+    ("U3VtbWVyMjAyNCE=", False),  # "Summer2024!": a password a person chose
+    ("WnE4clQybVg5dkw0a1A3d04zYlk=", False),  # a drawn key, encoded
+])
+def test_base64_of_a_stand_in_is_a_stand_in(value: str, expected: bool) -> None:
+    assert is_stand_in(value) is expected
+
+
+def test_my_opens_a_stand_in_unless_its_letters_are_swapped_for_digits() -> None:
+    assert is_placeholder("mySecret2024") and is_placeholder("my_api_key_123") and is_placeholder("yourT0ken")
+    assert not is_placeholder("myC0mpl3xPwd") and not is_placeholder("myR3alP@ssw0rd")

@@ -16,6 +16,7 @@ from .detect_secrets_tests import detect_secrets_examples
 from .examples import Example
 from .gitleaks import gitleaks_examples
 from .mirror import Mirror, Pin
+from .ripsecrets import ripsecrets_examples
 from .rule_yaml import rule_examples
 from .secretlint import secretlint_examples
 
@@ -48,6 +49,9 @@ SOURCES: tuple[Source, ...] = (
     Source("secretlint", Pin("secretlint/secretlint", "18346ba31b8173d52060b971221ab38c1943def0"),
            "secretlint's snapshot tests: whole files and the findings its recommended preset reports on them",
            lambda m, c: secretlint_examples(m, counts=c)),
+    Source("ripsecrets", Pin("sirwart/ripsecrets", "416e9d04d6ba8941fc3106bf986b6c8aa875767e"),
+           "ripsecrets' test files: lines holding one secret each, files holding one, lines holding none",
+           lambda m, c: ripsecrets_examples(m, counts=c)),
 )
 
 

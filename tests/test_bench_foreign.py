@@ -384,3 +384,30 @@ def test_secretlint_snapshots_give_values_identifiers_and_negative_files(tmp_pat
     assert spans_of(got["secretlint-rule-zeta/ng.key"]) == [token]
     assert counts["ng_case_without_findings"] == 1 and counts["case_with_options"] == 1
     assert counts["rule_not_about_values"] == 1
+
+
+def test_ripsecrets_lines_give_the_value_of_each_shape_and_quiet_lines_are_left_out(tmp_path: Path, git_env: Path) -> None:
+    from bench.foreign.ripsecrets import ripsecrets_examples
+
+    token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
+    files = {
+        "test/one_per_line/random": (f'APP_KEY = "{token}"\n<password>{token}x</password>\n'  # smscan: ignore
+                                     f"mysql://deploy:{token}y@db.example/x\nacme_{token}\n//registry.example/:_authToken=xxxxxxxxxx\n"),
+        "test/one_per_file/pem": "-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n",
+        "test/one_per_file/aws_json": '{"aws_access_key": "AKIAZQ8RT2MX9VL4KP7W"}\n',
+        "test/none": f"project_key = PROJECT_NAME_ALIAS\nsk_{token} // pragma: allowlist secret\nuser:{token}z\n",  # smscan: ignore
+        ".secretsignore": f"docs\n\n[secrets]\n{token}z\n",
+    }
+    work = init_repo(tmp_path / "work")
+    commit_files(work, files)
+    root = tmp_path / "mirrors"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root / "sirwart+ripsecrets" / "repo")], check=True)
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in ripsecrets_examples(Mirror(root, Pin("sirwart/ripsecrets", head_id(work))), counts=counts)}
+
+    assert [spans_of(got[f"random#{k}"]) for k in range(4)] == [[token], [f"{token}x"], [f"{token}y"], [f"acme_{token}"]]
+    assert spans_of(got["random#2"], "identifiers") == ["deploy"]
+    assert "random#4" not in got and counts["degenerate_value"] == 1  # xxxx... is no value
+    assert spans_of(got["pem"])[0].startswith("-----BEGIN PRIVATE KEY-----") and "aws_json" not in got
+    assert spans_of(got["none#0"], "negatives") == ["project_key = PROJECT_NAME_ALIAS"]
+    assert sorted(k for k in got if k.startswith("none")) == ["none#0"] and counts["negative_kept_quiet_otherwise"] == 2

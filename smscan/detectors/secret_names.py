@@ -40,17 +40,18 @@ IDENTIFIER_WORDS = frozenset(
     rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri host endpoint homepage
     identifier identifiers doi signature signatures verification idempotency sid kid uid uids
-    user users username usernames usr basename dirname
+    user users username usernames usr basename dirname revisionid
     """.split()
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:
-# "API-Key"`, `grant_type`, `token_format`, `secret_name: db-creds`, `auth_header: "X-Api-Key"`.
+# "API-Key"`, `grant_type`, `token_format`, `secret_name: db-creds`, `auth_header: "X-Api-Key"`,
+# `auth_version == "3.x_password"`.
 # A protocol or mechanism names how to authenticate (`auth_protocol = "X11-COOKIE-1"`,
 # `sasl_mechanism: PLAIN`), never with what.
 _KIND_WORDS = frozenset(
     """
     type types mode modes method methods scheme schemes kind kinds format formats algorithm algorithms name
-    names header headers protocol protocols mechanism mechanisms mech mechs
+    names header headers protocol protocols mechanism mechanisms mech mechs version versions
     """.split()
 )
 # Last words of a name that say its value is the id of a key or a secret, which is public: a
@@ -63,6 +64,8 @@ _ID_WORDS = frozenset(["id", "ids"])
 _STORED = frozenset(["key", "credential", "credentials"])
 # A digest of a key or secret ends its name too (`X-Goog-Encryption-Key-Sha256`, `secret_hash`).
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
+# Those a camelCase name splits in two: `fingerPrint`, `checkSum`.
+_SPLIT_ID_OF_WORDS = frozenset(["fingerprint", "checksum"])
 # Words that say the value is where a password is kept (`password_file`).
 _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", "location", "store"])
 # Last words that say the value is an address, where a secret is sent (`auth_url`,
@@ -98,7 +101,7 @@ def name_class(name: str) -> str:
         ('secret', 'identifier', 'neutral', 'neutral')
     """
     words = name_words(name)
-    if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words):
+    if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_page_token(words):
         return "identifier"
     if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
         return "neutral"
@@ -107,7 +110,7 @@ def name_class(name: str) -> str:
     # The last word, a size glued back to it (`Sha256` reads as `sha`, `256`).
     last = "".join(words[-2:]) if len(words) > 2 and words[-1].isdigit() else words[-1] if words else ""
     if len(words) > 1 and (
-        last in _ID_OF_WORDS or (last in _ID_WORDS and not _STORED.isdisjoint(words[:-1]) and "access" not in words)
+        last in _ID_OF_WORDS or "".join(words[-2:]) in _SPLIT_ID_OF_WORDS or (last in _ID_WORDS and not _STORED.isdisjoint(words[:-1]) and "access" not in words)
     ):
         return "identifier"
     if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):
@@ -125,6 +128,12 @@ def _names_public_key(words: list[str]) -> bool:
     """A public key is public (`DOTENV_PUBLIC_KEY`, `ssh_pubkey`, `vapid_public_key_b64`)."""
     return any(word in ("pubkey", "pubkeys") or word in _PUBLIC_WORDS and after in ("key", "keys")
                for word, after in zip(words, [*words[1:], ""]))
+
+
+def _names_page_token(words: list[str]) -> bool:
+    """A page token marks a place in a listing, handed out by the API to anyone paging it
+    (`nextPageToken`, `continuation_token`)."""
+    return len(words) > 1 and words[-1] in ("token", "tokens") and words[-2] in ("page", "continuation", "pagination")
 
 
 # Names ending in `key` or `api` whose keys are public or are no secret at all: a publishable or

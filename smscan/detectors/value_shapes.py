@@ -225,6 +225,20 @@ _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
 # (`cred-type/sa-jwt`, `v1/secret/data`).
 _WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|v\d+)"
 _WORD_PATH = re.compile(rf"^{_WORD_PART}(?:/{_WORD_PART})+$")
+# A relative Windows path of lower-case names (`crypto_box\\curve25519xsalsa20poly1305`, a Visual
+# Studio filter): each part may open with a capital, never mixes cases like a key.
+_BACKSLASH_PATH = re.compile(r"^[A-Za-z_][a-z0-9_.\-]*(?:\\{1,2}[A-Za-z_][a-z0-9_.\-]*)+\\?$")
+# A code made of capitalised words and numbers joined by hyphens (`T-WIN-2012-DATACTR-64-2-4-50`, an
+# image's name): a drawn key mixes letters and digits inside its groups (`3MY8N-WGW78-...`).
+_CODE_OF_WORDS = re.compile(r"^(?=(?:.*?(?:^|-)[A-Z]{2,}(?=-|$)){2})(?:[A-Z]+|\d+)(?:-(?:[A-Z]+|\d+)){3,}$")
+# A thing's name with its id in brackets (`CaaS-QA[10-209-120-14_<uuid>]`, a server in an audit log).
+_NAME_WITH_ID = re.compile(
+    r"^[A-Za-z][\w.\-]*\[[\w.\-]*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}[\w.\-]*\]$"
+)
+# A version with the variant it names (`3.x_password`, `2.0_voms`: an auth plugin's version).
+_VERSIONED_LABEL = re.compile(r"^\d+(?:\.(?:\d+|x))+_[a-z]+(?:_[a-z]+)*$")
+# A host's name led by its IPv4 address written with dashes (`ip-10-0-1-23`, `10-209-120-14_<uuid>`).
+_DASHED_ADDRESS_NAME = re.compile(r"^(?:ip-)?\d{1,3}(?:-\d{1,3}){3}(?:$|[_.\-])")
 # JOSE algorithm names (RFC 7518, 8037, ECDH-1PU): parts such as `A256CBC`, `HS512`, `RSA`, `OAEP`,
 # `ECDH`, `1PU`, `A128KW` joined by `-` or `+` (`A256CBC-HS512`, `ECDH-1PU+A128KW`, `RSA-OAEP-256`).
 _JOSE_PART = r"(?:A(?:128|192|256)(?:CBC|GCM|KW|GCMKW)?|[HRPE]S(?:256|384|512)K?|RSA(?:1_5)?|OAEP|ECDH|ES|1PU|PBES2|EdDSA|256|384|512)"
@@ -507,7 +521,11 @@ def is_other_identifier(
         or _CALL_TAIL.search(value)
         or _JOSE_ALGORITHM.match(value)
         or _ENCODED_WORD.match(value)
-        or words and _WORD_PATH.match(value)
+        or words and (_WORD_PATH.match(value) or _BACKSLASH_PATH.match(value))
+        or _CODE_OF_WORDS.match(value)
+        or _DASHED_ADDRESS_NAME.match(value)
+        or _VERSIONED_LABEL.match(value)
+        or _NAME_WITH_ID.match(value)
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)
         or _ARN.match(value)
@@ -534,7 +552,8 @@ _PRIMITIVE = (
     r"pkcs\d+|pem|der|openssh)"
 )
 # A named elliptic curve (SEC 2, X9.62, RFC 5639): `secp384r1`, `sect571k1`, `prime256v1`, `brainpoolP512t1`.
-_CURVE_NAME = re.compile(r"^(?:sec[pt]\d{3}[rk]\d|prime\d{3}v\d|brainpoolP\d{3}[rt]\d)$")
+# Written in capitals too, as constants are (`BRAINPOOLP256r1`).
+_CURVE_NAME = re.compile(r"^(?:sec[pt]\d{3}[rk]\d|prime\d{3}v\d|brainpoolP\d{3}[rt]\d)$", re.IGNORECASE)
 # RFC 4462 names a GSS-API key exchange by its method and the base64 of its mechanism's MD5
 # (`gss-group14-sha256-<24 characters ending in ==>`): a padded base64 part may end the name.
 _ALGORITHM_NAME = re.compile(

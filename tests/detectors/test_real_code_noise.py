@@ -801,3 +801,40 @@ def test_svg_path_data_is_no_candidate() -> None:
 def test_a_token_beside_svg_path_data_still_counts() -> None:
     text = f'<svg><path d="M19 3h-1V1h-2v2H8V1H6v2"/><!-- token: {KEY} --></svg>\n'
     assert candidates(text, path="assets/icon.svg") == [KEY]
+
+
+# Round 16 (blind, session 15): ordinary text in database clients, libsodium's build files, a
+# multi-cloud SDK's fixtures and an ECDSA library.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('    <Filter Include="crypto_box\\curve25519xsalsa20poly1305">\n', "builds/msvc/vs2019/libsodium.vcxproj.filters"),
+        ("      <Filter>crypto_core\\ed25519\\ref10\\fe_25_5</Filter>\n", "builds/msvc/vs2019/libsodium.vcxproj.filters"),
+        ('    elif auth_version == "3.x_password":\n', "libcloud/common/openstack_identity.py"),
+        ('    elif auth_version == "2.0_voms":\n', "libcloud/common/openstack_identity.py"),
+        ("        <osImageKey>T-WIN-2012-DATACTR-64-2-4-50</osImageKey>\n", "fixtures/nttcis/image_osImage.xml"),
+        ('    "BRAINPOOLP256r1",\n', "src/ecdsa/curves.py"),
+        (' "full-revisionid": "be70016f8911f79e891a65dcfcb602e5ba866ed3",\n', "src/ecdsa/_version.py"),
+        ("f6e84763-b911-4189-bf69-138e9a23de7a,2016-09-14 03:05:15,aakbar_plat,,,,SERVER,CaaS-QA[10-209-120-14_e772c8c0-ee55"
+         "-4e8f-82f9-22576b494a62],Get Console Access Session Token,GENERATE_CONSOLE_ACCESS_SESSION_TOKEN 'CaaS-QA"
+         "[10-209-120-14_e772c8c0-ee55-4e8f-82f9-22576b494a62]',OK\n", "libcloud/test/compute/fixtures/nttcis/audit_log.csv"),
+        (' "nextPageToken": "CjQIz5W-w6HRxAI6KQoCGAEKAiAACgIYAQoCIAAKAhgTCg4qDGV1cm9wZS13ZXN0MQoDIMwI"\n',
+         "fixtures/gce/regions-paged-1.json"),
+        ('{"sshKey":{"name":"mykey","fingerPrint":"75:19:bf:48:dc:31:5b:91:b2:e5:ba:3b:fa:dc:ef:a7","region":"BHS-1"}}\n',
+         "libcloud/test/compute/fixtures/ovh/instance_post.json"),
+    ],
+)
+def test_round_sixteen_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (f'    <Filter Include="{KEY}">\n', KEY),
+        ("LICENSE_KEY = '3MY8N-WGW78-8MUBP-Z9QHW-B172B'\n", "3MY8N-WGW78-8MUBP-Z9QHW-B172B"),
+        (f'page_size = 50\napi_token = "{KEY}"\n', KEY),
+    ],
+)
+def test_secrets_beside_round_sixteen_still_count(line: str, expected: str) -> None:
+    assert candidates(line, path="app/settings.py")[-1:] == [expected]

@@ -235,6 +235,9 @@ _CODE_OF_WORDS = re.compile(r"^(?=(?:.*?(?:^|-)[A-Z]{2,}(?=-|$)){2})(?:[A-Z]+|\d
 _NAME_WITH_ID = re.compile(
     r"^[A-Za-z][\w.\-]*\[[\w.\-]*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}[\w.\-]*\]$"
 )
+# camelCase names of code joined by underscores (`dpiOciFnType__lobTrim2`, a C typedef): every
+# capital opens a lower-case word, digits close a name, where a drawn key puts them anywhere.
+_JOINED_CAMEL_NAMES = re.compile(r"^[a-z]{2,}(?:[A-Z][a-z]+)+\d*(?:__?[a-z]{2,}(?:[A-Z][a-z]+)*\d*)+$")
 # A version with the variant it names (`3.x_password`, `2.0_voms`: an auth plugin's version).
 _VERSIONED_LABEL = re.compile(r"^\d+(?:\.(?:\d+|x))+_[a-z]+(?:_[a-z]+)*$")
 # A host's name led by its IPv4 address written with dashes (`ip-10-0-1-23`, `10-209-120-14_<uuid>`).
@@ -526,6 +529,7 @@ def is_other_identifier(
         or _DASHED_ADDRESS_NAME.match(value)
         or _VERSIONED_LABEL.match(value)
         or _NAME_WITH_ID.match(value)
+        or _JOINED_CAMEL_NAMES.match(value)
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)
         or _ARN.match(value)

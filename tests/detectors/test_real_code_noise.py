@@ -820,6 +820,7 @@ def test_a_token_beside_svg_path_data_still_counts() -> None:
          "[10-209-120-14_e772c8c0-ee55-4e8f-82f9-22576b494a62]',OK\n", "libcloud/test/compute/fixtures/nttcis/audit_log.csv"),
         (' "nextPageToken": "CjQIz5W-w6HRxAI6KQoCGAEKAiAACgIYAQoCIAAKAhgTCg4qDGV1cm9wZS13ZXN0MQoDIMwI"\n',
          "fixtures/gce/regions-paged-1.json"),
+        ("typedef int (*dpiOciFnType__lobTrim2)(void *svchp, void *errhp, void *locp,\n", "odpi/src/dpiOci.c"),
         ('{"sshKey":{"name":"mykey","fingerPrint":"75:19:bf:48:dc:31:5b:91:b2:e5:ba:3b:fa:dc:ef:a7","region":"BHS-1"}}\n',
          "libcloud/test/compute/fixtures/ovh/instance_post.json"),
     ],

@@ -238,6 +238,11 @@ _NAME_WITH_ID = re.compile(
 # camelCase names of code joined by underscores (`dpiOciFnType__lobTrim2`, a C typedef): every
 # capital opens a lower-case word, digits close a name, where a drawn key puts them anywhere.
 _JOINED_CAMEL_NAMES = re.compile(r"^[a-z]{2,}(?:[A-Z][a-z]+)+\d*(?:__?[a-z]{2,}(?:[A-Z][a-z]+)*\d*)+$")
+# `git describe` of a version: the tag, commits since it, `g` and the commit (`0.7-1-g574ab98-dirty`).
+_GIT_DESCRIBE = re.compile(r"^v?\d+(?:\.\d+)*-\d+-g[0-9a-f]{7,40}(?:-dirty)?$")
+# Arithmetic on numbers (`2^252+27742317777372353535851937790883648493`, a group's order).
+# (numbers joined by `-` alone are a code: a phone or an account number).
+_NUMBER_EXPRESSION = re.compile(r"^\d+(?:[+\-*/^]\d+)*[+*/^]\d+(?:[+\-*/^]\d+)*$")
 # A version with the variant it names (`3.x_password`, `2.0_voms`: an auth plugin's version).
 _VERSIONED_LABEL = re.compile(r"^\d+(?:\.(?:\d+|x))+_[a-z]+(?:_[a-z]+)*$")
 # A host's name led by its IPv4 address written with dashes (`ip-10-0-1-23`, `10-209-120-14_<uuid>`).
@@ -530,6 +535,8 @@ def is_other_identifier(
         or _VERSIONED_LABEL.match(value)
         or _NAME_WITH_ID.match(value)
         or _JOINED_CAMEL_NAMES.match(value)
+        or _GIT_DESCRIBE.match(value)
+        or _NUMBER_EXPRESSION.match(value)
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)
         or _ARN.match(value)
@@ -564,6 +571,8 @@ _ALGORITHM_NAME = re.compile(
     r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?:@[a-z0-9]+(?:[.\-][a-z0-9]+)*|-[A-Za-z0-9+/]{6,}={1,2})?$"
 )
 _ALGORITHM_PART = re.compile(rf"^{_PRIMITIVE}$")
+# Primitives glued with no separator, as libsodium names its constructions (`hmacsha512256`, `x25519blake2b`).
+_GLUED_PRIMITIVES = re.compile(rf"^{_PRIMITIVE}{{2,}}$")
 
 
 def is_algorithm_name(value: str) -> bool:
@@ -578,12 +587,12 @@ def is_algorithm_name(value: str) -> bool:
         (True, False)
         >>> is_algorithm_name("sunny-meadow-42"), is_algorithm_name("meadow-sha2-Zq8xP1sV==")
         (False, False)
-        >>> is_algorithm_name("scram-sha-256"), is_algorithm_name("secp384r1")
-        (True, True)
+        >>> is_algorithm_name("scram-sha-256"), is_algorithm_name("secp384r1"), is_algorithm_name("hmacsha512256")
+        (True, True, True)
     """
     if value.isupper():  # the same names in capitals (`GOOG4-RSA-SHA256`, `AWS4-HMAC-SHA256`)
         value = value.lower()
-    if _CURVE_NAME.match(value):
+    if _CURVE_NAME.match(value) or _GLUED_PRIMITIVES.match(value):
         return True
     if not _ALGORITHM_NAME.match(value):
         return False

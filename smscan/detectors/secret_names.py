@@ -44,14 +44,13 @@ IDENTIFIER_WORDS = frozenset(
     """.split()
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:
-# "API-Key"`, `grant_type`, `token_format`, `secret_name: db-creds`, `auth_header: "X-Api-Key"`,
-# `auth_version == "3.x_password"`.
+# "API-Key"`, `grant_type`, `token_format`, `secret_name: db-creds`, `auth_header: "X-Api-Key"`.
 # A protocol or mechanism names how to authenticate (`auth_protocol = "X11-COOKIE-1"`,
 # `sasl_mechanism: PLAIN`), never with what.
 _KIND_WORDS = frozenset(
     """
     type types mode modes method methods scheme schemes kind kinds format formats algorithm algorithms name
-    names header headers protocol protocols mechanism mechanisms mech mechs version versions
+    names header headers protocol protocols mechanism mechanisms mech mechs
     """.split()
 )
 # Last words of a name that say its value is the id of a key or a secret, which is public: a
@@ -102,6 +101,9 @@ def name_class(name: str) -> str:
     """
     words = name_words(name)
     if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_page_token(words):
+        return "identifier"
+    # A version names a release, whatever it is of (`auth_version == "3.x_password"`).
+    if len(words) > 1 and words[-1] in ("version", "versions"):
         return "identifier"
     if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
         return "neutral"

@@ -37,6 +37,10 @@ def pem_blocks(text: str) -> Iterator[Slot]:
             yield Slot(begin.start(), end + len(end_marker), label, where)
 
 
+# A line break written escaped, once or more (`\\n` in JSON, `\\\\n` in a docstring's example).
+_ESCAPED_BREAK = re.compile(r"\\+n")
+
+
 def is_armoured_text(block: str) -> bool:
     """True when a private key's armour holds base64 of plain text, not of a key: a stand-in
     (``YWJjZGVm...`` is the alphabet). A key is binary (DER, or OpenSSH's format) and never decodes
@@ -49,7 +53,7 @@ def is_armoured_text(block: str) -> bool:
         >>> is_armoured_text("-----BEGIN PRIVATE KEY-----\\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----")
         False
     """
-    lines = block.replace("\\n", "\n").splitlines()
+    lines = _ESCAPED_BREAK.sub("\n", block).splitlines()
     body = "".join(line.strip() for line in lines if not line.startswith("-----") and ":" not in line)
     if len(body) < 8:
         return False

@@ -37,7 +37,7 @@ def pem_blocks(text: str) -> Iterator[Slot]:
             yield Slot(begin.start(), end + len(end_marker), label, where)
 
 
-# A line break written escaped, once or more (`\\n` in JSON, `\\\\n` in a docstring's example).
+# A line break written escaped, once or more (`\n` in JSON, `\\n` in a docstring's example).
 _ESCAPED_BREAK = re.compile(r"\\+n")
 
 

@@ -325,6 +325,15 @@ def test_readings_count_flagged_look_alikes_by_how_a_reviewer_reads_them(
     assert all(len(r.why) < 120 for r in committed.values())
 
 
+def mirror_of(tmp_path: Path, repo: str, files: dict[str, str]) -> Mirror:
+    """A mirror, pinned at its only commit, of a repository holding ``files``."""
+    work = init_repo(tmp_path / "work")
+    commit_files(work, files)
+    bare = tmp_path / "mirrors" / repo.replace("/", "+") / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    return Mirror(tmp_path / "mirrors", Pin(repo, head_id(work)))
+
+
 def _snapshot(text: str, file: str, *found: tuple[str, str]) -> str:
     """secretlint's output.json for ``text``: each finding is (messageId, the text its range covers)."""
     messages = [{"messageId": mid, "range": [text.index(part), text.index(part) + len(part)]} for mid, part in found]
@@ -364,12 +373,8 @@ def test_secretlint_snapshots_give_values_identifiers_and_negative_files(tmp_pat
         f"{RULES_FOLDER}/secretlint-rule-db/test/snapshots/ok.valid/output.json": _snapshot("y = 1\n", "input.txt"),
         f"{RULES_FOLDER}/secretlint-rule-no-dotenv/test/snapshots/ng.match/output.json": _snapshot("A=1\n", ".env"),
     }
-    work = init_repo(tmp_path / "work")
-    commit_files(work, files)
-    root = tmp_path / "mirrors"
-    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root / "secretlint+secretlint" / "repo")], check=True)
     counts: Counter[str] = Counter()
-    got = {ex.id: ex for ex in secretlint_examples(Mirror(root, Pin("secretlint/secretlint", head_id(work))), counts=counts)}
+    got = {ex.id: ex for ex in secretlint_examples(mirror_of(tmp_path, "secretlint/secretlint", files), counts=counts)}
 
     assert sorted(got) == ["secretlint-rule-aws/ng.secret", "secretlint-rule-db/ng.mysql", "secretlint-rule-db/ok.valid",
                            "secretlint-rule-npm/ng.package", "secretlint-rule-zeta/ng.key"]
@@ -398,12 +403,8 @@ def test_ripsecrets_lines_give_the_value_of_each_shape_and_quiet_lines_are_left_
         "test/none": f"project_key = PROJECT_NAME_ALIAS\nsk_{token} // pragma: allowlist secret\nuser:{token}z\n",  # smscan: ignore
         ".secretsignore": f"docs\n\n[secrets]\n{token}z\n",
     }
-    work = init_repo(tmp_path / "work")
-    commit_files(work, files)
-    root = tmp_path / "mirrors"
-    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root / "sirwart+ripsecrets" / "repo")], check=True)
     counts: Counter[str] = Counter()
-    got = {ex.id: ex for ex in ripsecrets_examples(Mirror(root, Pin("sirwart/ripsecrets", head_id(work))), counts=counts)}
+    got = {ex.id: ex for ex in ripsecrets_examples(mirror_of(tmp_path, "sirwart/ripsecrets", files), counts=counts)}
 
     assert [spans_of(got[f"random#{k}"]) for k in range(4)] == [[token], [f"{token}x"], [f"{token}y"], [f"acme_{token}"]]
     assert spans_of(got["random#2"], "identifiers") == ["deploy"]

@@ -112,7 +112,9 @@ def name_class(name: str) -> str:
     # The last word, a size glued back to it (`Sha256` reads as `sha`, `256`).
     last = "".join(words[-2:]) if len(words) > 2 and words[-1].isdigit() else words[-1] if words else ""
     if len(words) > 1 and (
-        last in _ID_OF_WORDS or "".join(words[-2:]) in _SPLIT_ID_OF_WORDS or (last in _ID_WORDS and not _STORED.isdisjoint(words[:-1]) and "access" not in words)
+        last in _ID_OF_WORDS
+        or "".join(words[-2:]) in _SPLIT_ID_OF_WORDS
+        or (last in _ID_WORDS and not _STORED.isdisjoint(words[:-1]) and "access" not in words)
     ):
         return "identifier"
     if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):

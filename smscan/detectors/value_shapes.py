@@ -240,8 +240,8 @@ _NAME_WITH_ID = re.compile(
 _JOINED_CAMEL_NAMES = re.compile(r"^[a-z]{2,}(?:[A-Z][a-z]+)+\d*(?:__?[a-z]{2,}(?:[A-Z][a-z]+)*\d*)+$")
 # `git describe` of a version: the tag, commits since it, `g` and the commit (`0.7-1-g574ab98-dirty`).
 _GIT_DESCRIBE = re.compile(r"^v?\d+(?:\.\d+)*-\d+-g[0-9a-f]{7,40}(?:-dirty)?$")
-# Arithmetic on numbers (`2^252+27742317777372353535851937790883648493`, a group's order).
-# (numbers joined by `-` alone are a code: a phone or an account number).
+# Arithmetic on numbers (`2^252+27742317777372353535851937790883648493`, a group's order); numbers
+# joined by `-` alone are a code (a phone or an account number).
 _NUMBER_EXPRESSION = re.compile(r"^\d+(?:[+\-*/^]\d+)*[+*/^]\d+(?:[+\-*/^]\d+)*$")
 # A version with the variant it names (`3.x_password`, `2.0_voms`: an auth plugin's version).
 _VERSIONED_LABEL = re.compile(r"^\d+(?:\.(?:\d+|x))+_[a-z]+(?:_[a-z]+)*$")

@@ -66,7 +66,8 @@ def _command(tmp_path: Path, *args: str) -> list[str]:
 def _interrupt(tmp_path: Path, command: list[str], ready) -> tuple[int, list[str]]:
     """Start ``command`` slowed down, send SIGINT once ``ready()``, return its code and stderr lines."""
     (tmp_path / "mark").unlink(missing_ok=True)
-    process = subprocess.Popen(command, env=_env(tmp_path, 0.3), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # A second between scoring calls: on a loaded machine the run must not finish before the signal lands.
+    process = subprocess.Popen(command, env=_env(tmp_path, 1.0), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not ready():
         assert process.poll() is None, "the run ended before it could be interrupted"

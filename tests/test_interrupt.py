@@ -25,10 +25,12 @@ RAW = ["--threshold", "3"]
 
 # The CLI with the stand-in scorer, each scoring call slowed by DELAY seconds; MARK (a file) is
 # created when the second call starts, so a test interrupts a run that has stored scores and is
-# surely scoring more.
+# surely scoring more. A shell starts a background job with SIGINT ignored, and smscan leaves an
+# ignored SIGINT alone, so the stand-in takes Ctrl-C as a terminal's foreground run does.
 _CLI = """
-import os, sys, time
+import os, signal, sys, time
 from pathlib import Path
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal, even when started as a background job
 sys.path.insert(0, {root!r})
 from tests.scorers import install_fake_scorer
 import smscan.judge.stages
@@ -66,8 +68,7 @@ def _command(tmp_path: Path, *args: str) -> list[str]:
 def _interrupt(tmp_path: Path, command: list[str], ready) -> tuple[int, list[str]]:
     """Start ``command`` slowed down, send SIGINT once ``ready()``, return its code and stderr lines."""
     (tmp_path / "mark").unlink(missing_ok=True)
-    # A second between scoring calls: on a loaded machine the run must not finish before the signal lands.
-    process = subprocess.Popen(command, env=_env(tmp_path, 1.0), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, env=_env(tmp_path, 0.3), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not ready():
         assert process.poll() is None, "the run ended before it could be interrupted"

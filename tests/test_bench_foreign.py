@@ -412,3 +412,12 @@ def test_ripsecrets_lines_give_the_value_of_each_shape_and_quiet_lines_are_left_
     assert spans_of(got["pem"])[0].startswith("-----BEGIN PRIVATE KEY-----") and "aws_json" not in got
     assert spans_of(got["none#0"], "negatives") == ["project_key = PROJECT_NAME_ALIAS"]
     assert sorted(k for k in got if k.startswith("none")) == ["none#0"] and counts["negative_kept_quiet_otherwise"] == 2
+
+
+def test_a_downloaded_sdist_is_found_under_any_spelling_of_its_name(tmp_path: Path) -> None:
+    from bench.foreign.noise import fetch_sdist
+
+    (tmp_path / "keyrings_alt-5.0.2.tar.gz").write_bytes(b"")
+    (tmp_path / "pysmb-1.2.10.zip").write_bytes(b"")
+    assert fetch_sdist("keyrings.alt", "5.0.2", tmp_path).name == "keyrings_alt-5.0.2.tar.gz"
+    assert fetch_sdist("pysmb", "1.2.10", tmp_path).name == "pysmb-1.2.10.zip"

@@ -14,6 +14,7 @@ import argparse
 import hashlib
 import io
 import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -45,13 +46,17 @@ def read_packages(path: Path = PACKAGES) -> list[tuple[str, str, str]]:
     return out
 
 
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
 def fetch_sdist(name: str, version: str, into: Path) -> Path:
     """The sdist of name==version in ``into``, downloaded with pip the first time."""
     into.mkdir(parents=True, exist_ok=True)
     def find() -> Path | None:
-        stem = f"{name}-{version}".lower().replace("_", "-")
+        # PEP 503 spells `keyrings.alt` as `keyrings-alt`; sdists are named `keyrings_alt-5.0.2.tar.gz`
+        stem = _SEPARATORS.sub("-", f"{name}-{version}".lower())
         for p in sorted(into.iterdir()):
-            if p.name.lower().replace("_", "-").startswith(stem) and p.name.endswith((".tar.gz", ".zip")):
+            if _SEPARATORS.sub("-", p.name.lower()).startswith(stem) and p.name.endswith((".tar.gz", ".zip")):
                 return p
         return None
     found = find()

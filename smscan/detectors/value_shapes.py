@@ -243,6 +243,8 @@ _GIT_DESCRIBE = re.compile(r"^v?\d+(?:\.\d+)*-\d+-g[0-9a-f]{7,40}(?:-dirty)?$")
 # Arithmetic on numbers (`2^252+27742317777372353535851937790883648493`, a group's order); numbers
 # joined by `-` alone are a code (a phone or an account number).
 _NUMBER_EXPRESSION = re.compile(r"^\d+(?:[+\-*/^]\d+)*[+*/^]\d+(?:[+\-*/^]\d+)*$")
+# A Python `struct` format: a byte order, then type codes with counts (`<HHHH16sIIIIQQHHI`).
+_STRUCT_FORMAT = re.compile(r"^[<>!=@](?:\d*[xcbB?hHiIlLqQnNefdspP]){4,}$")
 # A version with the variant it names (`3.x_password`, `2.0_voms`: an auth plugin's version).
 _VERSIONED_LABEL = re.compile(r"^\d+(?:\.(?:\d+|x))+_[a-z]+(?:_[a-z]+)*$")
 # A host's name led by its IPv4 address written with dashes (`ip-10-0-1-23`, `10-209-120-14_<uuid>`).
@@ -537,6 +539,7 @@ def is_other_identifier(
         or _JOINED_CAMEL_NAMES.match(value)
         or _GIT_DESCRIBE.match(value)
         or _NUMBER_EXPRESSION.match(value)
+        or _STRUCT_FORMAT.match(value)
         or _LINE_END_ESCAPE.match(value)
         or _MARKUP_TAG.search(value)
         or _ARN.match(value)

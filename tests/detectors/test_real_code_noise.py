@@ -844,3 +844,14 @@ def test_round_sixteen_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_sixteen_still_count(line: str, expected: str) -> None:
     assert candidates(line, path="app/settings.py")[-1:] == [expected]
+
+
+# Round 17 (blind, session 15): binary layouts in an SMB client.
+@pytest.mark.parametrize(
+    "line",
+    ['    STRUCTURE_FORMAT = "<HHHH16sIIIIQQHHI"\n', "    FORMAT = '<8sIHHII8s8sHHI'\n",
+     '    HEADER_STRUCT_FORMAT = "<4sBIBHHQxxHHHHB"\n'],
+)
+def test_a_struct_format_is_no_candidate(line: str) -> None:
+    assert candidates(line, path="python3/smb/smb2_structs.py") == []
+    assert not is_other_identifier("<Zq8xP1sV9kL2") and not is_other_identifier("HHHH16sIIIIQQHHI")

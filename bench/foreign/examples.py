@@ -67,6 +67,10 @@ def read_jsonl(path: Path) -> Iterator[Example]:
                 yield Example.from_json(json.loads(line))
 
 
+# The user info of a URL; the password runs to the last `@` before the host (a password may hold one).
+URL_USER_INFO = re.compile(r"://(?P<user>[^:/\s@]+):(?P<password>[^\s/]+)@")
+
+
 def whole_text_span(text: str, category: str) -> tuple[Span, ...]:
     """The example without its surrounding blanks, as one span (a negative example is all look-alike)."""
     start = len(text) - len(text.lstrip())

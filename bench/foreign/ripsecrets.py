@@ -18,10 +18,9 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from .examples import Example, Span, guess_path_hint, is_degenerate, whole_text_span
+from .examples import URL_USER_INFO, Example, Span, guess_path_hint, is_degenerate, whole_text_span
 from .mirror import Mirror
 
-_URL_USER_INFO = re.compile(r"://(?P<user>[^:/\s@]+):(?P<value>[^\s/]+)@")
 _KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----", re.S)
 _XML_ELEMENT = re.compile(r"<(?P<tag>\w+)>(?P<value>[^<]+)</(?P=tag)>")
 _ASSIGNED = re.compile(r"""^\s*(?:export\s+)?[\[\]'"\w.-]+\s*(?::=|=|:(?!//))\s*["'`]?(?P<value>.+?)["'`]?,?\s*$""")
@@ -84,9 +83,9 @@ def ignored_secrets(text: str) -> list[str]:
 
 def line_secret(line: str) -> tuple[tuple[int, int], tuple[int, int] | None] | None:
     """((start, end) of the line's secret, (start, end) of a URL's user or None), or None."""
-    url = _URL_USER_INFO.search(line)
+    url = URL_USER_INFO.search(line)
     if url:
-        return url.span("value"), url.span("user")
+        return url.span("password"), url.span("user")
     for shape in (_XML_ELEMENT, _ASSIGNED, _AFTER_OPTION):
         found = shape.search(line)
         if found and len(found.group("value")) >= 8:

@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from typing import Any, Iterator
 
-from .examples import Example, Span, guess_path_hint, is_degenerate, whole_text_span
+from .examples import URL_USER_INFO, Example, Span, guess_path_hint, is_degenerate, whole_text_span
 from .mirror import Mirror
 
 PRESET_FOLDER = "packages/@secretlint/secretlint-rule-preset-recommend/test/snapshots"
@@ -36,7 +36,6 @@ _GENERIC_INPUT_NAMES = frozenset({"input", "input.txt"})
 _ID_MESSAGE = re.compile(r"(?:ID|Id)$")
 # to its END line, or, cut short in a JSON string, to the string's end
 _KEY_BLOCK = re.compile(r'-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[^"]*)', re.S)
-_URL_USER_INFO = re.compile(r"://([^:/\s@]+):([^\s/]+)@")  # greedy: a password may hold an @
 _ASSIGNED = re.compile(r"""\s*(?:["']?[\w.-]+["']?)?\s*(?:=>|:=|[=:](?!//))\s*["']?""")
 # secretlint's ranges can stop short of the value or run past it: the value is the run of token characters
 _VALUE_RUN = re.compile(r"""[^\s"'`,;<>(){}\[\]]+""")
@@ -130,11 +129,11 @@ def narrow(text: str, start: int, end: int, *, identifier: bool) -> tuple[list[t
     block = _KEY_BLOCK.search(found)
     if block:
         return [(start + block.start(), start + block.end())], []
-    url = _URL_USER_INFO.search(found)
+    url = URL_USER_INFO.search(found)
     if url:
-        user = (start + url.start(1), start + url.end(1))
-        password = (start + url.start(2), start + url.end(2))
-        if url.group(2) == "x-oauth-basic":
+        user = (start + url.start("user"), start + url.end("user"))
+        password = (start + url.start("password"), start + url.end("password"))
+        if url.group("password") == "x-oauth-basic":
             return [user], []
         return [password], [user]
     return [_value_span(text, start, end)], []

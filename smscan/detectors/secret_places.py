@@ -23,6 +23,9 @@ _URL_USERINFO = re.compile(
 # A service's fixed password word, an extension's `x-` name: GitHub's
 # `https://<token>:x-oauth-basic@github.com` carries the token as the user.
 _FIXED_PASSWORD = re.compile(r"x-[a-z]+(?:-[a-z]+)*")
+# A user part written as a template or a variable (`{token}`, `${GH_TOKEN}`, `$TOKEN`, `%s`,
+# `<token>`): the secret is filled in there.
+_TEMPLATE_USER = re.compile(r"^(?:\{[^{}]*\}|\$\{[^{}]*\}|\$[A-Za-z_]\w*|%\(?\w*\)?s|<[^<>]*>|\{\{[^{}]*\}\})$")
 # The token: RFC 6750's characters, and inside them any sign a password holds (`j^TU2y6#3C`,
 # a password sent as a bearer token); it ends at a space, a quote, a bracket or a separator,
 # and on a token character (`Token authentication:` stops before its colon).
@@ -57,11 +60,6 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
                 continue
             part = "user"
         yield Slot(offset + match.start(part), offset + match.end(part), "url", URL_USERINFO)
-
-
-# A user part written as a template or a variable (`{token}`, `${GH_TOKEN}`, `$TOKEN`, `%s`,
-# `<token>`): the secret is filled in there.
-_TEMPLATE_USER = re.compile(r"^(?:\{[^{}]*\}|\$\{[^{}]*\}|\$[A-Za-z_]\w*|%\(?\w*\)?s|<[^<>]*>|\{\{[^{}]*\}\})$")
 
 
 def is_basic_credentials(value: str) -> bool:

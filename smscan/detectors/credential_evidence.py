@@ -42,6 +42,7 @@ from smscan.detectors.slot_kinds import (
 from smscan.detectors.slots import find_slots
 from smscan.detectors.token_runs import in_plain_query
 from smscan.detectors.test_context import is_expected_digest, is_made_up, is_test_path
+from smscan.detectors.tool_records import is_tool_record
 from smscan.detectors.value_shapes import (
     character_classes,
     continues_ssh_public_key,
@@ -168,6 +169,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if slot.where == PUBLIC_BLOCK:
         return None
     if is_stand_in(value) or is_test_path(path) and (is_made_up(value) or is_expected_digest(text, slot.start, slot.end)):
+        return None
+    # An object id in git's refs, a build hash in Sphinx's record (:mod:`.tool_records`).
+    if is_tool_record(path, value):
         return None
     # A name written beside the value is named by its last attribute; one inherited from an
     # enclosing object (`credentials.prod`) says secret by its first (:mod:`.enclosing_names`).

@@ -102,6 +102,9 @@ def name_class(name: str) -> str:
     words = name_words(name)
     if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_page_token(words):
         return "identifier"
+    # A lookup by an id or a name is handed the id (`find_authorization_by_id("020f755c...")`).
+    if len(words) > 2 and words[-2] == "by" and words[-1] in IDENTIFIER_WORDS:
+        return "identifier"
     # A version names a release, whatever it is of (`auth_version == "3.x_password"`).
     if len(words) > 1 and words[-1] in ("version", "versions"):
         return "identifier"

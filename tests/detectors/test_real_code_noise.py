@@ -855,3 +855,34 @@ def test_secrets_beside_round_sixteen_still_count(line: str, expected: str) -> N
 def test_a_struct_format_is_no_candidate(line: str) -> None:
     assert candidates(line, path="python3/smb/smb2_structs.py") == []
     assert not is_other_identifier("<Zq8xP1sV9kL2") and not is_other_identifier("HHHH16sIIIIQQHHI")
+
+
+# Round 17's leftovers: records git and Sphinx write, a lookup by id, a doctest's printed commit.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("c3e1a9f2b7d04e6a8f5b2c9d1e7a3f6b8c4d2e0a\n", "testdata/repos/simple.git/refs/heads/master"),
+        ("c3e1a9f2b7d04e6a8f5b2c9d1e7a3f6b8c4d2e0a\n", "testdata/repos/refs.git/refs/tags/release-0.2"),
+        ("c3e1a9f2b7d04e6a8f5b2c9d1e7a3f6b8c4d2e0a\n", "fixtures/work/.git/ORIG_HEAD"),
+        ("# Sphinx build info version 1\nconfig: 7d2e9b41c6a05f38e1b9d4a27c6f0e53\ntags: 645f666f9bcd5a90fca523b33c5a78b7\n",
+         "docs/html/.buildinfo"),
+        ('        self.client().find_authorization_by_id("7e3a09c4d1f2b865")\n', "tests/test_authorizations.py"),
+        ("last commit::\n\n    >>> r = Repo('.')\n    >>> r.head()\n    'c3e1a9f2b7d04e6a8f5b2c9d1e7a3f6b8c4d2e0a'\n", "README.rst"),
+    ],
+)
+def test_round_seventeen_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        # A key file outside a repository's refs, or in a shape git never writes.
+        ("c3e1a9f2b7d04e6a8f5b2c9d1e7a3f6b8c4d2e0a\n", "deploy/refs/heads/master"),
+        (f"{KEY}3tY6uI0oP5aS\n", "mirrors/simple.git/refs/heads/master"),
+        # A doctest that prints a key names it.
+        (f">>> client.api_key\n'{KEY}'\n", "docs/usage.rst"),
+    ],
+)
+def test_secrets_beside_round_seventeen_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

@@ -19,6 +19,7 @@ from .mirror import Mirror, Pin
 from .ripsecrets import ripsecrets_examples
 from .rule_yaml import rule_examples
 from .secretlint import secretlint_examples
+from .whispers import whispers_examples
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,9 @@ SOURCES: tuple[Source, ...] = (
     Source("ripsecrets", Pin("sirwart/ripsecrets", "416e9d04d6ba8941fc3106bf986b6c8aa875767e"),
            "ripsecrets' test files: lines holding one secret each, files holding one, lines holding none",
            lambda m, c: ripsecrets_examples(m, counts=c)),
+    Source("whispers", Pin("Skyscanner/whispers", "5832bf74dcb127128ba653ed87601c927124b5aa"),
+           "whispers' test fixtures: whole config and code files, compliant and non-compliant parts",
+           lambda m, c: whispers_examples(m, counts=c)),
 )
 
 

@@ -421,3 +421,36 @@ def test_a_downloaded_sdist_is_found_under_any_spelling_of_its_name(tmp_path: Pa
     (tmp_path / "pysmb-1.2.10.zip").write_bytes(b"")
     assert fetch_sdist("keyrings.alt", "5.0.2", tmp_path).name == "keyrings_alt-5.0.2.tar.gz"
     assert fetch_sdist("pysmb", "1.2.10", tmp_path).name == "pysmb-1.2.10.zip"
+
+
+def test_whispers_fixtures_give_hardcoded_values_and_compliant_lines(tmp_path: Path, git_env: Path) -> None:
+    from bench.foreign.whispers import FOLDER, whispers_examples
+
+    files = {
+        f"{FOLDER}/passwords.yml": ("# Compliant\nusername: hardcoded\nMasterUserPassword: !Ref 'MasterUserPassword'\n\n"
+                                    "# Noncompliant\npwd: hardcoded1\ninlist:\n  - DB_PASSWORD=hardcoded4\n"),
+        f"{FOLDER}/.npmrc": "//registry.npmjs.org/:_authToken=$NPM_TOKEN\n//localhost:4873/:_authToken=U2t5c2Nhbm5lcgHardcoded\n",
+        f"{FOLDER}/uri.yml": ('compliant:\n  - "https://localhost:8000/admin"\nnoncompliant:\n'
+                              '  - "jdbc:mysql://localhost/authority?user=admin&userpass=hardcoded"\n'
+                              '  - "https://admin:hardcoded@localhost:8000/admin"\n'),
+        f"{FOLDER}/aws.yml": "# Noncompliant\naws_id: AKIAHI38FAKE1IWUQEEN\naws_key: PA3XsxZ8d8cPQLmnZzFAKEdzC6ND2a8vhbyXU/Dw\n",
+        f"{FOLDER}/.dockercfg": ('{"auths": {\n "https://index.docker.io/v1/compliant4": {\n  "auth": "zq212MzhardcodedNotAscii"\n },\n'
+                                 ' "https://index.docker.io/v1/noncompliant": {\n  "auth": "QVdTOmhhcmRjb2RlZAo="\n }\n}}\n'),
+        f"{FOLDER}/placeholders.yml": "compliant:\n  password: password\n  TRAVEL_API_KEY: TRAVEL_API_KEY\n",
+    }
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in whispers_examples(mirror_of(tmp_path, "Skyscanner/whispers", files), counts=counts)}
+
+    assert spans_of(got["passwords.yml"]) == ["hardcoded1", "hardcoded4"]
+    # `username: hardcoded` holds the word in a compliant part: a look-alike; `!Ref` names a secret.
+    assert spans_of(got["passwords.yml"], "negatives") == ["username: hardcoded", "MasterUserPassword: !Ref 'MasterUserPassword'"]
+    assert spans_of(got[".npmrc"]) == ["U2t5c2Nhbm5lcgHardcoded"]
+    assert spans_of(got[".npmrc"], "negatives") == ["//registry.npmjs.org/:_authToken=$NPM_TOKEN"]
+    assert spans_of(got["uri.yml"]) == ["hardcoded", "hardcoded"] and spans_of(got["uri.yml"], "identifiers") == ["admin"]
+    assert spans_of(got["aws.yml"]) == ["PA3XsxZ8d8cPQLmnZzFAKEdzC6ND2a8vhbyXU/Dw"]
+    assert spans_of(got["aws.yml"], "identifiers") == ["AKIAHI38FAKE1IWUQEEN"]
+    # base64 of `AWS:hardcoded`; the compliant entry's value holds the word but is not the part's finding
+    assert spans_of(got[".dockercfg"]) == ["QVdTOmhhcmRjb2RlZAo="]
+    assert spans_of(got[".dockercfg"], "negatives") == ['"auth": "zq212MzhardcodedNotAscii"']
+    assert spans_of(got["placeholders.yml"]) == [] and len(spans_of(got["placeholders.yml"], "negatives")) == 2
+    assert counts["fixture_missing"] > 0

@@ -81,7 +81,11 @@ _OPENERS = (":", "{", "[", "(", "\\")
 
 def whispers_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
     meta_pin = m.pin.describe()
+    present = set(m.list_files(FOLDER))
     for name in _FIXTURES + _COMPLIANT_THROUGHOUT:
+        if f"{FOLDER}/{name}" not in present:
+            counts["fixture_missing"] += 1
+            continue
         text = m.read(f"{FOLDER}/{name}")
         labels, identifiers, negatives = read_fixture(text, compliant_throughout=name in _COMPLIANT_THROUGHOUT)
         counts["credentials"] += len(labels)

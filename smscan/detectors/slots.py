@@ -44,6 +44,7 @@ from smscan.detectors.bindings import LEFT_CHARS, binding_before
 from smscan.detectors.blocks import data_blocks, embedded_data, pem_blocks, putty_blocks
 from smscan.detectors.credential_files import credential_file_slots
 from smscan.detectors.doctest_output import name_doctest_outputs
+from smscan.detectors.pair_names import name_pair_values
 from smscan.detectors.command_forms import (
     docker_env_value,
     glued_passwords,
@@ -172,6 +173,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
         kept = set(_drop_within(found, described))
         found = [s for s in found if s in kept or s.where in (PEM, VENDOR)]
     found = name_bare_tokens(text, name_doctest_outputs(text, found))
+    found = name_pair_values(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 
 

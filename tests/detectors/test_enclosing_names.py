@@ -26,7 +26,7 @@ def test_every_element_of_a_secret_named_array_is_named() -> None:
 
 def test_objects_in_a_secret_named_array_pass_the_name_on() -> None:
     text = '{"secrets": [{"name": "ledger", "value": "Hb7Vq2Mx9LpR4tZw8Nk3"}]}'
-    assert names(text)["Hb7Vq2Mx9LpR4tZw8Nk3"] == "secrets.value"
+    assert names(text)["Hb7Vq2Mx9LpR4tZw8Nk3"] == "secrets.ledger.value"  # its record names it, the array says secret
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,85 @@
+"""A value named by its record's other field: ``name: DB_PASSWORD`` beside ``value: ...``.
+
+Many formats store a setting as a record of two fields, the name in one and the value in the
+other: Kubernetes and ECS environment variables (``- name: DB_PASSWORD`` / ``value: ...``,
+``{"name": "DB_PASSWORD", "value": "..."}``), key/value entries of config stores
+(``<key>business.password</key><value>...</value>``). The value's own key (``value``) says
+nothing; the record's name field says what it is. Such a value is named ``<name>.value``, judged
+as any value under that name (``DB_PASSWORD.value`` says secret, ``LOG_LEVEL.value`` does not).
+
+The two fields must be of one record: next to each other (the name just before or after the
+value, up to ``_REACH`` lines apart), with nothing between them that opens or closes another
+record: only spaces, line breaks, a comma or quotes (no brace, other element, key or `- `).
+"""
+
+from __future__ import annotations
+
+import re
+
+from smscan.detectors.secret_names import name_words
+from smscan.detectors.slot_kinds import Slot
+
+# Own keys of the value field and of the name field.
+_VALUE_KEYS = frozenset(["value", "val"])
+# The name field, in YAML/JSON (`name: X`, `"key": "X"`) and in XML (`<name>X</name>`).
+_NAME_FIELD = re.compile(
+    r"""(?P<lead>^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)["']?(?:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[A-Za-z_][\w.\-]*)["']?[ \t]*(?:,|$|(?=}))"""
+    r"""|<(?P<tag>name|key)>[ \t]*(?P<xml_name>[A-Za-z_][\w.\-]*)[ \t]*</(?P=tag)>""",
+    re.MULTILINE,
+)
+# What may lie between the two fields of one record: spaces, line breaks, a comma, quotes.
+_BETWEEN = re.compile(r"""[\s,"']*""")
+_REACH = 2
+
+
+def name_pair_values(text: str, slots: list[Slot]) -> list[Slot]:
+    """``slots`` with each ``value`` field named by the name field of its record.
+
+    Example:
+        >>> text = "env:\\n  - name: DB_PASSWORD\\n    value: Zq8xP1sV9kL2\\n"
+        >>> [s.key for s in name_pair_values(text, [Slot(37, 49, "value", "assignment")])]
+        ['DB_PASSWORD.value']
+    """
+    out = []
+    for slot in slots:
+        words = name_words(slot.key)
+        if len(words) == 1 and words[0] in _VALUE_KEYS:
+            name = record_name(text, slot)
+            if name:
+                slot = Slot(slot.start, slot.end, f"{name}.value", slot.where)
+        out.append(slot)
+    return out
+
+
+def record_name(text: str, slot: Slot) -> str:
+    """The name field of the record ``slot``'s value field belongs to ("" when there is none)."""
+    line_start = text.rfind("\n", 0, slot.start) + 1
+    field_start = _field_start(text, line_start, slot.start)
+    line_end = text.find("\n", slot.end)
+    line_end = len(text) if line_end < 0 else line_end
+    window_start = line_start
+    for _ in range(_REACH):
+        window_start = text.rfind("\n", 0, max(window_start - 1, 0)) + 1
+    window_end = line_end
+    for _ in range(_REACH):
+        next_end = text.find("\n", window_end + 1)
+        window_end = len(text) if next_end < 0 else next_end
+    for match in _NAME_FIELD.finditer(text, window_start, window_end):
+        name = match.group("name") or match.group("xml_name")
+        before = match.end() <= field_start
+        gap = text[match.end():field_start] if before else text[_value_field_end(text, slot):match.start()]
+        if _BETWEEN.fullmatch(gap):
+            return name
+    return ""
+
+
+def _field_start(text: str, line_start: int, value_start: int) -> int:
+    """Where the value's field opens on its line: its key, its quote or its element."""
+    line = text[line_start:value_start]
+    found = re.search(r"""(?:<value>|<val>|["']?\bval(?:ue)?["']?[ \t]*[:=])[ \t"']*$""", line)
+    return line_start + found.start() if found else value_start
+
+
+def _value_field_end(text: str, slot: Slot) -> int:
+    closing = re.match(r"""["']?[ \t]*(?:</val(?:ue)?>)?""", text[slot.end:])
+    return slot.end + (closing.end() if closing else 0)

@@ -96,10 +96,12 @@ _MARKUP_TAGS = frozenset(
     option p pre q s samp small span strike strong sub sup td th title tt u var
     """.split()
 )
-# Strings that are names, not values: the first argument of a lookup, or a subscript.
+# Strings that are names, not values: the first argument of a lookup, or a subscript (a `[`
+# after a name or a closing bracket: `os.environ["HOME"]`, `f()["key"]`). A `[` after `=`, `:`,
+# `,` or `(` opens a list, whose first string is an item like the rest (`["DB_PASSWORD=..."]`).
 _LOOKUP_CALL = re.compile(
     r"(?:\b(?:getenv|environ|env|get|fetch|getattr|hasattr|setdefault|pop|getProperty|"
-    r"GetEnvironmentVariable|Getenv|LookupEnv|require|import|include|ENV)\s*[\(\[]|\[)\s*$"
+    r"GetEnvironmentVariable|Getenv|LookupEnv|require|import|include|ENV)\s*[\(\[]|[\w)\]]\s*\[)\s*$"
 )
 # Strings that are patterns or placeholders, not values: a regular expression's source
 # (`re.compile(r"...")`, `new RegExp("...")`) and a command-line metavar (`metavar="FILE[:LINE]"`).

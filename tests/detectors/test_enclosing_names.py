@@ -39,7 +39,7 @@ def test_objects_in_a_secret_named_array_pass_the_name_on() -> None:
         # only the nearest named container counts: a section two levels up says little
         ('{"auth": {"github": {"org": "Zq8xP1sV9kL2mN4bR7tY"}}}', "Zq8xP1sV9kL2mN4bR7tY", "org"),
         # an array of names under a schema's `required` is not an array of secrets
-        ('{"Credentials": {"required": ["CredentialsParameterXYZ"]}}', "CredentialsParameterXYZ", ""),
+        ('{"Credentials": {"required": ["CredentialsParameterXYZ"]}}', "CredentialsParameterXYZ", "required"),
     ],
 )
 def test_names_that_say_something_else_are_kept(text: str, value: str, key: str) -> None:

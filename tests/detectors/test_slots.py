@@ -106,3 +106,20 @@ def test_a_name_value_run_in_prose_is_the_value(text: str, expected: tuple[str, 
 )
 def test_a_lone_name_value_pair_needs_a_name_with_a_word(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert values(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"environment": ["POSTGRES_PASSWORD=Zq8xP1sV9kL2"]}', [("Zq8xP1sV9kL2", "POSTGRES_PASSWORD", "string")]),
+        ('readers = ["Qx7vbbpos3Lk", "a1"]', [("Qx7vbbpos3Lk", "readers", "string"), ("a1", "readers", "string")]),
+        ('args=["--token", "Zq8xP1sV9kL2"]', [("--token", "args", "string"), ("Zq8xP1sV9kL2", "args", "string")]),
+    ],
+)
+def test_a_lists_first_item_is_a_value_like_the_rest(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert values(text) == expected
+
+
+@pytest.mark.parametrize("text", ['x = os.environ["POSTGRES_PASSWORD"]', 'y = cfg()["api_token"]', 'z = rows[0]["secret_key"]'])
+def test_a_subscript_names_what_it_looks_up(text: str) -> None:
+    assert values(text) == []

@@ -58,7 +58,7 @@ def test_share_is_zero_without_scored_tokens() -> None:
 
 
 def test_an_unnamed_value_the_model_partly_predicts_scores_its_evidence_alone() -> None:
-    text = f'readers = ["{VALUE}"]\n'
+    text = f"# {VALUE}\n"  # an unnamed token
     assert candidates(text, predicted=None) == [VALUE]
     assert candidates(text, predicted=NAME_PART) == []
     # Under a quarter predicted, the value is still surprising throughout.
@@ -72,7 +72,7 @@ def test_a_value_its_place_calls_secret_is_judged_by_surprise_alone() -> None:
 
 
 def test_the_check_turns_off() -> None:
-    text = f'readers = ["{VALUE}"]\n'
+    text = f"# {VALUE}\n"  # an unnamed token
     for rule in (CredentialRule(max_predictable_share=None), CredentialRule(max_predictable_share=0.9)):
         (candidate,) = CredentialDetector(rule).candidates(text, scored(text, predicted=NAME_PART))
         assert "predicted" not in candidate.details
@@ -89,7 +89,7 @@ def test_the_rule_keeps_and_checks_its_limit() -> None:
 
 
 def test_explain_says_the_value_is_surprising_in_places_only() -> None:
-    text = f'readers = ["{VALUE}"]\n'
+    text = f"# {VALUE}\n"  # an unnamed token
     scores = scored(text, predicted=NAME_PART)
     dropped = CredentialDetector().dropped(text, scores, fixed_windows(scores.nll, size=4), tau=3.0, near=1.0)
     reasons = [reason for item in dropped for reason in item.reasons]
@@ -102,7 +102,7 @@ def test_explain_says_the_value_is_surprising_in_places_only() -> None:
 def test_the_candidate_stays_for_propagation_and_says_why() -> None:
     # Its surprise does not count, but a copy of a value found as a credential elsewhere in its
     # group is raised to that score (smscan.engine.propagate), so the value stays a candidate.
-    text = f'readers = ["{VALUE}"]\n'
+    text = f"# {VALUE}\n"  # an unnamed token
     detector = CredentialDetector()
     (candidate,) = detector.candidates(text, scored(text, predicted=NAME_PART))
     assert candidate.score == -1.0 and candidate.details["predicted"] == 0.7  # a bare token's penalty

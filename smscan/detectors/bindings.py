@@ -4,7 +4,7 @@
 bind by an operator; ``get("NAME", "...")`` and Go's ``SECRET := getenv("X", "...")`` by a lookup
 default (both names count); ``process.env.NAME || "..."`` by a fallback; ``CURLOPT_PASSWORD,
 "..."`` by the constant before it in a call; ``setPassword("...")`` by the call's name;
-``#define API_KEY "..."`` by the macro; SQL's ``IDENTIFIED BY '...'`` and ``PASSWORD '...'`` by
+``#define API_KEY "..."`` by the macro; ``user, password = "...", "..."`` by position; SQL's ``IDENTIFIED BY '...'`` and ``PASSWORD '...'`` by
 the keyword, ``UPDATE t SET value = '...' WHERE name = 'api_secret'`` by the row's name; ``<add key="k" value="..."/>`` by the key attribute; ``getConnection(url, "user",
 "...")`` and ``new PDO(dsn, 'user', '...')`` by position in a login or connection call
 (:mod:`smscan.detectors.login_calls`).
@@ -47,6 +47,12 @@ _QUOTED_OR_COMMA = re.compile(r"""'(?:[^'\\]|\\.|'')*'(?!')|"(?:[^"\\]|\\.)*"|(,
 # SQL key-value tables: `UPDATE settings SET value = '...' WHERE name = 'api_secret'`.
 _SQL_SET = re.compile(r"(?i)\bSET\s+(?P<column>[\w.`\"\[\]]+)\s*=\s*$")
 _SQL_WHERE_NAME = re.compile(r"""(?i)'(?:[^'\\]|'')*'\s+WHERE\s+[\w.`"\[\]]+\s*=\s*'(?P<key>[^']+)'""")
+# A tuple assignment: `user, password = "...", "..."`, Go's `const a, b string = "...", "..."`; each
+# value is bound to the name in its place (the values so far are plain, with no call or bracket).
+_TUPLE_ASSIGNMENT = re.compile(
+    r"^\s*(?:(?:const|var|let|local)\s+)?(?P<names>[A-Za-z_$][\w.$]*(?:\s*,\s*[A-Za-z_$][\w.$]*)+)"
+    r"(?:\s+[\w.*\[\]]+)?\s*:?=\s*(?P<before>[^=()\[\]{}]*)$"
+)
 _DEFINE = re.compile(r"^\s*#\s*define\s+(?P<key>\w+)\s+$")
 # An option's name as the argument just before the string in a call: `setopt(h, CURLOPT_PASSWORD,
 # "...")`, `setopt(pycurl.USERPWD, "...")`. Options are named by constants; a variable there is
@@ -98,6 +104,12 @@ def binding_before(line: str, quote_start: int) -> str:
         position = sum(1 for match in _QUOTED_OR_COMMA.finditer(insert.group("before")) if match.group(1))
         if position < len(columns):
             return columns[position]
+    assignment = _TUPLE_ASSIGNMENT.match(left)
+    if assignment:
+        names = [name.strip() for name in assignment.group("names").split(",")]
+        position = sum(1 for match in _QUOTED_OR_COMMA.finditer(assignment.group("before")) if match.group(1))
+        if position < len(names):
+            return names[position]
     set_column = _SQL_SET.search(left)
     if set_column:
         # The row's name, when the statement picks the row by it and it says more than the

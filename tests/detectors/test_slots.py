@@ -123,3 +123,16 @@ def test_a_lists_first_item_is_a_value_like_the_rest(text: str, expected: list[t
 @pytest.mark.parametrize("text", ['x = os.environ["POSTGRES_PASSWORD"]', 'y = cfg()["api_token"]', 'z = rows[0]["secret_key"]'])
 def test_a_subscript_names_what_it_looks_up(text: str) -> None:
     assert values(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('password, region = "Zq8xP1sV9kL2", "eu-west-1"', [("Zq8xP1sV9kL2", "password", "string"), ("eu-west-1", "region", "string")]),
+        ('\tuser, pass := "deploy", "Zq8xP1sV9kL2"', [("deploy", "user", "string"), ("Zq8xP1sV9kL2", "pass", "string")]),
+        ('\tconst apiKey, host string = "Zq8xP1sV9kL2", "db.internal"',
+         [("Zq8xP1sV9kL2", "apiKey", "string"), ("db.internal", "host", "string")]),
+    ],
+)
+def test_a_tuple_assignment_binds_each_value_to_the_name_in_its_place(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert values(text) == expected

@@ -80,12 +80,13 @@ __all__ = ["PUBLIC_BLOCK", "Slot", "find_slots"]
 # A quoted string on one line: "...", '...' or `...`, with backslash escapes. An escaped quote
 # opens none: in an unclosed `"a\"a\"a...` each would read the rest of the line again.
 _QUOTED = re.compile(r"""(?<!\\)(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
-# An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value.
+# An unquoted value bound to a name: key = value, key: value, KEY=value, export KEY=value. A
+# closing tag ends it (`<conn>Data Source=db; Password=...</conn>`).
 # `==` compares or pins (`detect-secrets==1.5.0`): no assignment. A key is read from the start of
 # its run of name characters (digits, dots or dashes may lead), so a long run without `=` is
 # scanned once, not once from each of its characters.
 _ASSIGNED = re.compile(
-    r"(?<![\w.\-$@])(?:(?![A-Za-z_$@])[\w.\-])*(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]*(?P<value>[^\s'\"`,;]+)"
+    r"(?<![\w.\-$@])(?:(?![A-Za-z_$@])[\w.\-])*(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]*(?P<value>(?:(?!</)[^\s'\"`,;])+)"
 )
 _XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>(?P<value>[^<>\s]+)</(?P=tag)>")
 # HTML's elements of presentation hold a page's text, not a setting their tag names: generated API
@@ -307,12 +308,18 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
             continue  # a URL: the token in its path is a slot of its own (`token_runs`)
         key = binding_before(line, match.start())
         yield from literal_values(line, match.start("body"), match.end("body"), key, offset, STRING)
+    element_spans: list[tuple[int, int]] = []
     for match in _XML_ELEMENT.finditer(line):
         if match.group("tag").lower() in _MARKUP_TAGS:
             continue
-        yield Slot(offset + match.start("value"), offset + match.end("value"), match.group("tag"), ASSIGNMENT)
+        # An element's text is a literal as a string's body is (`<conn>Server=db;Password=...</conn>`,
+        # `<env>DB_PASSWORD=...</env>`): its values come out with their own names.
+        element_spans.append((match.start("value"), match.end("value")))
+        yield from literal_values(line, match.start("value"), match.end("value"), match.group("tag"), offset, ASSIGNMENT)
     for match in _ASSIGNED.finditer(line):
-        if _inside(match.start("value"), quoted_spans) or has_path_token(match.group("value")):
+        if _inside(match.start("value"), quoted_spans) or _inside(match.start("value"), element_spans):
+            continue
+        if has_path_token(match.group("value")):
             continue
         if any(match.start("value") <= start < match.end("value") for start, _, _ in pairs):
             continue  # `ID/Password=name/value`: the password alone is the slot

@@ -73,6 +73,7 @@ from smscan.detectors.slot_kinds import (
 )
 from smscan.detectors.token_runs import has_path_token, token_runs
 from smscan.detectors.vendor_prefixes import find_vendor_tokens
+from smscan.detectors.yaml_lists import yaml_list_slots
 from smscan.detectors.written_pairs import paired_passwords
 
 __all__ = ["PUBLIC_BLOCK", "Slot", "find_slots"]
@@ -175,7 +176,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     if described:
         kept = set(_drop_within(found, described))
         found = [s for s in found if s in kept or s.where in (PEM, VENDOR)]
-    found = name_bare_tokens(text, name_doctest_outputs(text, found))
+    found = name_bare_tokens(text, name_doctest_outputs(text, yaml_list_slots(text, found)))
     found = name_pair_values(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
 

@@ -886,3 +886,23 @@ def test_round_seventeen_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_seventeen_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 16's leftover: cryptographic test vectors in a crypto library's tests.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AEAD: chacha20-poly1305\nKEY: 7c1f3a90e2d45b68a9c0f1e2d3b4a5968778695a4b3c2d1e0f1a2b3c4d5e6f70\nNONCE: 0a1b2c3d4e5f6071\n"
+        "IN: 86d09974840bded2a5ca\nAD: 87e229d4500845a079c0\nCT: e3e446f7ede9a19b62a4\n",
+        '[\n  {\n    "iters": 3,\n    "salt": "Kq2vT8xL0pR5mN7w",\n    "passwd": "Vb8qTm2zKx5R",\n    "pwhash": "f45619dcd98553c38a4f",\n'
+        '    "maxmem": 32768\n  }\n]\n',
+        "COUNT = 4\nKey = 9d1e4c2b7a8f6e5d4c3b2a19f8e7d6c5\nIV = 1f2e3d4c5b6a79880f1e2d3c4b5a6978\nPLAINTEXT = 00000000000000000000000000000000\n",
+    ],
+)
+def test_a_key_in_a_test_vector_is_published_input(text: str) -> None:
+    assert candidates(text, path="tests/data/vectors.txt") == []
+
+
+def test_a_key_beside_other_settings_in_a_test_file_still_counts() -> None:
+    text = f"host: db.internal\npassword: {KEY}\nport: 5432\nsalt_rounds: 12\n"
+    assert candidates(text, path="tests/fixtures/settings.yaml") == [KEY]

@@ -736,7 +736,7 @@ def has_digest_name_before(before: str) -> bool:
 _THING_SEGMENT = (
     r"(?:(?:[a-z]{2,}|[A-Z][a-z]{2,}|[A-Z]{3,}[a-z]+)(?:[A-Z]{3,}[a-z]+|[A-Z][a-z]+)*(?:[A-Z]{2,})?|[A-Z]{2,})"
     r"\d*(?:\.\d+)?|v?\d+(?:\.\d+)*[A-Za-z]{0,2}"
-    r"|[A-Z]\d{1,4}"  # a letter and a number: `L6`, `B16`, `H100`
+    r"|[A-Z]\d{1,4}|[a-z]\d{1,4}"  # a letter and a number: `L6`, `B16`, `H100`, a split's `s63`
 )
 _NAME_OF_THING = re.compile(rf"^(?:{_THING_SEGMENT})(?:[-_/](?:{_THING_SEGMENT}))+$")
 # Container images: `python:3.12-slim-bookworm`, `ghcr.io/astral-sh/uv:0.4.18-python3.12-slim`.
@@ -755,7 +755,9 @@ _NAME_ITEM = re.compile(r"[a-z][a-z0-9_\-]*|[A-Z][A-Z0-9]*|[A-Z][a-z]+")
 # CSS selectors of a class or id: `.btn-outline-primary`, `#main-nav`, `.col-md-6`.
 _CSS_SELECTOR = re.compile(r"^[.#][a-z]+(?:-[a-z]+\d*|-\d+)*$")
 _PLAIN_WORD = re.compile(r"[A-Za-z]{4,}")
-_NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}")
+# A mark of a name: a size (`135M`), a version (`2.5`), an acronym (`LM`), or a short code of a
+# letter or two and a number (`s63`, `v2`, `r17`: a split, a release, a round).
+_NAME_MARK = re.compile(r"^\d+[A-Za-z]{1,2}$|^v?\d+\.\d+|[A-Z]{2,}|^[a-z]{1,2}\d{1,3}$")
 _WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*)*$")
 
 

@@ -906,3 +906,13 @@ def test_a_key_in_a_test_vector_is_published_input(text: str) -> None:
 def test_a_key_beside_other_settings_in_a_test_file_still_counts() -> None:
     text = f"host: db.internal\npassword: {KEY}\nport: 5432\nsalt_rounds: 12\n"
     assert candidates(text, path="tests/fixtures/settings.yaml") == [KEY]
+
+
+@pytest.mark.parametrize("value", ["mf-heldout-s63", "noise-round-r17", "eval-split-v2"])
+def test_a_kebab_name_with_a_short_code_is_a_name_in_prose(value: str) -> None:
+    assert candidates(f"The split `{value}` is scored against the baseline.\n", path="docs/BENCHMARKS.md") == []
+
+
+def test_a_passphrase_under_a_password_name_is_still_judged() -> None:
+    text = "Use `lantern-phoenix-glacier83` as the password.\nDB_PASSWORD=harbor-ember-k9\n"
+    assert candidates(text, path="docs/setup.md") == ["lantern-phoenix-glacier83", "harbor-ember-k9"]

@@ -45,6 +45,7 @@ from smscan.detectors.credential_evidence import (
     judged_slots,
 )
 from smscan.detectors.credential_rule import CredentialRule
+from smscan.detectors.near_repeats import raise_near_repeats
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.value_shapes import is_encoded_text, is_prose
 from smscan.detectors.value_surprise import max_window_score, nll_per_char, predicted_at_least
@@ -115,7 +116,8 @@ class CredentialDetector:
         windows = fixed_windows(scores.nll, size=rule.window)
         token_starts = np.asarray(scores.char_starts, np.int64)
         token_ends = np.asarray(scores.char_ends, np.int64)
-        found = []
+        found: list[Candidate] = []
+        named: list[int] = []  # indexes into found of values with a secret name, place or vendor format
         for judged in self._judged_slots(text, path):
             if rule.statistic == "rate":
                 surprise = nll_per_char(scores.nll, token_starts, token_ends, judged.start, judged.sample_end)
@@ -135,7 +137,11 @@ class CredentialDetector:
                 # group is still reported with it (propagation).
                 details["predicted"] = round(share, 4)
                 score = judged.evidence
+            if judged.evidence > 0:
+                named.append(len(found))
             found.append(Candidate(judged.start, judged.end, score, {**details, **judged.extra}))
+        for index, candidate in raise_near_repeats(text, [found[i] for i in named]).items():
+            found[named[index]] = candidate
         return found
 
     def _judged_slots(self, text: str, path: str) -> tuple[JudgedSlot, ...]:

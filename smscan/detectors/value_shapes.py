@@ -192,6 +192,7 @@ _LINE_END_ESCAPE = re.compile(r"^(?!.*\\x).*\\n$")
 _CODE_POINT_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}")
 # Any escaped character, read out to find text written with escapes (`P\u0159ehled`, `tEXtDepth\x00`).
 _ANY_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2})")
+_OCTAL_OR_LAYOUT_ESCAPE = re.compile(r"\\(?:[0-7]{3}|[tnr])")
 # A DOI (`10.21105/joss.01277`): a registered name of a paper or a dataset.
 _DOI = re.compile(r"^(?:doi:)?10\.\d{4,9}/\S+$", re.IGNORECASE)
 # Security advisories' ids: GitHub's (`GHSA-v6wp-4m6f-gcjg`, its own alphabet), CVE, PYSEC.
@@ -238,6 +239,28 @@ _NAME_WITH_ID = re.compile(
 # camelCase names of code joined by underscores (`dpiOciFnType__lobTrim2`, a C typedef): every
 # capital opens a lower-case word, digits close a name, where a drawn key puts them anywhere.
 _JOINED_CAMEL_NAMES = re.compile(r"^[a-z]{2,}(?:[A-Z][a-z]+)+\d*(?:__?[a-z]{2,}(?:[A-Z][a-z]+)*\d*)+$")
+# Ids of cloud resources, public in every template that launches them: AWS's `ami-7f418316`,
+# `sg-0a1b2c3d4e5f60718`, `subnet-...` (8 or 17 hex digits after the resource's prefix).
+_CLOUD_RESOURCE_ID = re.compile(
+    r"^(?:ami|aki|ari|sg|subnet|vpc|vpce|igw|eigw|rtb|acl|eni|vol|snap|i|eipalloc|nat|pcx|tgw|lt|dopt|cgw|vgw|vpn|fs|fsmp)"
+    r"-(?:[0-9a-f]{8}|[0-9a-f]{17})$"
+)
+# An LDAP distinguished name: two or more `type=value` parts of the standard attribute types
+# (`cn=root,ou=CSEE,o=UQ,c=AU`, `dc=example,dc=com`): where an entry is, not a secret.
+_DISTINGUISHED_NAME = re.compile(
+    r"^(?:cn|ou|o|dc|c|uid|l|st|street|sn|mail)=[^,=+\s][^,=+]*(?:,[ \t]*(?:cn|ou|o|dc|c|uid|l|st|street|sn|mail)=[^,=+]+)+$",
+    re.IGNORECASE,
+)
+# Classes of a versioned API named by their version (Kubernetes' `V1SecretReference`,
+# `V1beta1CustomResourceDefinition`): a version, then capitalised words.
+_VERSIONED_CLASS = re.compile(r"^V\d+(?:(?:alpha|beta)\d+)?(?:[A-Z][a-z]+){2,}$")
+# An extension's name in capitals (`X-BINDPW`, an LDAP URL's extension type; `X-REQUEST-ID`).
+_EXTENSION_NAME = re.compile(r"^X-[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*$")
+# A JSONPath template (kubectl's `{.access_token}`, `{.items[*].metadata.name}`): where a value is read.
+_JSONPATH_TEMPLATE = re.compile(r"^\{\.[\w.\[\]*@?()'\"=\- ]*\}$")
+# Datadog's client tokens (`pub` and 32 hex digits) are made to be public: browsers send them
+# with every log and RUM event.
+_PUBLIC_CLIENT_TOKEN = re.compile(r"^pub[0-9a-f]{32}$")
 # `git describe` of a version: the tag, commits since it, `g` and the commit (`0.7-1-g574ab98-dirty`).
 _GIT_DESCRIBE = re.compile(r"^v?\d+(?:\.\d+)*-\d+-g[0-9a-f]{7,40}(?:-dirty)?$")
 # Arithmetic on numbers (`2^252+27742317777372353535851937790883648493`, a group's order); numbers
@@ -287,7 +310,12 @@ def is_escaped_word(value: str) -> bool:
         (True, False)
     """
     rest, escapes = _ANY_ESCAPE.subn("", value)
-    return escapes > 0 and rest.isalpha()
+    if escapes > 0 and rest.isalpha():
+        return True
+    # Serialized bytes around a dotted name, written with octal and layout escapes (a protobuf
+    # descriptor's options: `\n\024com.coreos.jetcd.apiP\001`).
+    rest, escapes = _OCTAL_OR_LAYOUT_ESCAPE.subn("", value)
+    return escapes >= 2 and "." in rest and rest.replace(".", "").isalpha()
 
 
 def is_encoded_text(value: str) -> bool:
@@ -538,6 +566,12 @@ def is_other_identifier(
         or _NAME_WITH_ID.match(value)
         or _JOINED_CAMEL_NAMES.match(value)
         or _GIT_DESCRIBE.match(value)
+        or _CLOUD_RESOURCE_ID.match(value)
+        or _DISTINGUISHED_NAME.match(value)
+        or _VERSIONED_CLASS.match(value)
+        or _EXTENSION_NAME.match(value)
+        or _JSONPATH_TEMPLATE.match(value)
+        or _PUBLIC_CLIENT_TOKEN.match(value)
         or _NUMBER_EXPRESSION.match(value)
         or _STRUCT_FORMAT.match(value)
         or _LINE_END_ESCAPE.match(value)

@@ -916,3 +916,31 @@ def test_a_kebab_name_with_a_short_code_is_a_name_in_prose(value: str) -> None:
 def test_a_passphrase_under_a_password_name_is_still_judged() -> None:
     text = "Use `lantern-phoenix-glacier83` as the password.\nDB_PASSWORD=harbor-ember-k9\n"
     assert candidates(text, path="docs/setup.md") == ["lantern-phoenix-glacier83", "harbor-ember-k9"]
+
+
+# Round 18 (blind, session 16): a Kubernetes client, CloudFormation in Python, LDAP, etcd, Datadog.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("        'node_publish_secret_ref': 'V1SecretReference',\n", "kubernetes/client/models/v1_csi_source.py"),
+        ("            self._tokenKey = '{.access_token}'\n", "kubernetes/config/kube_config.py"),
+        ("  attr2extype = {'who':'bindname','cred':'X-BINDPW'}\n", "Lib/ldapurl.py"),
+        ('login_dn = "cn=admin,ou=People,o=Example,c=NZ"\n', "Demo/simple.py"),
+        ("        'dc=example,dc=org'\n", "Doc/reference/ldapurl.rst"),
+        ('        "eu-west-1": {"AMI": "ami-0c4e2a7f"},\n', "examples/EC2InstanceSample.py"),
+        ('                "PV64": "ami-0d8e27a95f1b4c3e6",\n', "examples/ElastiCacheRedis.py"),
+        ("      - report-uri https://logs.browser-intake-datadoghq.com/api/v2/logs?dd-api-key=pub0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c"
+         "&dd-evp-origin=content-security-policy\n", "tests/integration/api/cassettes/test_monitors.yaml"),
+        ("  serialized_options=_b('\\n\\024org.example.rpc.apiP\\001'),\n", "etcd3/etcdrpc/kv_pb2.py"),
+    ],
+)
+def test_round_eighteen_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['DD_API_KEY = "3f7c2a91d84e6b05c9a1e7f2d4b86c03"\n', f"bind_password = 'ami-{KEY}'\n", f'cred = "X-{KEY}"\n'],
+)
+def test_secrets_beside_round_eighteen_still_count(line: str) -> None:
+    assert len(candidates(line, path="app/settings.py")) == 1

@@ -63,6 +63,8 @@ _ID_WORDS = frozenset(["id", "ids"])
 _STORED = frozenset(["key", "credential", "credentials"])
 # A digest of a key or secret ends its name too (`X-Goog-Encryption-Key-Sha256`, `secret_hash`).
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
+# Ids glued to the thing they name, one word in a name of capitals or lower case.
+_GLUED_ID_ENDINGS = ("zoneid", "accountid", "tenantid", "projectid", "subscriptionid", "orgid", "appid", "clientid", "userid")
 # Those a camelCase name splits in two: `fingerPrint`, `checkSum`.
 _SPLIT_ID_OF_WORDS = frozenset(["fingerprint", "checksum"])
 # Words that say the value is where a password is kept (`password_file`).
@@ -101,6 +103,9 @@ def name_class(name: str) -> str:
     """
     words = name_words(name)
     if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_page_token(words):
+        return "identifier"
+    # An id glued to what it names (`CLOUDFRONT_HOSTEDZONEID`, `tenantid`, `AzureClientId` reads apart).
+    if words and words[-1].endswith(_GLUED_ID_ENDINGS):
         return "identifier"
     # A lookup by an id or a name is handed the id (`find_authorization_by_id("020f755c...")`).
     if len(words) > 2 and words[-2] == "by" and words[-1] in IDENTIFIER_WORDS:

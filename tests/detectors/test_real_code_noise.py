@@ -932,6 +932,7 @@ def test_a_passphrase_under_a_password_name_is_still_judged() -> None:
         ("      - report-uri https://logs.browser-intake-datadoghq.com/api/v2/logs?dd-api-key=pub0a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c"
          "&dd-evp-origin=content-security-policy\n", "tests/integration/api/cassettes/test_monitors.yaml"),
         ("  serialized_options=_b('\\n\\024org.example.rpc.apiP\\001'),\n", "etcd3/etcdrpc/kv_pb2.py"),
+        ('CLOUDFRONT_HOSTEDZONEID: Final = "Z7KQDTNQWAEXP4"\n', "troposphere/constants.py"),
     ],
 )
 def test_round_eighteen_ordinary_text(line: str, path: str) -> None:

@@ -280,6 +280,8 @@ _JOSE_ALGORITHM = re.compile(rf"^{_JOSE_PART}(?:[-+]{_JOSE_PART})+$")
 _ENCODED_WORD = re.compile(r"^=\?[\w\-]+\?[QqBb]\?[^?\s]*\?=$")
 # Code: a call's closing bracket before an attribute (`sas_token).url`).
 _CALL_TAIL = re.compile(r"\)\.[A-Za-z_]")
+# Fields of letters and a number joined by commas: a CDN's timing header (`S1481214079.394283,VS0,VE159`).
+_LETTERED_NUMBERS = re.compile(r"^[A-Z]{1,3}\d+(?:\.\d+)?(?:,[A-Z]{1,3}\d+(?:\.\d+)?)+$")
 # A numbered field of a completion spec or a format (`1:URL:_httpie_urls`, zsh's `_arguments`).
 _NUMBERED_FIELD = re.compile(r"^\d+:[A-Za-z][\w ]*:[\w\-():]+$")
 # Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
@@ -556,6 +558,7 @@ def is_other_identifier(
         or _EMPHASISED_NAME.match(value)
         or words and _CONSTANT_NAME.match(value) and sum(c.islower() for c in value) <= 2
         or _NUMBERED_FIELD.match(value)
+        or _LETTERED_NUMBERS.match(value)
         or _CALL_TAIL.search(value)
         or _JOSE_ALGORITHM.match(value)
         or _ENCODED_WORD.match(value)

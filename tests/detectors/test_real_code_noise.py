@@ -933,6 +933,7 @@ def test_a_passphrase_under_a_password_name_is_still_judged() -> None:
          "&dd-evp-origin=content-security-policy\n", "tests/integration/api/cassettes/test_monitors.yaml"),
         ("  serialized_options=_b('\\n\\024org.example.rpc.apiP\\001'),\n", "etcd3/etcdrpc/kv_pb2.py"),
         ('CLOUDFRONT_HOSTEDZONEID: Final = "Z7KQDTNQWAEXP4"\n', "troposphere/constants.py"),
+        ("    'X-Timer': ['S1481214079.394283,VS0,VE159'],\n", "docs/topics/shell.rst"),
     ],
 )
 def test_round_eighteen_ordinary_text(line: str, path: str) -> None:

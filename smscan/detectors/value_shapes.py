@@ -254,8 +254,9 @@ _DISTINGUISHED_NAME = re.compile(
 # Classes of a versioned API named by their version (Kubernetes' `V1SecretReference`,
 # `V1beta1CustomResourceDefinition`): a version, then capitalised words.
 _VERSIONED_CLASS = re.compile(r"^V\d+(?:(?:alpha|beta)\d+)?(?:[A-Z][a-z]+){2,}$")
-# An extension's name in capitals (`X-BINDPW`, an LDAP URL's extension type; `X-REQUEST-ID`).
-_EXTENSION_NAME = re.compile(r"^X-[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*$")
+# An extension's name (`X-BINDPW`, an LDAP URL's extension type; headers in any case: `X-Request-ID`,
+# `X-FuNkY-HeADeR`): letters, words joined by hyphens.
+_EXTENSION_NAME = re.compile(r"^X-(?:[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*|[A-Za-z]+(?:-[A-Za-z]+)+)$")
 # A JSONPath template (kubectl's `{.access_token}`, `{.items[*].metadata.name}`): where a value is read.
 _JSONPATH_TEMPLATE = re.compile(r"^\{\.[\w.\[\]*@?()'\"=\- ]*\}$")
 # Datadog's client tokens (`pub` and 32 hex digits) are made to be public: browsers send them

@@ -946,3 +946,9 @@ def test_round_eighteen_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_eighteen_still_count(line: str) -> None:
     assert len(candidates(line, path="app/settings.py")) == 1
+
+
+# Round 19 (blind, session 16): a header name written in mixed case in a web framework's example.
+def test_a_header_name_in_any_case_is_a_name() -> None:
+    line = "    custom_capitalization={'x-funky-header': 'X-FuNkY-HeADeR'},\n"
+    assert candidates(line, path="examples/recipes/header_name_case_app.py") == []

@@ -29,6 +29,10 @@ _NAME_FIELD = re.compile(
 )
 # What may lie between the two fields of one record: spaces, line breaks, a comma, quotes.
 _BETWEEN = re.compile(r"""[\s,"']*""")
+# The opening of the value's field just before the value (`value: `, `"value": "`, `<value>`),
+# and its closing just after it (a quote, `</value>`).
+_VALUE_FIELD_OPENS = re.compile(r"""(?:<value>|<val>|["']?\bval(?:ue)?["']?[ \t]*[:=])[ \t"']*$""")
+_VALUE_FIELD_CLOSES = re.compile(r"""["']?[ \t]*(?:</val(?:ue)?>)?""")
 _REACH = 2
 
 
@@ -75,11 +79,10 @@ def record_name(text: str, slot: Slot) -> str:
 
 def _field_start(text: str, line_start: int, value_start: int) -> int:
     """Where the value's field opens on its line: its key, its quote or its element."""
-    line = text[line_start:value_start]
-    found = re.search(r"""(?:<value>|<val>|["']?\bval(?:ue)?["']?[ \t]*[:=])[ \t"']*$""", line)
+    found = _VALUE_FIELD_OPENS.search(text[line_start:value_start])
     return line_start + found.start() if found else value_start
 
 
 def _value_field_end(text: str, slot: Slot) -> int:
-    closing = re.match(r"""["']?[ \t]*(?:</val(?:ue)?>)?""", text[slot.end:])
-    return slot.end + (closing.end() if closing else 0)
+    closing = _VALUE_FIELD_CLOSES.match(text, slot.end)
+    return closing.end() if closing else slot.end

@@ -3,8 +3,8 @@
 Docs and docstrings show a session: ``>>> r.head()`` and, on the next line, what it returned
 (``'57fbe010...'``, a commit id). The value has no name of its own on its line, so it would be
 judged as a bare string; the prompt above names it: the expression's last name (``head``), or the
-function it calls. A key printed this way (``>>> client.api_key`` then ``'sk-...'``) is named
-``api_key`` and judged as one.
+function it calls, when that name says id or secret. A key printed this way (``>>> client.api_key``
+then ``'sk-...'``) is named ``api_key`` and judged as one; ``>>> settings.key()`` names nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from smscan.detectors.secret_names import name_class
 from smscan.detectors.slot_kinds import Slot
 
 _PROMPT = re.compile(r"[ \t]*>>>[ \t]+(?P<expression>.*?)[ \t]*\r?")
@@ -32,7 +33,9 @@ def name_doctest_outputs(text: str, slots: list[Slot]) -> list[Slot]:
     for slot in slots:
         if not slot.key:
             name = prompt_name(text, slot.start)
-            if name:
+            # Only a name that says something names the output: `head` (an id) or `api_key` (a
+            # secret); a neutral one (`key()` of a settings object, `message`) leaves it unnamed.
+            if name and name_class(name) != "neutral":
                 slot = dataclasses.replace(slot, key=name)
         out.append(slot)
     return out

@@ -952,3 +952,8 @@ def test_secrets_beside_round_eighteen_still_count(line: str) -> None:
 def test_a_header_name_in_any_case_is_a_name() -> None:
     line = "    custom_capitalization={'x-funky-header': 'X-FuNkY-HeADeR'},\n"
     assert candidates(line, path="examples/recipes/header_name_case_app.py") == []
+
+
+def test_a_doctest_output_under_a_neutral_call_stays_unnamed() -> None:
+    text = "    >>> ScoringSettings().key()\n    'ctx512-stride384-fp32'\n"
+    assert candidates(text, path="smscan/model/scoring_settings.py") == []

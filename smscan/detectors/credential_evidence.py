@@ -207,6 +207,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_prose(value)
     ):
         return None
+    # A Docker registry's `auth` (under `"auths"` of a `config.json` or `.dockercfg`) is base64 of
+    # `user:password` by definition, as a `Basic` value is: anything else is no login of it.
+    if slot.key == "auth" and '"auths"' in text and not is_basic_credentials(value):
+        return None
     # A label's value that is a word ending a sentence (`the token is active?`) or a word with a
     # contraction or a possessive (`the token wasn’t available`, `pass Mypy’s checks`) is the sentence.
     if slot.where == LABEL and (value[-1] in "?!.,;:" and is_prose(value) or _CONTRACTED_WORD.fullmatch(value)):

@@ -72,10 +72,11 @@ def is_basic_credentials(value: str) -> bool:
         (True, False)
     """
     try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
-    except (binascii.Error, ValueError):
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):  # UnicodeDecodeError is a ValueError: bytes, not text
         return False
-    return b":" in decoded
+    # User and password are text (RFC 7617); random bytes hold a `:` one time in ten.
+    return ":" in decoded and decoded.strip().isprintable()
 
 
 def header_values(text: str) -> Iterator[Slot]:

@@ -212,3 +212,13 @@ def test_file_format_slots_are_a_secret_place() -> None:
     text = "h:5432:d:u:Vb8qTm2zKx5R\n"
     (slot,) = find_slots(text)
     assert slot.where == FILE_FORMAT
+
+
+def test_a_docker_auth_that_is_no_base64_login_is_no_credential() -> None:
+    # Docker's `auth` is base64 of `user:password`; random bytes holding a `:` are not one.
+    import base64
+
+    login = base64.b64encode(b"deploy:Wq8%nT4zKs2Lp").decode()
+    noise = base64.b64encode(b"\x8f\x01:\xfe\x99\x10Zq\xc3\x00\x7f\xd2:\x81\xee\x04").decode()
+    text = f'{{\n  "auths": {{\n    "a.example": {{"auth": "{login}"}},\n    "b.example": {{"auth": "{noise}"}}\n  }}\n}}\n'
+    assert judged_values(text) == {login}

@@ -34,6 +34,10 @@ def credential_reasons(score: float, details: Mapping[str, Any]) -> list[str]:
     place = f"a value in a {details.get('place', '?')}, {details.get('length', '?')} characters"
     if "cell" in details:
         place += f", notebook cell {details['cell']} at {details.get('cell_start', '?')}-{details.get('cell_end', '?')}"
+    if "near_repeat_of" in details:
+        return [f"a near-repeat of the credential at character {details['near_repeat_of']} of this file: it takes "
+                f"that one's score {score:.2f} (its own surprise {details['surprise']:.2f} fell once the model had "
+                f"read the first; {place})"]
     if "predicted" in details:
         return [f"surprising in places only: {details['predicted']:.0%} of it lies in tokens the model predicts, "
                 f"so its surprise {details['surprise']:.2f} does not count; place evidence {score:+.2f} ({place})"]

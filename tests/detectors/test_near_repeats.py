@@ -37,3 +37,12 @@ def test_values_that_share_a_vendor_prefix_only_stay_apart() -> None:
 def test_a_near_repeat_without_a_secret_name_is_not_raised() -> None:
     text = f'api_key = "{FIRST}"\nbuild_label = "{FIRST[:-2]}Zq"\n'
     assert reported(text, [FIRST]) == [FIRST]
+
+
+def test_explain_says_which_value_a_near_repeat_repeats() -> None:
+    text = f'old_api_key = "{FIRST}"\napi_key = "{FIRST[:-2]}Zq"\n'
+    start = text.index(FIRST)
+    detector = CredentialDetector()
+    found = detector.candidates(text, char_scores(text, [(start, start + len(FIRST))]))
+    (reason,) = detector.reasons(found[1].score, found[1].details)
+    assert reason.startswith(f"a near-repeat of the credential at character {start} of this file")

@@ -897,7 +897,11 @@ def is_code_name(value: str) -> bool:
     """
     if not _CODE_NAME_SHAPE.match(value) or not any(c.isdigit() for c in value):
         return False
-    words = [word for part in re.split(r"[._]", value) for word in _CODE_NAME_WORD.findall(part)]
+    parts = re.split(r"[._]", value)
+    # A one-letter suffix after `_` marks a kind of thing (a type's `uint8_t`, a view's `fts5tablename_v`).
+    if len(parts) > 1 and len(parts[-1]) == 1 and parts[-1].isalpha():
+        parts = parts[:-1]
+    words = [word for part in parts for word in _CODE_NAME_WORD.findall(part)]
     if len(words) < 2 or sum(len(word) for word in words if word.isdigit()) > _MAX_CODE_NAME_DIGITS:
         return False
     for index, word in enumerate(words):

@@ -77,6 +77,8 @@ _PIN_REST = re.compile(r"^=+\s*v?\d+\.\d[\w.\-+]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?$")
 # A timestamp whatever its date part holds (`201406-10T20:55:16.806027Z`, a test's malformed one).
 _TIMESTAMP = re.compile(r"^[\d\-]{6,10}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+\-]\d{2}:?\d{2})?$")
+# A date and time written as digits alone (`20240101T121212`, Wordfast's `%19000101~121212`).
+_DIGIT_STAMP = re.compile(r"^%?\d{8}[~T_\-]?\d{6}$")
 # An issue or pull request's number (`bug: #1331882`).
 _ISSUE_NUMBER = re.compile(r"^#\d+$")
 # An ISO 8601 duration (`P0Y0M0DT12H0M0S`, `PT30S`).
@@ -515,6 +517,7 @@ def is_other_identifier(
         or _IP.match(value)
         or _DATE.match(value)
         or _TIMESTAMP.match(value)
+        or _DIGIT_STAMP.match(value)
         or _ISSUE_NUMBER.match(value)
         or _DURATION.match(value)
         or _NUMBER_RANGES.match(value)

@@ -23,6 +23,8 @@ from smscan.detectors.slot_kinds import ASSIGNMENT, STRING, TOKEN, Slot
 
 # A key line that opens a block: `api_tokens:` with nothing after it but a comment.
 _KEY_LINE = re.compile(r"""^(?P<indent>[ \t]*)(?:-[ \t]+)?["']?(?P<key>[A-Za-z_][\w.\-]*)["']?[ \t]*:[ \t]*(?:#.*)?$""")
+# Any line that is a block list's item: a document without one has no list to name.
+_ANY_ITEM = re.compile(r"^[ \t]*-[ \t]+\S", re.MULTILINE)
 # An item: `- value`, `- "value"`; an unquoted one is one plain token (no `: `, `#`, braces).
 _ITEM = re.compile(r"""^(?P<indent>[ \t]*)-[ \t]+(?:(?P<quote>["'])(?P<quoted>[^"'\n]*)(?P=quote)|(?P<plain>[^\s"'#{}\[\]&*!|>%@`,][^\s#,]*))[ \t]*(?:#.*)?$""")
 
@@ -35,8 +37,6 @@ def yaml_list_slots(text: str, slots: list[Slot]) -> list[Slot]:
         >>> [(text[s.start:s.end], s.key) for s in yaml_list_slots(text, [])]
         [('Hb7Vq2Mx9LpR4', 'api_tokens')]
     """
-    if "\n-" not in text and "\n " not in text:
-        return slots
     named = dict(_secret_list_items(text))
     if not named:
         return slots
@@ -59,19 +59,21 @@ def _where(text: str, start: int) -> str:
 
 def _secret_list_items(text: str) -> Iterator[tuple[tuple[int, int], str]]:
     """((start, end) of each item's value, the key) for the items of lists bound to a secret name."""
+    if not _ANY_ITEM.search(text):
+        return
     key = ""
     key_indent = -1
+    says_secret: bool | None = None  # what the key says, read when an item first follows it
     offset = 0
     for line in text.split("\n"):
         item = _ITEM.match(line)
         if item and key and len(item.group("indent")) >= key_indent:
+            if says_secret is None:
+                says_secret = name_class(key) == "secret"
             group = "quoted" if item.group("quote") else "plain"
-            if item.group(group):
+            if says_secret and item.group(group):
                 yield (offset + item.start(group), offset + item.end(group)), key
         elif line.strip() and not line.lstrip().startswith("#"):
             opened = _KEY_LINE.match(line)
-            if opened and name_class(opened.group("key")) == "secret":
-                key, key_indent = opened.group("key"), len(opened.group("indent"))
-            else:
-                key, key_indent = "", -1
+            key, key_indent, says_secret = (opened.group("key"), len(opened.group("indent")), None) if opened else ("", -1, False)
         offset += len(line) + 1

@@ -955,6 +955,7 @@ def test_secrets_beside_round_eighteen_still_count(line: str) -> None:
     [
         ("    custom_capitalization={'x-funky-header': 'X-FuNkY-HeADeR'},\n", "examples/recipes/header_name_case_app.py"),
         ('            "fts4tablename_v".\n', "docs/peewee/sqlite_ext.rst"),
+        ('    "date": "%20240101~081530",\n', "translate/storage/wordfast.py"),
     ],
 )
 def test_round_nineteen_ordinary_text(line: str, path: str) -> None:

@@ -18,6 +18,7 @@ import re
 
 from smscan.detectors.secret_names import name_words
 from smscan.detectors.slot_kinds import Slot
+from smscan.detectors.text_lines import lines_around
 
 # Own keys of the value field and of the name field.
 _VALUE_KEYS = frozenset(["value", "val"])
@@ -57,17 +58,8 @@ def name_pair_values(text: str, slots: list[Slot]) -> list[Slot]:
 
 def record_name(text: str, slot: Slot) -> str:
     """The name field of the record ``slot``'s value field belongs to ("" when there is none)."""
-    line_start = text.rfind("\n", 0, slot.start) + 1
-    field_start = _field_start(text, line_start, slot.start)
-    line_end = text.find("\n", slot.end)
-    line_end = len(text) if line_end < 0 else line_end
-    window_start = line_start
-    for _ in range(_REACH):
-        window_start = text.rfind("\n", 0, max(window_start - 1, 0)) + 1
-    window_end = line_end
-    for _ in range(_REACH):
-        next_end = text.find("\n", window_end + 1)
-        window_end = len(text) if next_end < 0 else next_end
+    field_start = _field_start(text, text.rfind("\n", 0, slot.start) + 1, slot.start)
+    window_start, window_end = lines_around(text, slot.start, slot.end, _REACH)
     for match in _NAME_FIELD.finditer(text, window_start, window_end):
         name = match.group("name") or match.group("xml_name")
         before = match.end() <= field_start

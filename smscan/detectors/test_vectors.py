@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from smscan.detectors.text_lines import lines_around
+
 # Field names of test vectors other than the key: inputs, outputs and parameters.
 _VECTOR_FIELDS = frozenset(
     """
@@ -41,13 +43,7 @@ def in_test_vector(text: str, position: int) -> bool:
         >>> in_test_vector("password: Zq8xP1sV9kL2\\nhost: db.internal\\n", 10)
         False
     """
-    start = position
-    for _ in range(_REACH_LINES + 1):
-        start = text.rfind("\n", 0, max(start - 1, 0)) + 1 if start else 0
-    end = position
-    for _ in range(_REACH_LINES + 1):
-        found = text.find("\n", end + 1)
-        end = len(text) if found < 0 else found
+    start, end = lines_around(text, position, position, _REACH_LINES)
     own_line = text.rfind("\n", 0, position) + 1
     names = {match.group("name").lower() for match in _FIELD.finditer(text, start, end) if match.start() != own_line}
     return len(names & _VECTOR_FIELDS) >= 2

@@ -29,6 +29,8 @@ def name_doctest_outputs(text: str, slots: list[Slot]) -> list[Slot]:
         >>> [s.key for s in name_doctest_outputs(text, [Slot(14, 54, "", "string")])]
         ['head']
     """
+    if ">>>" not in text:
+        return slots  # no prompt, no output: the common case, decided once a document
     out = []
     for slot in slots:
         if not slot.key:

@@ -80,8 +80,9 @@ def is_basic_credentials(value: str) -> bool:
         return False
     # User and password are text (RFC 7617): random bytes hold a `:` one time in ten, but only a
     # third of them are printable; a login with a character or two mangled still reads as one.
-    printable = sum(32 <= byte < 127 for byte in decoded.strip())
-    return b":" in decoded and printable >= _MIN_PRINTABLE_SHARE * len(decoded.strip())
+    login = decoded.strip()
+    printable = sum(32 <= byte < 127 for byte in login)
+    return b":" in decoded and printable >= _MIN_PRINTABLE_SHARE * len(login)
 
 
 def header_values(text: str) -> Iterator[Slot]:

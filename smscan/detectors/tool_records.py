@@ -34,7 +34,10 @@ def is_tool_record(path: str, value: str) -> bool:
         >>> is_tool_record("docs/html/.buildinfo", "5224a5636bf4581871e6bd1d5c885f92")
         True
     """
-    parts = path.replace("\\", "/").split("/")
+    normalized = path.replace("\\", "/")
+    if ".git/" not in normalized and not normalized.endswith(".buildinfo"):
+        return False  # neither a repository's folder nor Sphinx's record: most paths, decided at once
+    parts = normalized.split("/")
     name, folders = parts[-1], parts[:-1]
     if name == ".buildinfo":
         return _SPHINX_HASH.fullmatch(value) is not None

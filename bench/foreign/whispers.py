@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from bisect import bisect_right
 from collections import Counter
 from typing import Iterator
 
@@ -103,24 +104,22 @@ def read_fixture(text: str, *, compliant_throughout: bool = False) -> tuple[list
     starts = _line_starts(text)
 
     def part_at(position: int) -> str:
-        index = sum(1 for s in starts if s <= position) - 1
-        return parts[index]
+        return parts[bisect_right(starts, position) - 1]
 
     found: dict[tuple[int, int], str] = {}
     identifiers: list[Span] = []
     for start, end in _hardcoded_values(text):
         if part_at(start) != "compliant":
             found[(start, end)] = "rule-example"
-    for shape in (_KEY_BLOCK,):
-        for match in shape.finditer(text):
-            if part_at(match.start()) != "compliant":
-                found[match.span()] = "rule-example"
+    for match in _KEY_BLOCK.finditer(text):
+        if part_at(match.start()) != "compliant":
+            found[match.span()] = "rule-example"
     for shape in (_NAMED_NONCOMPLIANT, _DEFAULT_OF):
         for match in shape.finditer(text):
             found[match.span("value")] = "rule-example"
     for shape in (_CONNECTION_PASSWORD, _AWS_SECRET):
         for match in shape.finditer(text):
-            if part_at(match.start()) not in ("compliant",) and not match.group("value").startswith(("$", "{")):
+            if part_at(match.start()) != "compliant" and not match.group("value").startswith(("$", "{")):
                 found[match.span("value")] = "rule-example"
     for match in _LONG_NUMBER.finditer(text):
         if part_at(match.start()) == "noncompliant":

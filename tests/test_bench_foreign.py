@@ -454,3 +454,155 @@ def test_whispers_fixtures_give_hardcoded_values_and_compliant_lines(tmp_path: P
     assert spans_of(got[".dockercfg"], "negatives") == ['"auth": "zq212MzhardcodedNotAscii"']
     assert spans_of(got["placeholders.yml"]) == [] and len(spans_of(got["placeholders.yml"], "negatives")) == 2
     assert counts["fixture_missing"] > 0
+
+
+TRIVY_TESTS = '''package secret_test
+
+func TestSecretScanner(t *testing.T) {
+	wantFindingGitHub := types.SecretFinding{
+		RuleID:    "github-pat",
+		StartLine: 2,
+		EndLine:   2,
+		Match:     "GITHUB_PAT=****************************************",
+		Code: types.Code{
+			Lines: []types.Line{
+				{
+					Number:      1,
+					Content:     "AWS_ACCESS_KEY_ID=********************",
+					Highlighted: "AWS_ACCESS_KEY_ID=********************",
+				},
+				{
+					Number:      2,
+					Content:     "GITHUB_PAT=" + strings.Repeat("*", 40),
+					Highlighted: "GITHUB_PAT=" + strings.Repeat("*", 40),
+					IsCause:     true,
+				},
+			},
+		},
+	}
+	keyBody := strings.Repeat("*", 12)
+	wantFindingKey := types.SecretFinding{
+		RuleID:    "private-key",
+		StartLine: 1,
+		EndLine:   3,
+		Match:     keyBody,
+		Code: types.Code{
+			Lines: []types.Line{
+				{
+					Number:      2,
+					Content:     keyBody,
+					IsCause:     true,
+					Highlighted: keyBody,
+				},
+				{
+					Number:      3,
+					Content:     "******",
+					Highlighted: "******",
+					IsCause:     true,
+				},
+			},
+		},
+	}
+	wantFindingOpenAIProjectAPIKey := openAIFinding("openai-project-api-key", "OpenAI Project API Key", "CRITICAL", 26)
+	tests := []struct {
+		name          string
+	}{
+		{
+			name:          "find github",
+			configPath:    filepath.Join("testdata", "skip-test.yaml"),
+			inputFilePath: filepath.Join("testdata", "tokens.txt"),
+			want: types.Secret{
+				Findings: []types.SecretFinding{
+					{
+						RuleID:    "aws-access-key-id",
+						StartLine: 1,
+						EndLine:   1,
+						Match:     "AWS_ACCESS_KEY_ID=********************",
+					},
+					wantFindingGitHub,
+				},
+			},
+		},
+		{
+			name:          "key",
+			configPath:    filepath.Join("testdata", "skip-test.yaml"),
+			inputFilePath: "testdata/key.txt",
+			want: types.Secret{Findings: []types.SecretFinding{wantFindingKey}},
+		},
+		{
+			name:          "openai",
+			configPath:    filepath.Join("testdata", "skip-test.yaml"),
+			inputFilePath: filepath.Join("testdata", "openai.txt"),
+			want: types.Secret{Findings: []types.SecretFinding{wantFindingOpenAIProjectAPIKey}},
+		},
+		{
+			name:          "invalid",
+			configPath:    filepath.Join("testdata", "skip-test.yaml"),
+			inputFilePath: filepath.Join("testdata", "invalid.txt"),
+			want:          types.Secret{},
+		},
+		{
+			name:          "custom rule only",
+			configPath:    filepath.Join("testdata", "config.yaml"),
+			inputFilePath: filepath.Join("testdata", "secret.txt"),
+			want: types.Secret{Findings: []types.SecretFinding{{
+				RuleID:    "rule1",
+				StartLine: 1,
+				EndLine:   1,
+				Match:     "secret=\\"*********\\"",
+			}}},
+		},
+		{
+			name:          "skipped by path",
+			configPath:    filepath.Join("testdata", "skip-test.yaml"),
+			inputFilePath: filepath.Join("testdata", "example-secret.txt"),
+			want:          types.Secret{},
+		},
+		{
+			name:          "a custom config",
+			configPath:    filepath.Join("testdata", "allow-path.yaml"),
+			inputFilePath: filepath.Join("testdata", "openai.txt"),
+			want:          types.Secret{},
+		},
+	}
+}
+
+func TestSecretScannerWithStreaming(t *testing.T) {
+}
+'''
+
+
+def test_trivy_tests_give_masked_secrets_and_quiet_lines(tmp_path: Path, git_env: Path) -> None:
+    from bench.foreign.trivy import FOLDER, trivy_examples
+
+    files = {
+        f"{FOLDER}/scanner_test.go": TRIVY_TESTS,
+        f"{FOLDER}/testdata/config.yaml": "rules:\n  - id: rule1\n",
+        f"{FOLDER}/testdata/tokens.txt": ("AWS_ACCESS_KEY_ID=AKIA0123456789ABCDEF\n"
+                                          "GITHUB_PAT=ghp_012345678901234567890123456789abcdef\n"  # smscan: ignore
+                                          "build_id=20240101-77af9e9\nplain words only here\n"),
+        f"{FOLDER}/testdata/key.txt": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADAN\nBgkqhk\n-----END PRIVATE KEY-----\n",
+        f"{FOLDER}/testdata/openai.txt": "sk-proj-abcdefghijT3BlbkFJ\nnote: rotated 20240101\n",
+        f"{FOLDER}/testdata/invalid.txt": "length is too long:\nAWS_key=HGM724ngha9785NGKbbar6jk76mnLL80BHJn\n",
+        f"{FOLDER}/testdata/secret.txt": 'secret="somevalue"\npassword: "123456789"\n',
+        f"{FOLDER}/testdata/example-secret.txt": "AWS_secret_KEY=12ASD34qwe56CXZ78tyH10Tna543VBokN85RHCas\n",
+    }
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in trivy_examples(mirror_of(tmp_path, "aquasecurity/trivy", files), counts=counts)}
+
+    # The mask says where the secret is; an access key id is an identifier, not a credential.
+    assert spans_of(got["tokens.txt"]) == ["ghp_012345678901234567890123456789abcdef"]  # smscan: ignore
+    assert spans_of(got["tokens.txt"], "identifiers") == ["AKIA0123456789ABCDEF"]
+    # A quiet line holding a value is a look-alike; a line of plain words is not counted.
+    assert spans_of(got["tokens.txt"], "negatives") == ["build_id=20240101-77af9e9"]
+    # A finding over several lines is one span, from its first masked run to its last.
+    assert spans_of(got["key.txt"]) == ["MIIEvQIBADAN\nBgkqhk"] and not got["key.txt"].negatives
+    # A helper that masks line 1 whole; the file's other lines stay look-alikes.
+    assert spans_of(got["openai.txt"]) == ["sk-proj-abcdefghijT3BlbkFJ"]
+    assert spans_of(got["openai.txt"], "negatives") == ["note: rotated 20240101"]
+    # A file its test expects nothing of: each line holding a value is a look-alike.
+    assert spans_of(got["invalid.txt"], "negatives") == ["AWS_key=HGM724ngha9785NGKbbar6jk76mnLL80BHJn"]
+    assert not got["invalid.txt"].labels
+    # Custom rules' files and files skipped by path give nothing.
+    assert "secret.txt" not in got and "example-secret.txt" not in got
+    assert counts["case_not_of_builtin_rules"] == 2 and counts["file_without_a_scored_span"] == 1

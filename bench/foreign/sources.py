@@ -19,6 +19,7 @@ from .mirror import Mirror, Pin
 from .ripsecrets import ripsecrets_examples
 from .rule_yaml import rule_examples
 from .secretlint import secretlint_examples
+from .trivy import trivy_examples
 from .whispers import whispers_examples
 
 
@@ -56,6 +57,9 @@ SOURCES: tuple[Source, ...] = (
     Source("whispers", Pin("Skyscanner/whispers", "5832bf74dcb127128ba653ed87601c927124b5aa"),
            "whispers' test fixtures: whole config and code files, compliant and non-compliant parts",
            lambda m, c: whispers_examples(m, counts=c)),
+    Source("trivy", Pin("aquasecurity/trivy", "dc3c56eed58ab21c7e08d26757c517bc946a86c5"),
+           "trivy's secret-scanner tests: whole files, each secret placed by the masked line its test expects",
+           lambda m, c: trivy_examples(m, counts=c)),
 )
 
 

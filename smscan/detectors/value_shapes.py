@@ -341,16 +341,19 @@ def is_encoded_text(value: str) -> bool:
         decoded = base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
     except (binascii.Error, ValueError):
         return False
-    readable = all(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
+    printable = [32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded]
+    readable = all(printable)
+    # Text with a byte or two garbled (a corrupted copy) is still text: random bytes are printable
+    # about 37% of the time, so 90% of sixteen or more is far beyond chance.
+    mostly_readable = len(decoded) >= 16 and sum(printable) >= 0.9 * len(decoded)
     # Binary that is a file or an archived object is data; readable text is judged below. Bytes
     # whose readable part carries a key (a token prefix glued before base64 JSON, `ops_eyJ...`; a
     # base64 PEM key cut mid-character) are that key, not data.
-    if not readable and len(decoded) >= 12 and is_structured_data(decoded):
-        printable = decoded.decode("latin-1")
-        return not any(not is_stand_in(run) for run in key_runs(printable))
-    if len(decoded) < 6 or not readable:
+    if not readable and not mostly_readable and len(decoded) >= 12 and is_structured_data(decoded):
+        return not any(not is_stand_in(run) for run in key_runs(decoded.decode("latin-1")))
+    if len(decoded) < 6 or not (readable or mostly_readable):
         return False
-    text = decoded.decode("ascii")
+    text = "".join(chr(byte) if ok else " " for byte, ok in zip(decoded, printable))
     # Text that carries a key (`{"k":"Jzz7CvXb...","id":1}`, a vendor key wrapped once more in
     # base64, `<uuid>:<secret>`) is that key encoded, unless the key is itself a stand-in
     # (`{"k":"EXAMPLE..."}`, `abcdefghijklmnopqrstuvwxyz1234567890...`).

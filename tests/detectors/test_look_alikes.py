@@ -85,6 +85,9 @@ def test_base64_of_text_is_text_and_base64_of_a_key_is_a_key() -> None:
     # A key that is itself a stand-in keeps its wrapper a stand-in: documented example, pattern.
     assert is_stand_in(b64('{"k":"EXAMPLEQm9xR2kLp0sVtY7wZ","n":"x"}'))
     assert is_encoded_text(b64("abcdefghijklmnopqrstuvwxyz0123456789"))
+    # Text with two bytes garbled is still text; a login pair garbled so stays a credential.
+    assert is_encoded_text(b64("aws-acc`\x08<\rkey-id test string"))
+    assert not is_encoded_text(b64("deploy\x07:Qm9xR2kLp0sVtY7wZ3nA"))
     assert key_runs("plain words and SomeCamelCaseWords only") == []
 
 

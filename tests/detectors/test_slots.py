@@ -144,6 +144,7 @@ def test_a_tuple_assignment_binds_each_value_to_the_name_in_its_place(text: str,
         ("<env>DB_PASSWORD=Zq8xP1sV9kL2</env>", [("Zq8xP1sV9kL2", "DB_PASSWORD", "assignment")]),
         ("<conn>Server=db;User ID=sa;Password=Zq8xP1sV9kL2</conn>",
          [("db", "Server", "assignment"), ("sa", "ID", "assignment"), ("Zq8xP1sV9kL2", "Password", "assignment")]),
+        ("<password>  Zq8xP1sV9kL2  </password>", [("Zq8xP1sV9kL2", "password", "assignment")]),
     ],
 )
 def test_an_elements_text_is_a_literal_and_its_closing_tag_ends_a_value(text: str, expected: list[tuple[str, str, str]]) -> None:

@@ -6,6 +6,8 @@ variable, where in a config file or a note it is the value itself.
 
 from __future__ import annotations
 
+import re
+
 CODE_SUFFIXES = frozenset(
     """
     py pyi pyw js mjs cjs jsx ts tsx go java kt kts scala c h cc cpp cxx hpp hh cs rb rs php swift
@@ -40,3 +42,22 @@ def names_variables_unquoted(path: str) -> bool:
         (True, False, False)
     """
     return suffix_of(path) in _REFERENCE_SUFFIXES
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def binds_name(text: str, name: str) -> bool:
+    """True when ``text`` assigns to ``name`` at the start of a line (``srx2_pass = getpass(...)``):
+    an unquoted ``name`` elsewhere in it is that variable, in code or in a document's code sample.
+
+    Example:
+        >>> binds_name("srx2_pass = getpass()\\nconn.password = srx2_pass\\n", "srx2_pass")
+        True
+        >>> binds_name("password = srx2_pass\\n", "srx2_pass")
+        False
+    """
+    if not _IDENTIFIER.fullmatch(name):
+        return False
+    binding = rf"^[ \t]*(?:(?:export|let|const|var|my|local)[ \t]+)?\$?{re.escape(name)}[ \t]*(?::[^=\n]*)?(?::=|=(?!=))"
+    return re.search(binding, text, re.MULTILINE) is not None

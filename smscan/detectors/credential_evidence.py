@@ -19,7 +19,7 @@ from typing import Any
 
 from smscan.detectors.blocks import is_armoured_text
 from smscan.detectors.credential_rule import CredentialRule
-from smscan.detectors.code_files import names_variables_unquoted
+from smscan.detectors.code_files import binds_name, names_variables_unquoted
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
@@ -57,6 +57,7 @@ from smscan.detectors.value_shapes import (
     is_name_of_thing,
     is_other_identifier,
     is_prose,
+    is_service_code,
     is_ssh_public_key,
     is_uuid,
 )
@@ -227,8 +228,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     chance_password = password_place and is_chance_name(value) and not ("/" in value and is_name_of_thing(value))
     # In code an unquoted value is an expression: a name with a number in it is a variable
     # (`"X-Amz-Server-Side-Encryption-Customer-Key": b64key,`), a PowerShell command a call
-    # (`$password = Get-AnsibleParam -obj $params`).
-    if slot.where == ASSIGNMENT and (is_code_name(value) or is_command_name(value)) and names_variables_unquoted(path):
+    # (`$password = Get-AnsibleParam -obj $params`); a name the text itself assigns is that
+    # variable, whatever the file (`srx2_pass = getpass(...)`, then `conn.password = srx2_pass`).
+    if slot.where == ASSIGNMENT and (
+        (is_code_name(value) or is_command_name(value)) and names_variables_unquoted(path) or binds_name(text, value)
+    ):
         return None
     # A label in prose is often a verb (`do not pass real_modname`): a typed word needs a literal's place.
     typed_password = (
@@ -247,6 +251,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     inherited = place == "secret" and names_a_thing(slot)
     if (place != "secret" or inherited) and (
         is_prose(value) or is_name_of_thing(value) or is_list_of_names(value) or _ENUM_NAME.fullmatch(value)
+        or is_service_code(value)
         or is_code_name(value)
     ):
         return None

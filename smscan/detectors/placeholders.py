@@ -88,7 +88,7 @@ _STAND_IN_WORDS = frozenset(
 # Words a negated stand-in holds after its `not` (`not-set`, `not-a-valid-key`, `not_configured`).
 _NEGATED_WORDS = _STAND_IN_WORDS | frozenset("a an set valid real used configured provided available".split())
 # Words a real key never holds as a whole word of its own (`-`, `_` or case-separated).
-_SELF_DESCRIBED = frozenset("placeholder dummy fake redacted invalid revoked sample example".split())
+_SELF_DESCRIBED = frozenset("placeholder dummy fake mock redacted invalid revoked sample example".split())
 # Words a value spells out, glued or not, to say it is no real key (`glsa_iNValIdinValiD...`,
 # `dummytokenvalue`): seven letters or more of one case-folded word are no chance in a random key
 # (26^-7 a position), so only longer words are read inside others.

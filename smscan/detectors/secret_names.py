@@ -74,11 +74,15 @@ _WHERE_WORDS = frozenset(["file", "files", "filename", "path", "dir", "folder", 
 # URL's own slot).
 _ADDRESS_WORDS = frozenset("url urls uri uris endpoint endpoints host hostname".split())
 # Last words of a name that say it names a thing that works with secrets, not one: a class or an
-# object that handles them (`HTTPPasswordMgr`, `AbstractBasicAuthHandler`, `token_provider`), a
-# rule about them (`password_policy`, `password_length`), or where one is kept
-# (`ssh_public_key_file`). The last word of a name is what it names.
+# object that handles them (`HTTPPasswordMgr`, `AbstractBasicAuthHandler`, `token_provider`,
+# `oauth_credentials_strategy`), a rule about them (`password_policy`, `password_length`, a
+# prompt's `pwd_pattern`), or where one is kept (`ssh_public_key_file`). The last word of a name
+# is what it names.
 _HOLDER_WORDS = _WHERE_WORDS | frozenset(
-    "manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint".split()
+    """
+    manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint
+    strategy strategies pattern patterns regex regexp
+    """.split()
 )
 # First words that make a password name an action's: `change_password`, `reset_password`,
 # `forgot_password` name a page, a URL or a rate limit of the action (`"change_password": "5/m/user"`);

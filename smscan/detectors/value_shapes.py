@@ -96,6 +96,16 @@ _REST_ROLE_VALUE = re.compile(r"^:[\w+\-]+(?::[\w+\-]+)?:$")
 # A web analytics property's id, public in every page that loads the tag (Google Analytics 4's
 # `G-DFLYZZK12P`, Universal Analytics' `UA-12345678-1`).
 _ANALYTICS_ID = re.compile(r"^(?:G-[A-Z0-9]{8,12}|UA-\d{4,10}-\d{1,4})$")
+# Substitutions alone (tox's `{env:OUT_DIR}{/}`, `{name}{ext}`): filled in where the value is used.
+_SUBSTITUTIONS = re.compile(r"^(?:\{[^{}\s]*\})+$")
+# A directive's or decorator's name (dynaconf's `@read_file`, `@pytest_fixture`): words after `@`.
+_AT_NAME = re.compile(r"^@[a-z]+(?:_[a-z]+)+$")
+# A markup entity cut at its `;` (`rf&#34` is HTML for `rf"`): a page's text, not a value.
+_ENTITY_CUT = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|quot|amp|lt|gt|apos)$")
+# The close of a URI template's optional part after user info (`[secret:key@]bucket/object`).
+_OPTIONAL_PART_CLOSE = re.compile(r"@\]")
+# A service's code: capitals then a number (Azure AD's `AADSTS7000215`, `ERR20001`).
+_CODE_NUMBER = re.compile(r"^[A-Z]{3,8}\d{4,10}$")
 # An integer written in hex for code, quoted (`b"0xfe11ac99bebe3322"`): 64 bits at most, where a
 # key written so is 128 bits or more.
 _HEX_INTEGER = re.compile(r"^0[xX][0-9a-fA-F]{1,16}$")
@@ -217,17 +227,18 @@ _ESCAPED_CHARACTERS = re.compile(r"^(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}){1,4}
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _DECODED_WORDS = re.compile(r"^[^\W\d_]+(?:[ \-'][^\W\d_]+)*$")
 # Grammar notation: an ABNF repetition of a rule (`1*tchar`, `*DIGIT`, `1*3ALPHA`, RFC 5234).
-_GRAMMAR_REPETITION = re.compile(r"^\d*\*\d*[A-Za-z][A-Za-z0-9\-]*$")
+_GRAMMAR_REPETITION = re.compile(r"^\d*\*\d*<?[A-Za-z][A-Za-z0-9\-]*$")
 # A regular expression's character class with its repetition (`[{_TCHAR}]+`, `[a-z0-9]*`).
 _REGEX_CLASS = re.compile(r"\[[^\]\s]+\][+*?]")
 # A name set in markup emphasis in prose (`*verify_ssl*`, ``` ``timeout`` ```, `_static_`).
 _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 # A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
-# Lower-case words joined by `-` in two or more `/` parts, a version among them: a path of names
-# (`cred-type/sa-jwt`, `v1/secret/data`).
-_WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|v\d+)"
-_WORD_PATH = re.compile(rf"^{_WORD_PART}(?:/{_WORD_PART})+$")
+# Words joined by `-` (or one CamelCase name) in two or more `/` parts, a version among them, and
+# maybe a REST custom method after a colon: a path of names (`cred-type/sa-jwt`, `v1/secret/data`,
+# `pypi/FlaskLike`, `iid/v1:batchAdd`).
+_WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+)"
+_WORD_PATH = re.compile(rf"^{_WORD_PART}(?:/{_WORD_PART})+(?::[a-z]+(?:[A-Z][a-z]+)*)?$")
 # A relative Windows path of lower-case names (`crypto_box\\curve25519xsalsa20poly1305`, a Visual
 # Studio filter): each part may open with a capital, never mixes cases like a key.
 _BACKSLASH_PATH = re.compile(r"^[A-Za-z_][a-z0-9_.\-]*(?:\\{1,2}[A-Za-z_][a-z0-9_.\-]*)+\\?$")
@@ -591,9 +602,38 @@ def is_other_identifier(
         or _ROUTE.match(value)
         or _HOST_PATH.match(value)
         or _ATTRIBUTE_REFERENCE.match(value)
+        or _SUBSTITUTIONS.match(value)
+        or _AT_NAME.match(value)
+        or _ENTITY_CUT.search(value)
+        or _OPTIONAL_PART_CLOSE.search(value)
+        or is_character_list(value)
         or dotted_names and words and is_dotted_code_name(value)
         or value.isdigit()
     )
+
+
+def is_service_code(value: str) -> bool:
+    """True for capitals then a number (``AADSTS7000215``): an error or product code where no name
+    says secret; under a key's name the same shape stays a candidate.
+
+    Example:
+        >>> is_service_code("AADSTS7000215"), is_service_code("KZ8PWRT4827")
+        (True, False)
+    """
+    return _CODE_NUMBER.match(value) is not None
+
+
+def is_character_list(value: str) -> bool:
+    """True for letters listed in alphabetical order (strftime's `aAbBcdHIjm...`, a character set):
+    ten or more letters, six of them different, each no earlier than the one before; a drawn value
+    falls in order about once in 10! times.
+
+    Example:
+        >>> is_character_list("aAbBcdHIjmMpSUwWxXyYZ%"), is_character_list("Zq8xP1sV9kL2mN4bW7cR")
+        (True, False)
+    """
+    letters = [c.lower() for c in value if c.isalpha()]
+    return len(letters) >= 10 and len(set(letters)) >= 6 and all(a <= b for a, b in zip(letters, letters[1:]))
 
 
 # Names of cryptographic algorithms as SSH, TLS and JOSE write them (RFC 4253, 5656, 8446, 7518):

@@ -965,3 +965,42 @@ def test_round_nineteen_ordinary_text(line: str, path: str) -> None:
 def test_a_doctest_output_under_a_neutral_call_stays_unnamed() -> None:
     text = "    >>> ScoringSettings().key()\n    'ctx512-stride384-fp32'\n"
     assert candidates(text, path="smscan/model/scoring_settings.py") == []
+
+
+# Round 20 (blind, session 17): settings loaders, network automation, web frameworks, cloud SDKs.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("tidelift: pypi/FlaskLike\n", ".github/FUNDING.yml"),
+        ("    --outdir '{env:BUILD_OUT_DIR}{/}' \\\n", "tox.ini"),
+        ('@oauth_credentials_strategy("oauth-m2m", ["host", "client_id"], supports_group=True)\n', "sdk/credentials_provider.py"),
+        ('@oauth_credentials_strategy("github-oidc-gcp", ["host"], supports_group=False)\n', "sdk/credentials_provider.py"),
+        ('NO_ORIGIN_FOR_SPA_CLIENT_ERROR = "AADSTS7000215"\n', "sdk/oauth.py"),
+        ('        SECRET_KEY = "@read_file {path}"\n', "tests/test_utils.py"),
+        ("        tokens, topic, 'iid/v1:batchRemove')\n", "firebase/messaging.py"),
+        ("    >>> tokenize([1, 'a'])\n    '4f0a1c9d2b7e6a5f3c8d1e0b9a7f6e5d'\n", "pkg/utils.py"),
+        ('qfx5_pass = getpass("QFX5 password: ")\nconn.password = qfx5_pass\n', "examples/jump_host.py"),
+        ("    prompt_or_password = rf&#34;({root_prompt}|{pattern})&#34;\n", "docs/netlib/linux/index.html"),
+        ('        pwd_pattern: str = r"assword:",\n', "netlib/vendor/driver.py"),
+        ('    c89_directives = "aAbBcdHIjmMpSUwWxXyYZ%"\n', "site/utils.py"),
+        ("    # URI template [secret:key@]bucket/object\n", "smart/s3.py"),
+        ("# token          = 1*<any CHAR except CTLs or separators>\n", "src/web/cookies.py"),
+        ("        init_options={'databaseAuthVariableOverride': 'rowan1-mock'},\n", "tests/test_app.py"),
+    ],
+)
+def test_round_twenty_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"password: {KEY[:6]}/{KEY[6:]}\n", "config/app.yml"),
+        ('API_KEY = "KZPWRT48271935"\n', "app/settings.py"),
+        (f">>> generate_api_key()\n'{KEY}'\n", "docs/keys.rst"),
+        ("password: qfx5_pass\n", "config/devices.yml"),
+        (f"secret = '{KEY}-mockup'\n", "app/settings.py"),
+    ],
+)
+def test_secrets_beside_round_twenty_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

@@ -5,7 +5,9 @@
 - Jasypt ``ENC(...)`` (Spring Boot, the key comes from the environment at run time);
 - Spring Cloud Config ``{cipher}...``;
 - SOPS ``ENC[AES256_GCM,data:...,type:str]``;
-- an Ansible Vault block (``$ANSIBLE_VAULT;1.1;AES256`` and its hex lines).
+- an Ansible Vault block (``$ANSIBLE_VAULT;1.1;AES256`` and its hex lines);
+- Netmiko's ``__encrypt__<iv>:<ciphertext>`` (the key is ``NETMIKO_TOOLS_KEY`` in the
+  environment), folded over lines as a YAML ``>`` block writes it.
 
 The slot finder drops every slot inside these spans, so neither the ciphertext nor a run of it
 is judged. (A Jenkins ``{AQAAABAAAA...}`` secret is not sealed this way: the key that opens it,
@@ -22,6 +24,7 @@ _SEALED_ENTRY = re.compile(r"^(?P<indent>[ \t]+)[\w.\-]+:[ \t]*(?P<value>Ag[A-Za
 _JASYPT = re.compile(r"\bENC\((?P<value>[A-Za-z0-9+/=_\-]+)\)")
 _SPRING_CIPHER = re.compile(r"\{cipher\}(?P<value>[A-Za-z0-9+/=]+)")
 _SOPS = re.compile(r"\bENC\[AES256_GCM,data:[^\]\s]*\]")
+_NETMIKO = re.compile(r"__encrypt__[A-Za-z0-9+/=_\-]+:[A-Za-z0-9+/=_\-]+(?:[ \t]*\r?\n[ \t]+[A-Za-z0-9+/=_\-]{8,}(?=[ \t]*(?:\r?\n|$)))*")
 _ANSIBLE_VAULT = re.compile(r"\$ANSIBLE_VAULT;[\d.]+;\w+(?:;\w+)?[ \t]*\r?\n(?:[ \t]*[0-9a-f]{2,}[ \t]*\r?\n?)+")
 
 
@@ -33,7 +36,7 @@ def sealed_spans(text: str) -> list[tuple[int, int]]:
         >>> [text[a:b] for a, b in sealed_spans(text)]
         ['ENC(niPUshUdY2n2I8RC+tBSo8qtkogreiny)']
     """
-    spans = [(m.start(), m.end()) for pattern in (_JASYPT, _SPRING_CIPHER, _SOPS, _ANSIBLE_VAULT) for m in pattern.finditer(text)]
+    spans = [(m.start(), m.end()) for pattern in (_JASYPT, _SPRING_CIPHER, _SOPS, _ANSIBLE_VAULT, _NETMIKO) for m in pattern.finditer(text)]
     if _SEALED_SECRET.search(text):
         for block in _SEALED_DATA_KEY.finditer(text):
             indent = len(block.group("indent"))

@@ -156,6 +156,8 @@ def test_a_key_in_a_url_path_or_query_is_its_own_span(line: str, token: str) -> 
         "spring.datasource.password=ENC(niPUshUdY2n2I8RC+tBSo8qtkogreiny)\n",
         "password: '{cipher}AQB8f3yQk9vLm2Xw7Rt4Zp1NcHs6Jd0Ge5Bu'\n",
         "password: ENC[AES256_GCM,data:Zq8xP1sV9kL2,iv:Lm2Xw7Rt4Zp1NcHs6Jd0Ge5B,tag:Xw7Rt4Zp1NcHs6Jd0Ge5Bu==,type:str]\n",
+        "  secret: __encrypt__Lm2Xw7Rt4Zp1NcHs6Jd0Gw==:Z0FBQUFBQm5Xw7Rt4Zp1NcHs6Jd0Ge5Bu=\n",
+        "  password: >\n    __encrypt__Lm2Xw7Rt4Zp1NcHs6Jd0Gw==:Z0FBQUFBQm5Xw7Rt4Zp1Nc\n    Hs6Jd0Ge5BuQm9xR2kLp0sVtY7wZ3nA8cD1\n    eF4gH6jK==\n",
     ],
 )
 def test_sealed_values_are_no_slots(text: str) -> None:

@@ -97,7 +97,9 @@ _REST_ROLE_VALUE = re.compile(r"^:[\w+\-]+(?::[\w+\-]+)?:$")
 # `G-DFLYZZK12P`, Universal Analytics' `UA-12345678-1`).
 _ANALYTICS_ID = re.compile(r"^(?:G-[A-Z0-9]{8,12}|UA-\d{4,10}-\d{1,4})$")
 # Substitutions alone (tox's `{env:OUT_DIR}{/}`, `{name}{ext}`): filled in where the value is used.
-_SUBSTITUTIONS = re.compile(r"^(?:\{[^{}\s]*\})+$")
+# Each is a name in one case, a `source:NAME` lookup or one sign; a braced run of mixed case and
+# digits is a value (Jenkins writes its secrets `{AQAAABAAAA...}`).
+_SUBSTITUTIONS = re.compile(r"^(?:\{(?:[a-z]+:[A-Za-z_][\w.\-]*|[a-z_]+|[A-Z_]+|[^\w\s{}]?)\})+$")
 # A directive's or decorator's name (dynaconf's `@read_file`, `@pytest_fixture`): words after `@`.
 _AT_NAME = re.compile(r"^@[a-z]+(?:_[a-z]+)+$")
 # A markup entity cut at its `;` (`rf&#34` is HTML for `rf"`): a page's text, not a value.

@@ -1000,6 +1000,7 @@ def test_round_twenty_ordinary_text(line: str, path: str) -> None:
         (f">>> generate_api_key()\n'{KEY}'\n", "docs/keys.rst"),
         ("password: qfx5_pass\n", "config/devices.yml"),
         (f"secret = '{KEY}-mockup'\n", "app/settings.py"),
+        (f"<master>{{{KEY}q9TfLw2Rx8Mz\\}}</master>\n", ".m2/settings-security.xml"),
     ],
 )
 def test_secrets_beside_round_twenty_still_count(text: str, path: str) -> None:

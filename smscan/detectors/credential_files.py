@@ -6,7 +6,8 @@ same line: the span is the secret alone.
 
 - ``.pgpass``: ``host:port:database:user:password`` (PostgreSQL's password file; ``\\:`` escapes);
 - ``.htpasswd``: ``user:hash``, an Apache ``$apr1$``, bcrypt ``$2y$``, crypt ``$5$``/``$6$`` or
-  ``{SHA}`` hash;
+  ``{SHA}`` hash; in a document of ``user:value`` lines alone where one value is such a hash, or
+  every value a 13-character DES crypt, every line's value (plain text is allowed there too);
 - ``.npmrc``: ``_password=`` and ``_auth=`` (base64 by definition, so never judged as encoded text);
 - FileZilla: ``<Pass encoding="base64">...</Pass>``, and any XML element whose ``name``/``key``
   attribute says secret (``<Setting name="Proxy password">...</Setting>``);
@@ -40,6 +41,9 @@ _HTPASSWD_LINE = re.compile(
     r"^[\w.@\-]+:(?P<hash>\$(?:apr1|2[abxy]?|5|6|1)\$[./A-Za-z0-9$]{8,}|\{SHA\}[A-Za-z0-9+/]{27}=)[ \t]*$",
     re.MULTILINE,
 )
+# Any `user:value` line, and the 13 characters of a traditional DES crypt (two of salt, eleven of hash).
+_HTPASSWD_ENTRY = re.compile(r"^[\w.@\-]+:(?P<hash>[^\s:]+)[ \t]*$")
+_DES_CRYPT = re.compile(r"^[./0-9A-Za-z]{13}$")
 # `_password=<base64>` and `_auth=<base64>` of an .npmrc, alone or after a registry's `//host/:`.
 _NPMRC_ENCODED = re.compile(r"^[ \t]*(?:\S*:)?(?P<name>_password|_auth)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]+=*)[ \t]*$", re.MULTILINE)
 _FILEZILLA_PASS = re.compile(r"<Pass\s+encoding=\"base64\"\s*>(?P<value>[A-Za-z0-9+/]+=*)</Pass>")
@@ -60,6 +64,36 @@ _NICKSERV_IDENTIFY = re.compile(
 _KEY_FILE = re.compile(r"\A[ \t]*(?P<value>[A-Za-z0-9+/_\-]{24,256}={0,2})[ \t]*\r?\n?\Z")
 
 
+def htpasswd_slots(text: str) -> Iterator[Slot]:
+    """The password hashes of an htpasswd file's ``user:hash`` lines (see the module docstring).
+
+    Example:
+        >>> text = "alice:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/\\nbob:Kx9vQ2mLp7wR\\n"
+        >>> [text[s.start:s.end] for s in htpasswd_slots(text)]
+        ['$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/', 'Kx9vQ2mLp7wR']
+    """
+    known = list(_HTPASSWD_LINE.finditer(text))
+    for match in known:
+        yield Slot(match.start("hash"), match.end("hash"), "password hash", FILE_FORMAT)
+    entries = []
+    offset = 0
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            entry = _HTPASSWD_ENTRY.match(line.rstrip("\r"))
+            if entry is None:
+                return  # a line of something else: not an htpasswd file
+            entries.append((offset + entry.start("hash"), offset + entry.end("hash"), entry.group("hash")))
+        offset += len(line) + 1
+    all_des = bool(entries) and all(_DES_CRYPT.match(value) and not value.islower() for _, _, value in entries)
+    if not known and not all_des:
+        return
+    taken = {match.start("hash") for match in known}
+    for start, end, _ in entries:
+        if start not in taken:
+            yield Slot(start, end, "password hash", FILE_FORMAT)
+
+
 def credential_file_slots(text: str) -> Iterator[Slot]:
     """The slots of ``text`` that only its credential file format names (see the module docstring).
 
@@ -70,8 +104,7 @@ def credential_file_slots(text: str) -> Iterator[Slot]:
     """
     for match in _PGPASS_LINE.finditer(text):
         yield Slot(match.start("password"), match.end("password"), "password", FILE_FORMAT)
-    for match in _HTPASSWD_LINE.finditer(text):
-        yield Slot(match.start("hash"), match.end("hash"), "password hash", FILE_FORMAT)
+    yield from htpasswd_slots(text)
     for match in _NPMRC_ENCODED.finditer(text):
         yield Slot(match.start("value"), match.end("value"), match.group("name"), FILE_FORMAT)
     for match in _FILEZILLA_PASS.finditer(text):

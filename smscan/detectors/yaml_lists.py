@@ -22,7 +22,8 @@ from smscan.detectors.secret_names import name_class
 from smscan.detectors.slot_kinds import ASSIGNMENT, STRING, TOKEN, Slot
 
 # A key line that opens a block: `api_tokens:` with nothing after it but a comment.
-_KEY_LINE = re.compile(r"""^(?P<indent>[ \t]*)(?:-[ \t]+)?["']?(?P<key>[A-Za-z_][\w.\-]*)["']?[ \t]*:[ \t]*(?:#.*)?$""")
+# A key may open with digits (`02_db_passwords:`, numbered sections).
+_KEY_LINE = re.compile(r"""^(?P<indent>[ \t]*)(?:-[ \t]+)?["']?(?P<key>\w[\w.\-]*)["']?[ \t]*:[ \t]*(?:#.*)?$""")
 # Any line that is a block list's item: a document without one has no list to name.
 _ANY_ITEM = re.compile(r"^[ \t]*-[ \t]+\S", re.MULTILINE)
 # An item: `- value`, `- "value"`; an unquoted one is one plain token (no `: `, `#`, braces).

@@ -224,3 +224,26 @@ def test_a_docker_auth_that_is_no_base64_login_is_no_credential() -> None:
     noise = base64.b64encode(b"\x8f\x01:\xfe\x99\x10Zq\xc3\x00\x7f\xd2:\x81\xee\x04").decode()
     text = f'{{\n  "auths": {{\n    "a.example": {{"auth": "{login}"}},\n    "b.example": {{"auth": "{noise}"}}\n  }}\n}}\n'
     assert judged_values(text) == {login}
+
+
+def test_every_entry_of_an_htpasswd_file_is_a_password_hash() -> None:
+    text = "alice:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/\nbob:Kx9vQ2mLp7wR\n# retired\ncarol:rX9a8Jw2pLq0E\n"
+    values = [text[s.start:s.end] for s in find_slots(text) if s.where == "file-format"]
+    assert values == ["$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/", "Kx9vQ2mLp7wR", "rX9a8Jw2pLq0E"]
+    des_only = "dave:rX9a8Jw2pLq0E\nerin:Ab3.dE5/gH7kL\n"
+    assert [des_only[s.start:s.end] for s in find_slots(des_only) if s.where == "file-format"] == ["rX9a8Jw2pLq0E", "Ab3.dE5/gH7kL"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("release:v1.2.3\nchannel:stable\n", []),  # name:value lines with no hash among them
+        # Not lines of entries alone: only the known hash format counts.
+        ("alice:$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/\nsee the notes below\n", ["$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/"]),
+        ("build:abcdefghijklm\n", []),  # thirteen lower-case letters are a word, no crypt
+    ],
+)
+def test_other_name_value_lines_are_no_htpasswd_file(text: str, expected: list[str]) -> None:
+    from smscan.detectors.credential_files import htpasswd_slots
+
+    assert [text[s.start:s.end] for s in htpasswd_slots(text)] == expected

@@ -899,6 +899,8 @@ def is_name_of_thing(value: str) -> bool:
 
 # An identifier of code with a number in it: camelCase or snake_case, letters first, perhaps a
 # dotted path of them (`sqlalchemy.exc.MovedIn20Warning`).
+# Windows' Hungarian notation types a field by its prefix (`pwszAppId`, `lpszName`, `cbData`).
+_HUNGARIAN_PREFIX = re.compile(r"^(?:lpsz|lpwsz|pwsz|psz|wsz|lp|dw|cb|pb|pv)(?=[A-Z])")
 _CODE_NAME_SHAPE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)*$")
 # Its words: an acronym before a version's `v` (`IPv4`), a capitalised or lower-case word, an
 # acronym, a number.
@@ -942,6 +944,8 @@ def is_code_name(value: str) -> bool:
         (True, True, False)
         >>> is_code_name("a9d1ca15768811d1aded"), is_code_name("MovedIn20Warning"), is_code_name("subclass")
         (False, True, False)
+        >>> is_code_name("pwszU2fAppId"), is_code_name("cbP2pFrame"), is_code_name("pbZq8xP1sV9k")
+        (True, True, False)
     """
     if not _CODE_NAME_SHAPE.match(value) or not any(c.isdigit() for c in value):
         return False
@@ -949,7 +953,8 @@ def is_code_name(value: str) -> bool:
     # A one-letter suffix after `_` marks a kind of thing (a type's `uint8_t`, a view's `fts5tablename_v`).
     if len(parts) > 1 and len(parts[-1]) == 1 and parts[-1].isalpha():
         parts = parts[:-1]
-    words = [word for part in parts for word in _CODE_NAME_WORD.findall(part)]
+    parts[0] = _HUNGARIAN_PREFIX.sub("", parts[0])
+    words = _glue_acronym([word for part in parts for word in _CODE_NAME_WORD.findall(part)])
     if len(words) < 2 or sum(len(word) for word in words if word.isdigit()) > _MAX_CODE_NAME_DIGITS:
         return False
     for index, word in enumerate(words):
@@ -961,6 +966,16 @@ def is_code_name(value: str) -> bool:
         elif len(word) < 2 and index > 0 and not _is_version_mark(words, index) or not reads_as_word(word):
             return False
     return True
+
+
+def _glue_acronym(words: list[str]) -> list[str]:
+    """The words with their first capital, digit, letter run made one acronym (FIDO's ``U2f``,
+    ``P2P``, ``M2M``): a name may hold one such; a drawn key's other runs stay apart after it."""
+    for index in range(len(words) - 2):
+        letter, digit, last = words[index:index + 3]
+        if len(letter) == 1 and letter.isupper() and len(digit) == 1 and digit.isdigit() and len(last) == 1 and last.isalpha():
+            return words[:index] + [(letter + digit + last).upper()] + words[index + 3:]
+    return words
 
 
 def _is_version_mark(words: list[str], index: int) -> bool:

@@ -1005,3 +1005,19 @@ def test_round_twenty_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_twenty_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 21 (blind, session 17): a Windows API binding's struct fields in Hungarian notation, one with FIDO's U2F.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('        ("pwszU2fAppId", PCWSTR),\n', "fido/client/win_api.py"),
+        ('        ("cbP2pFrameData", DWORD),\n', "fido/client/win_api.py"),
+    ],
+)
+def test_round_twenty_one_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+def test_a_key_after_a_hungarian_prefix_still_counts() -> None:
+    assert candidates(f'API_KEY = "pb{KEY}"\n', path="app/settings.py") == [f"pb{KEY}"]

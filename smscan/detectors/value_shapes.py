@@ -626,7 +626,7 @@ def is_service_code(value: str) -> bool:
 
 
 def is_character_list(value: str) -> bool:
-    """True for letters listed in alphabetical order (strftime's `aAbBcdHIjm...`, a character set):
+    """True for letters listed in alphabetical order (strftime's ``aAbBcdHIjm...``, a character set):
     ten or more letters, six of them different, each no earlier than the one before; a drawn value
     falls in order about once in 10! times.
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from smscan.detectors.blocks import is_armoured_text
 from smscan.detectors.credential_rule import CredentialRule
-from smscan.detectors.code_files import binds_name, names_variables_unquoted
+from smscan.detectors.code_files import binds_name, names_variables_unquoted, suffix_of
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
@@ -40,7 +40,7 @@ from smscan.detectors.slot_kinds import (
     Slot,
 )
 from smscan.detectors.slots import find_slots
-from smscan.detectors.token_runs import in_plain_query
+from smscan.detectors.token_runs import in_image_query, in_plain_query
 from smscan.detectors.test_context import is_expected_digest, is_made_up, is_test_path
 from smscan.detectors.test_vectors import in_test_vector
 from smscan.detectors.tool_records import is_tool_record
@@ -63,6 +63,9 @@ from smscan.detectors.value_shapes import (
 )
 from smscan.detectors.vendor_prefixes import vendor_of
 
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}")
+# Gettext catalogs: translations, their messages and the ids of obsolete ones.
+_CATALOG_SUFFIXES = frozenset({"po", "pot"})
 # Words just before a value in prose that say it is a digest or an id, one or many
 # (`Recent commits to repo:<sha>`).
 _IDENTIFIER_CONTEXT = re.compile(
@@ -158,6 +161,12 @@ def judged_slots(text: str, rule: CredentialRule, *, path: str = "", settled: Se
     return out
 
 
+def _file_stem(path: str) -> str:
+    """A path's file name without its folders and its last suffix (``docs/.github_token.txt`` -> ``.github_token``)."""
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if name.count(".") > (1 if name.startswith(".") else 0) else name
+
+
 def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:
     """The evidence a slot adds to its value's surprise, or None when it cannot be a credential.
 
@@ -176,6 +185,16 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     # An object id in git's refs, a build hash in Sphinx's record (:mod:`.tool_records`).
     if is_tool_record(path, value):
+        return None
+    # A file that holds one commit id and nothing else records a revision
+    # (`.latest-doc-only-change.txt`), unless its name says it keeps a token.
+    if _COMMIT_ID.fullmatch(value) and text.strip() == value and name_class(_file_stem(path)) != "secret":
+        return None
+    # A gettext catalog's strings are messages and their translations (`msgstr[0] "..."`).
+    if slot.where == STRING and suffix_of(path) in _CATALOG_SUFFIXES:
+        return None
+    # A badge's token sits in an image's URL to be shown to every reader (`badge.svg?token=...`).
+    if slot.where == ASSIGNMENT and in_image_query(text, slot.start):
         return None
     # A name written beside the value is named by its last attribute; one inherited from an
     # enclosing object (`credentials.prod`) says secret by its first (:mod:`.enclosing_names`).

@@ -85,6 +85,7 @@ _STAND_IN_WORDS = frozenset(
     unset notset
     """.split()
 )
+_NAMED_KIND = re.compile(r"^[a-z]+(?:_[a-z]+)*_(?:token|key|secret|password|passwd|pass|pwd|apikey)$")
 # Words a negated stand-in holds after its `not` (`not-set`, `not-a-valid-key`, `not_configured`).
 _NEGATED_WORDS = _STAND_IN_WORDS | frozenset("a an set valid real used configured provided available".split())
 # Words a real key never holds as a whole word of its own (`-`, `_` or case-separated).
@@ -222,6 +223,9 @@ def is_placeholder(value: str) -> bool:
     if not words:
         return False
     if all(word in _STAND_IN_WORDS for word in words):
+        return True
+    # A snake_case name of what the value is (`aws_token`, `db_password`): a stand-in, as `token` is.
+    if _NAMED_KIND.match(stripped):
         return True
     if len(words) >= 2 and words[0] == "not" and all(word in _NEGATED_WORDS for word in words[1:]):
         return True

@@ -28,6 +28,8 @@ _URL_SEGMENT = re.compile(r"[^/=&]+")
 _SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 # How far before a value a URL holding it is looked for.
 _URL_REACH = 2048
+# An image's path: what a badge URL ends in before its query.
+_IMAGE_PATH = re.compile(r"\.(?:svg|png|gif|jpe?g|webp)$", re.IGNORECASE)
 
 
 def token_runs(line: str, offset: int) -> Iterator[Slot]:
@@ -75,6 +77,26 @@ def in_plain_query(text: str, start: int) -> bool:
         query = match.group().find("?")
         if query != -1 and match.start() + query < start <= match.end():
             return not _SECRET_PATH_WORD.search(text, match.start(), start)
+    return False
+
+
+def in_image_query(text: str, start: int) -> bool:
+    """True when ``start`` is in the query of a URL on its line whose path names an image: a
+    badge's token (Codecov's `graph/badge.svg?token=...`) is made to be shown in every README.
+
+    Example:
+        >>> line = ".. image:: https://codecov.io/gh/o/r/graph/badge.svg?token=Jq7Xw2Lp9K"
+        >>> in_image_query(line, line.index("Jq7")), in_image_query(line.replace(".svg", ""), line.index("Jq7") - 4)
+        (True, False)
+    """
+    window = max(start - _URL_REACH, 0)
+    line_start = text.rfind("\n", window, start) + 1 or window
+    if text.rfind("?", line_start, start) == -1:
+        return False
+    for match in _URL.finditer(text, line_start, start + 1):
+        query = match.group().find("?")
+        if query != -1 and match.start() + query < start <= match.end():
+            return _IMAGE_PATH.search(match.group(), 0, query) is not None
     return False
 
 

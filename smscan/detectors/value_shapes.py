@@ -106,6 +106,8 @@ _AT_NAME = re.compile(r"^@[a-z]+(?:_[a-z]+)+$")
 _ENTITY_CUT = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|quot|amp|lt|gt|apos)$")
 # The close of a URI template's optional part after user info (`[secret:key@]bucket/object`).
 _OPTIONAL_PART_CLOSE = re.compile(r"@\]")
+# A folder's name with its closing slash, a prefix paths are built on (`template_prefix = "wagtaillocales/"`).
+_FOLDER_PREFIX = re.compile(r"^[a-z][a-z0-9_.\-]*/$")
 # A service's code: capitals then a number (Azure AD's `AADSTS7000215`, `ERR20001`).
 _CODE_NUMBER = re.compile(r"^[A-Z]{3,8}\d{4,10}$")
 # An integer written in hex for code, quoted (`b"0xfe11ac99bebe3322"`): 64 bits at most, where a
@@ -608,6 +610,7 @@ def is_other_identifier(
         or _AT_NAME.match(value)
         or _ENTITY_CUT.search(value)
         or _OPTIONAL_PART_CLOSE.search(value)
+        or _FOLDER_PREFIX.match(value)
         or is_character_list(value)
         or dotted_names and words and is_dotted_code_name(value)
         or value.isdigit()

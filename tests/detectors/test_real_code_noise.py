@@ -1021,3 +1021,32 @@ def test_round_twenty_one_ordinary_text(line: str, path: str) -> None:
 
 def test_a_key_after_a_hungarian_prefix_still_counts() -> None:
     assert candidates(f'API_KEY = "pb{KEY}"\n', path="app/settings.py") == [f"pb{KEY}"]
+
+
+# Round 22 (blind, session 17): data tools' connections, content management with translations.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("7c41e9a0d2b85f36c19e4d7a0b28f5c63e91d4a7\n", "docs/.latest-doc-only-change.txt"),
+        ('        mock_db_pass = "gcp_token"\n', "tests/unit/hooks/test_mysql.py"),
+        (".. |Cov| image:: https://codecov.io/gh/org/proj/graph/badge.svg?token=Qm4Xr8Lp2W\n", "README.rst"),
+        ('#~ msgstr[0] "c7e1a94f02d85b36e19c4a7d0f28b5e6_pl_0"\n', "app/locale/fr/LC_MESSAGES/django.po"),
+        ('    template_prefix = "foliolocales/"\n', "folio/locales/views.py"),
+    ],
+)
+def test_round_twenty_two_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"{KEY}\n", "config/master.key"),
+        ("7c41e9a0d2b85f36c19e4d7a0b28f5c63e91d4a7\n", "deploy/.github_token"),
+        (f'        mock_db_pass = "{KEY}_token"\n', "app/settings.py"),
+        (f"curl https://api.example.com/v1/report.csv?token={KEY}\n", "docs/api.md"),
+        (f'API_KEY = "{KEY}"\n', "app/locale/settings.py"),
+    ],
+)
+def test_secrets_beside_round_twenty_two_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

@@ -64,6 +64,7 @@ from smscan.detectors.value_shapes import (
 from smscan.detectors.vendor_prefixes import vendor_of
 
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
+_REVISION_WORDS = frozenset("change changes commit revision rev sha head ref release version build tag".split())
 # Gettext catalogs: translations, their messages and the ids of obsolete ones.
 _CATALOG_SUFFIXES = frozenset({"po", "pot"})
 # Words just before a value in prose that say it is a digest or an id, one or many
@@ -186,9 +187,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # An object id in git's refs, a build hash in Sphinx's record (:mod:`.tool_records`).
     if is_tool_record(path, value):
         return None
-    # A file that holds one commit id and nothing else records a revision
-    # (`.latest-doc-only-change.txt`), unless its name says it keeps a token.
-    if _COMMIT_ID.fullmatch(value) and text.strip() == value and name_class(_file_stem(path)) != "secret":
+    # A file that holds one commit id and nothing else, named for a change or a revision, records
+    # one (`.latest-doc-only-change.txt`, `LAST_RELEASE_COMMIT`); a token file keeps its own name.
+    if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(_file_stem(path))):
         return None
     # A gettext catalog's strings are messages and their translations (`msgstr[0] "..."`).
     if slot.where == STRING and suffix_of(path) in _CATALOG_SUFFIXES:

@@ -89,7 +89,7 @@ _QUOTED = re.compile(r"""(?<!\\)(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\\n])*)
 _ASSIGNED = re.compile(
     r"(?<![\w.\-$@])(?:(?![A-Za-z_$@])[\w.\-])*(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]*(?P<value>(?:(?!</)[^\s'\"`,;])+)"
 )
-# Blanks around an element's text are layout (`<password>  s3cr3t  </password>`; readers trim them).
+# Blanks around an element's text are layout (Maven's `<password>  ...  </password>`; readers trim them).
 _XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>[ \t]*(?P<value>[^<>\s]+)[ \t]*</(?P=tag)>")
 # HTML's elements of presentation hold a page's text, not a setting their tag names: generated API
 # docs put every identifier in a `<span>`, `<code>` or `<a>` (`<span class="n">str50subclass</span>`).

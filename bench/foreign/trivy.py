@@ -88,44 +88,48 @@ def trivy_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
             continue
         text = m.read(f"{FOLDER}/testdata/{path}")
         findings = [f for case in by_path[path] for f in case.findings]
-        if any(f.rule_id in custom_rules for f in findings):
-            findings = [f for f in findings if f.rule_id not in custom_rules]
-            quiet_lines_are_negatives = False
-        else:
-            quiet_lines_are_negatives = True
-        labels: dict[tuple[int, int], str] = {}
-        identifiers: set[tuple[int, int]] = set()
-        reported_lines: set[int] = set()
-        for finding in findings:
-            reported_lines.update(range(finding.start_line, finding.end_line + 1))
-            reported_lines.update(n for n, _ in finding.causes)
-            spans = finding_spans(text, finding)
-            if not spans:
-                # Its secret is somewhere in the file: no quiet line of it can be called a look-alike.
-                counts["finding_not_matched_in_file"] += 1
-                quiet_lines_are_negatives = False
-                continue
-            for span in spans:
-                if finding.rule_id in _IDENTIFIER_RULES:
-                    identifiers.add(span)
-                else:
-                    labels[span] = "rule-example"
-        for match in _AKIA.finditer(text):
-            labels.pop(match.span(), None)
-            identifiers.add(match.span())
-        negatives = look_alike_lines(text, reported_lines) if quiet_lines_are_negatives else []
-        negatives = [n for n in negatives if not any(n.start <= a < n.end for a, _ in identifiers)]
+        labels, identifiers, negatives = read_file(text, findings, custom_rules, counts)
         counts["credentials"] += len(labels)
         counts["look_alike_lines"] += len(negatives)
         if not labels and not negatives:
             counts["file_without_a_scored_span"] += 1
             continue
         name = path.rsplit("/", 1)[-1]
-        yield Example("trivy", name, text, name,
-                      labels=tuple(Span(a, b, c) for (a, b), c in sorted(labels.items())),
-                      negatives=tuple(negatives),
-                      identifiers=tuple(Span(a, b, "identifier") for a, b in sorted(identifiers)),
-                      meta={"file": f"{FOLDER}/testdata/{path}", "pin": meta_pin})
+        yield Example("trivy", name, text, name, labels=tuple(labels), negatives=tuple(negatives),
+                      identifiers=tuple(identifiers), meta={"file": f"{FOLDER}/testdata/{path}", "pin": meta_pin})
+
+
+def read_file(text: str, findings: list[Finding], custom_rules: set[str], counts: Counter[str]
+              ) -> tuple[list[Span], list[Span], list[Span]]:
+    """(credential spans, identifier spans, look-alike line spans) of one test file (see the module docstring)."""
+    # A custom rule's findings say nothing of the built-in rules' view of the file's other lines.
+    quiet_lines_are_negatives = not any(f.rule_id in custom_rules for f in findings)
+    labels: dict[tuple[int, int], str] = {}
+    identifiers: set[tuple[int, int]] = set()
+    reported_lines: set[int] = set()
+    for finding in findings:
+        if finding.rule_id in custom_rules:
+            continue
+        reported_lines.update(range(finding.start_line, finding.end_line + 1))
+        reported_lines.update(n for n, _ in finding.causes)
+        spans = finding_spans(text, finding)
+        if not spans:
+            # Its secret is somewhere in the file: no quiet line of it can be called a look-alike.
+            counts["finding_not_matched_in_file"] += 1
+            quiet_lines_are_negatives = False
+            continue
+        for span in spans:
+            if finding.rule_id in _IDENTIFIER_RULES:
+                identifiers.add(span)
+            else:
+                labels[span] = "rule-example"
+    for match in _AKIA.finditer(text):
+        labels.pop(match.span(), None)
+        identifiers.add(match.span())
+    negatives = look_alike_lines(text, reported_lines) if quiet_lines_are_negatives else []
+    negatives = [n for n in negatives if not any(n.start <= a < n.end for a, _ in identifiers)]
+    return ([Span(a, b, c) for (a, b), c in sorted(labels.items())],
+            [Span(a, b, "identifier") for a, b in sorted(identifiers)], negatives)
 
 
 def read_cases(go_source: str) -> list[Case]:

@@ -63,6 +63,7 @@ from smscan.detectors.value_shapes import (
 )
 from smscan.detectors.vendor_prefixes import vendor_of
 
+# A git commit id, and the words of a file's name that say it records one.
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
 _REVISION_WORDS = frozenset("change changes commit revision rev sha head ref release version build tag".split())
 # Gettext catalogs: translations, their messages and the ids of obsolete ones.

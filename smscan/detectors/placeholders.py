@@ -85,6 +85,7 @@ _STAND_IN_WORDS = frozenset(
     unset notset
     """.split()
 )
+# A snake_case name whose last word is a secret's kind (`aws_token`, `db_password`).
 _NAMED_KIND = re.compile(r"^[a-z]+(?:_[a-z]+)*_(?:token|key|secret|password|passwd|pass|pwd|apikey)$")
 # Words a negated stand-in holds after its `not` (`not-set`, `not-a-valid-key`, `not_configured`).
 _NEGATED_WORDS = _STAND_IN_WORDS | frozenset("a an set valid real used configured provided available".split())

@@ -68,16 +68,8 @@ def in_plain_query(text: str, start: int) -> bool:
         >>> in_plain_query(line, line.index("PLy")), in_plain_query(line.replace("list=", "token="), line.index("PLy") + 1)
         (True, False)
     """
-    # Read back at most a long URL's length: a minified line is never read once per value.
-    window = max(start - _URL_REACH, 0)
-    line_start = text.rfind("\n", window, start) + 1 or window
-    if text.rfind("?", line_start, start) == -1:  # no query opens before it: most values, cheaply
-        return False
-    for match in _URL.finditer(text, line_start, start + 1):
-        query = match.group().find("?")
-        if query != -1 and match.start() + query < start <= match.end():
-            return not _SECRET_PATH_WORD.search(text, match.start(), start)
-    return False
+    url = _url_with_query_at(text, start)
+    return url is not None and not _SECRET_PATH_WORD.search(text, url.start(), start)
 
 
 def in_image_query(text: str, start: int) -> bool:
@@ -89,15 +81,22 @@ def in_image_query(text: str, start: int) -> bool:
         >>> in_image_query(line, line.index("Jq7")), in_image_query(line.replace(".svg", ""), line.index("Jq7") - 4)
         (True, False)
     """
+    url = _url_with_query_at(text, start)
+    return url is not None and _IMAGE_PATH.search(url.group(), 0, url.group().find("?")) is not None
+
+
+def _url_with_query_at(text: str, start: int) -> re.Match[str] | None:
+    """The URL on ``start``'s line whose query holds ``start``, or None."""
+    # Read back at most a long URL's length: a minified line is never read once per value.
     window = max(start - _URL_REACH, 0)
     line_start = text.rfind("\n", window, start) + 1 or window
-    if text.rfind("?", line_start, start) == -1:
-        return False
+    if text.rfind("?", line_start, start) == -1:  # no query opens before it: most values, cheaply
+        return None
     for match in _URL.finditer(text, line_start, start + 1):
         query = match.group().find("?")
         if query != -1 and match.start() + query < start <= match.end():
-            return _IMAGE_PATH.search(match.group(), 0, query) is not None
-    return False
+            return match
+    return None
 
 
 def has_path_token(value: str) -> bool:

@@ -7,6 +7,7 @@ variable, where in a config file or a note it is the value itself.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 CODE_SUFFIXES = frozenset(
     """
@@ -44,7 +45,12 @@ def names_variables_unquoted(path: str) -> bool:
     return suffix_of(path) in _REFERENCE_SUFFIXES
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# A name assigned at the start of a line, after a declaring word or a shell's `$`, maybe typed:
+# `srx2_pass = getpass()`, `export TOKEN=...`, `local x: int = 3`, `name := value`.
+_BINDING = re.compile(
+    r"^[ \t]*(?:(?:export|let|const|var|my|local)[ \t]+)?\$?(?P<name>[A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?(?::=|=(?!=))",
+    re.MULTILINE,
+)
 
 
 def binds_name(text: str, name: str) -> bool:
@@ -57,7 +63,11 @@ def binds_name(text: str, name: str) -> bool:
         >>> binds_name("password = srx2_pass\\n", "srx2_pass")
         False
     """
-    if not _IDENTIFIER.fullmatch(name):
-        return False
-    binding = rf"^[ \t]*(?:(?:export|let|const|var|my|local)[ \t]+)?\$?{re.escape(name)}[ \t]*(?::[^=\n]*)?(?::=|=(?!=))"
-    return re.search(binding, text, re.MULTILINE) is not None
+    return name in _bound_names(text)
+
+
+# Asked once per unquoted value of a document: its names are read once (a config of thousands of
+# assignments would otherwise be searched once per value).
+@lru_cache(maxsize=32)
+def _bound_names(text: str) -> frozenset[str]:
+    return frozenset(match.group("name") for match in _BINDING.finditer(text))

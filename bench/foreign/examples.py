@@ -69,6 +69,15 @@ def read_jsonl(path: Path) -> Iterator[Example]:
 
 # The user info of a URL; the password runs to the last `@` before the host (a password may hold one).
 URL_USER_INFO = re.compile(r"://(?P<user>[^:/\s@]+):(?P<password>[^\s/]+)@")
+# An AWS access key id: an identifier (the secret is the access key it pairs with), in every source.
+AWS_KEY_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset of each line's first character (a position's line is found by bisection)."""
+    starts = [0]
+    starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
+    return starts
 
 
 def whole_text_span(text: str, category: str) -> tuple[Span, ...]:

@@ -18,14 +18,13 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from .examples import URL_USER_INFO, Example, Span, guess_path_hint, is_degenerate, whole_text_span
+from .examples import AWS_KEY_ID, URL_USER_INFO, Example, Span, guess_path_hint, is_degenerate, whole_text_span
 from .mirror import Mirror
 
 _KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----", re.S)
 _XML_ELEMENT = re.compile(r"<(?P<tag>\w+)>(?P<value>[^<]+)</(?P=tag)>")
 _ASSIGNED = re.compile(r"""^\s*(?:export\s+)?[\[\]'"\w.-]+\s*(?::=|=|:(?!//))\s*["'`]?(?P<value>.+?)["'`]?,?\s*$""")
 _AFTER_OPTION = re.compile(r"[:/]_?[A-Za-z]\w*=(?P<value>\S{8,})$")
-_AWS_KEY_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
 _ALLOWED = "pragma: allowlist secret"
 
 
@@ -52,7 +51,7 @@ def ripsecrets_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]
         text = m.read(path)
         block = _KEY_BLOCK.search(text)
         if block is None:
-            counts["file_with_an_identifier_only" if _AWS_KEY_ID.search(text) else "file_without_a_key_block"] += 1
+            counts["file_with_an_identifier_only" if AWS_KEY_ID.search(text) else "file_without_a_key_block"] += 1
             continue
         counts["credential_files"] += 1
         yield Example("ripsecrets", path.rsplit("/", 1)[-1], text, guess_path_hint(text),

@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
-from .examples import Example, Span
+from .examples import AWS_KEY_ID, Example, Span, line_starts
 from .mirror import Mirror
 
 FOLDER = "pkg/fanal/secret"
@@ -53,7 +53,6 @@ _GO_PART = re.compile(r'\s*(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|`(?P<raw>[^`]*)`'
                       r'|strings\.Repeat\("(?P<repeat>[^"\\]*)",\s*(?P<times>\d+)\))\s*(?:\+|$)')
 _MASK_RUN = re.compile(r"\*+")
 _VALUE_TOKEN = re.compile(r"""[^\s"'<>:=,;()\[\]{}]{8,}""")
-_AKIA = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +122,7 @@ def read_file(text: str, findings: list[Finding], custom_rules: set[str], counts
                 identifiers.add(span)
             else:
                 labels[span] = "rule-example"
-    for match in _AKIA.finditer(text):
+    for match in AWS_KEY_ID.finditer(text):
         labels.pop(match.span(), None)
         identifiers.add(match.span())
     negatives = look_alike_lines(text, reported_lines) if quiet_lines_are_negatives else []
@@ -162,7 +161,7 @@ def read_cases(go_source: str) -> list[Case]:
 
 def finding_spans(text: str, finding: Finding) -> list[tuple[int, int]]:
     """Character spans of a finding's secret in ``text``, read off its masked lines; [] if they do not match."""
-    starts = _line_starts(text)
+    starts = line_starts(text)
     runs: list[tuple[int, int]] = []
     causes = finding.causes or ((finding.start_line, finding.match),)
     for number, masked in causes:
@@ -298,10 +297,3 @@ def _custom_rule_ids(m: Mirror) -> set[str]:
         if path.endswith(".yaml"):
             ids.update(re.findall(r"^\s*-?\s*id:\s*(\S+)", m.read(path), re.M))
     return ids
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
-    return starts
-

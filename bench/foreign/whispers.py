@@ -34,7 +34,7 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Iterator
 
-from .examples import URL_USER_INFO, Example, Span
+from .examples import AWS_KEY_ID, URL_USER_INFO, Example, Span, line_starts
 from .mirror import Mirror
 
 FOLDER = "tests/fixtures"
@@ -72,7 +72,6 @@ _DEFAULT_OF = re.compile(r"""(?:non|in)compliant\w*["']?\s*:[^\n]*\n(?:[^\n]*\n)
                          re.IGNORECASE)
 _CONNECTION_PASSWORD = re.compile(r"(?i)\b(?:password|pwd)=(?P<value>[^;\s&\"'<]+)")
 _AWS_SECRET = re.compile(r"(?i)\baws_(?:key|token)\W+(?P<value>[A-Za-z0-9/+=]{30,})")
-_AWS_KEY_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\d{16,}(?![\w.])")
 _SECRET_WORD = re.compile(r"(?i)pass|pwd|secret|token|key|auth|cred")
 _HARDCODED = "hardcoded"
@@ -101,7 +100,7 @@ def whispers_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
 def read_fixture(text: str, *, compliant_throughout: bool = False) -> tuple[list[Span], list[Span], list[Span]]:
     """(credential spans, identifier spans, look-alike line spans) of one fixture (see the module docstring)."""
     parts = line_parts(text, compliant_throughout)
-    starts = _line_starts(text)
+    starts = line_starts(text)
 
     def part_at(position: int) -> str:
         return parts[bisect_right(starts, position) - 1]
@@ -124,7 +123,7 @@ def read_fixture(text: str, *, compliant_throughout: bool = False) -> tuple[list
     for match in _LONG_NUMBER.finditer(text):
         if part_at(match.start()) == "noncompliant":
             found[match.span()] = "rule-example"
-    for match in _AWS_KEY_ID.finditer(text):
+    for match in AWS_KEY_ID.finditer(text):
         found.pop(match.span(), None)
         identifiers.append(Span(match.start(), match.end(), "identifier"))
     for match in URL_USER_INFO.finditer(text):
@@ -166,12 +165,6 @@ def line_parts(text: str, compliant_throughout: bool = False) -> list[str]:
 
 def _part_of(word: str) -> str:
     return "compliant" if word.lower() == "compliant" else "noncompliant"
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
-    return starts
 
 
 def _hardcoded_values(text: str) -> Iterator[tuple[int, int]]:

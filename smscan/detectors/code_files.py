@@ -30,6 +30,17 @@ def suffix_of(path: str) -> str:
     return name.rsplit(".", 1)[-1].lower() if "." in name else ""
 
 
+def stem_of(path: str) -> str:
+    """A path's file name without its last suffix; a leading dot is no suffix.
+
+    Example:
+        >>> stem_of("docs/.github_token.txt"), stem_of("deploy/.github_token"), stem_of("Makefile")
+        ('.github_token', '.github_token', 'Makefile')
+    """
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if name.count(".") > (1 if name.startswith(".") else 0) else name
+
+
 def is_code_path(path: str) -> bool:
     """True for a file in a programming language (``app.py``, ``main.go``, ``run.sh``)."""
     return suffix_of(path) in CODE_SUFFIXES

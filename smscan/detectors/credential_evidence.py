@@ -19,7 +19,7 @@ from typing import Any
 
 from smscan.detectors.blocks import is_armoured_text
 from smscan.detectors.credential_rule import CredentialRule
-from smscan.detectors.code_files import binds_name, names_variables_unquoted, suffix_of
+from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
@@ -163,12 +163,6 @@ def judged_slots(text: str, rule: CredentialRule, *, path: str = "", settled: Se
     return out
 
 
-def _file_stem(path: str) -> str:
-    """A path's file name without its folders and its last suffix (``docs/.github_token.txt`` -> ``.github_token``)."""
-    name = path.rsplit("/", 1)[-1]
-    return name.rsplit(".", 1)[0] if name.count(".") > (1 if name.startswith(".") else 0) else name
-
-
 def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:
     """The evidence a slot adds to its value's surprise, or None when it cannot be a credential.
 
@@ -190,7 +184,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     # A file that holds one commit id and nothing else, named for a change or a revision, records
     # one (`.latest-doc-only-change.txt`, `LAST_RELEASE_COMMIT`); a token file keeps its own name.
-    if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(_file_stem(path))):
+    if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(stem_of(path))):
         return None
     # A gettext catalog's strings are messages and their translations (`msgstr[0] "..."`).
     if slot.where == STRING and suffix_of(path) in _CATALOG_SUFFIXES:

@@ -106,7 +106,7 @@ def name_class(name: str) -> str:
         ('secret', 'identifier', 'neutral', 'neutral')
     """
     words = name_words(name)
-    if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_page_token(words):
+    if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_address_token(words):
         return "identifier"
     # An id glued to what it names (`CLOUDFRONT_HOSTEDZONEID`, `tenantid`, `AzureClientId` reads apart).
     if words and words[-1].endswith(_GLUED_ID_ENDINGS):
@@ -146,10 +146,16 @@ def _names_public_key(words: list[str]) -> bool:
                for word, after in zip(words, [*words[1:], ""]))
 
 
-def _names_page_token(words: list[str]) -> bool:
-    """A page token marks a place in a listing, handed out by the API to anyone paging it
-    (`nextPageToken`, `continuation_token`)."""
-    return len(words) > 1 and words[-1] in ("token", "tokens") and words[-2] in ("page", "continuation", "pagination")
+# Words before `token` that make it an address, not a key: a page token marks a place in a
+# listing, handed out by the API to anyone paging it (`nextPageToken`, `continuation_token`); a
+# device's push token is where notifications are sent (APNs' `device_token`, `pushToken`), and
+# sending needs the provider's own key.
+_ADDRESS_TOKEN_WORDS = frozenset(["page", "continuation", "pagination", "device", "push"])
+
+
+def _names_address_token(words: list[str]) -> bool:
+    """A token that says where (a page of a listing, a device to notify), not who may."""
+    return len(words) > 1 and words[-1] in ("token", "tokens") and words[-2] in _ADDRESS_TOKEN_WORDS
 
 
 # Names ending in `key` or `api` whose keys are public or are no secret at all: a publishable or

@@ -30,7 +30,8 @@ def found(text: str, values: list[str], rule: CredentialRule | None = None) -> l
         ("api_key", "secret"), ("X-Auth-Token", "secret"), ("aws_access_key_id", "secret"),
         ("gitSha", "identifier"), ("integrity", "identifier"), ("request_id", "identifier"),
         ("commit", "identifier"), ("key", "neutral"), ("sort_key", "neutral"), ("value", "neutral"),
-        ("timeout", "neutral"),
+        ("timeout", "neutral"), ("nextPageToken", "identifier"), ("device_token", "identifier"),
+        ("pushToken", "identifier"), ("deviceAuthToken", "secret"),
     ],
 )
 def test_what_a_name_says(name: str, expected: str) -> None:

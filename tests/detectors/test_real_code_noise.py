@@ -1050,3 +1050,19 @@ def test_round_twenty_two_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_twenty_two_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 21's leftover: a push-notification device token in a README is the device's address.
+@pytest.mark.parametrize(
+    "line",
+    [
+        'client.send_notification(device_token="3f0c9a7e51d2b84c6e0f9a3d7b21c58e4a6f0d9c2b7e13a85f4c0d6e9b2a7f31", payload=p)\n',
+        '    "pushToken": "3f0c9a7e51d2b84c6e0f9a3d7b21c58e4a6f0d9c2b7e13a85f4c0d6e9b2a7f31",\n',
+    ],
+)
+def test_a_device_token_is_an_address(line: str) -> None:
+    assert candidates(line, path="README.md") == []
+
+
+def test_a_device_auth_token_still_counts() -> None:
+    assert candidates(f'DEVICE_AUTH_TOKEN = "{KEY}"\n', path="app/settings.py") == [KEY]

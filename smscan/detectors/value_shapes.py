@@ -629,9 +629,10 @@ def is_service_code(value: str) -> bool:
 
 
 def is_character_list(value: str) -> bool:
-    """True for letters listed in alphabetical order (strftime's ``aAbBcdHIjm...``, a character set):
-    ten or more letters, six of them different, each no earlier than the one before; a drawn value
-    falls in order about once in 10! times.
+    """True for letters listed in alphabetical order (strftime's ``aAbBcdHIjm...``, a character set,
+    a typed counting pattern such as ``A1bC2dE3fG4h...``): ten or more letters, six of them
+    different, each no earlier than the one before; a drawn value falls in order about once in 10!
+    times.
 
     Example:
         >>> is_character_list("aAbBcdHIjmMpSUwWxXyYZ%"), is_character_list("Zq8xP1sV9kL2mN4bW7cR")

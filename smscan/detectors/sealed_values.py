@@ -7,7 +7,9 @@
 - SOPS ``ENC[AES256_GCM,data:...,type:str]``;
 - an Ansible Vault block (``$ANSIBLE_VAULT;1.1;AES256`` and its hex lines);
 - Netmiko's ``__encrypt__<iv>:<ciphertext>`` (the key is ``NETMIKO_TOOLS_KEY`` in the
-  environment), folded over lines as a YAML ``>`` block writes it.
+  environment), folded over lines as a YAML ``>`` block writes it;
+- a Zuul secret, ``!encrypted/pkcs1-oaep`` and the base64 chunks below it (encrypted for the
+  project's public key; Zuul's scheduler holds the private one), the tag included.
 
 The slot finder drops every slot inside these spans, so neither the ciphertext nor a run of it
 is judged. (A Jenkins ``{AQAAABAAAA...}`` secret is not sealed this way: the key that opens it,
@@ -25,6 +27,11 @@ _JASYPT = re.compile(r"\bENC\((?P<value>[A-Za-z0-9+/=_\-]+)\)")
 _SPRING_CIPHER = re.compile(r"\{cipher\}(?P<value>[A-Za-z0-9+/=]+)")
 _SOPS = re.compile(r"\bENC\[AES256_GCM,data:[^\]\s]*\]")
 _NETMIKO = re.compile(r"__encrypt__[A-Za-z0-9+/=_\-]+:[A-Za-z0-9+/=_\-]+(?:[ \t]*\r?\n[ \t]+[A-Za-z0-9+/=_\-]{8,}(?=[ \t]*(?:\r?\n|$)))*")
+# The tag, maybe a block indicator, then lines of base64 deeper than the key, as list items
+# (`- chunk`) or folded continuations.
+_ZUUL_ENCRYPTED = re.compile(
+    r"!encrypted/pkcs1-oaep(?:[ \t]+[|>][-+]?)?[ \t]*(?:\r?\n[ \t]+(?:-[ \t]+)?[A-Za-z0-9+/=]{8,}[ \t]*(?=\r?\n|$))+"
+)
 _ANSIBLE_VAULT = re.compile(r"\$ANSIBLE_VAULT;[\d.]+;\w+(?:;\w+)?[ \t]*\r?\n(?:[ \t]*[0-9a-f]{2,}[ \t]*\r?\n?)+")
 
 
@@ -36,7 +43,7 @@ def sealed_spans(text: str) -> list[tuple[int, int]]:
         >>> [text[a:b] for a, b in sealed_spans(text)]
         ['ENC(niPUshUdY2n2I8RC+tBSo8qtkogreiny)']
     """
-    spans = [(m.start(), m.end()) for pattern in (_JASYPT, _SPRING_CIPHER, _SOPS, _ANSIBLE_VAULT, _NETMIKO) for m in pattern.finditer(text)]
+    spans = [(m.start(), m.end()) for pattern in (_JASYPT, _SPRING_CIPHER, _SOPS, _ANSIBLE_VAULT, _NETMIKO, _ZUUL_ENCRYPTED) for m in pattern.finditer(text)]
     if _SEALED_SECRET.search(text):
         for block in _SEALED_DATA_KEY.finditer(text):
             indent = len(block.group("indent"))

@@ -105,7 +105,7 @@ def name_class(name: str) -> str:
         >>> name_class("stripeSecretKey"), name_class("gitSha"), name_class("timeout"), name_class("auth_type")
         ('secret', 'identifier', 'neutral', 'neutral')
     """
-    words = name_words(name)
+    words = _glue_digests(name_words(name))
     if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_address_token(words):
         return "identifier"
     # An id glued to what it names (`CLOUDFRONT_HOSTEDZONEID`, `tenantid`, `AzureClientId` reads apart).
@@ -113,6 +113,10 @@ def name_class(name: str) -> str:
         return "identifier"
     # A lookup by an id or a name is handed the id (`find_authorization_by_id("020f755c...")`).
     if len(words) > 2 and words[-2] == "by" and words[-1] in IDENTIFIER_WORDS:
+        return "identifier"
+    # A UUID names an object, whatever it is of (`secret_uuid`, a key manager's reference); a
+    # secret written as a UUID is named for what it is (`api_key`).
+    if len(words) > 1 and words[-1] in ("uuid", "guid"):
         return "identifier"
     # A version names a release, whatever it is of (`auth_version == "3.x_password"`).
     if len(words) > 1 and words[-1] in ("version", "versions"):
@@ -138,6 +142,22 @@ def name_class(name: str) -> str:
     if any(word in IDENTIFIER_WORDS for word in words):
         return "identifier"
     return "neutral"
+
+
+# Digest names a name splits before their digits (`IMAGE_MD5_KEY` reads `md`, `5`).
+_DIGEST_NAMES = frozenset(["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "crc32"])
+
+
+def _glue_digests(words: list[str]) -> list[str]:
+    """The words with a digest's name put back together before its last word (``md``, ``5`` -> ``md5``);
+    a digest's size at the very end is glued where the last word is read."""
+    glued: list[str] = []
+    for index, word in enumerate(words):
+        if glued and word.isdigit() and index < len(words) - 1 and glued[-1] + word in _DIGEST_NAMES:
+            glued[-1] += word
+        else:
+            glued.append(word)
+    return glued
 
 
 def _names_public_key(words: list[str]) -> bool:

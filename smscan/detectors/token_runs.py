@@ -28,6 +28,8 @@ _URL_SEGMENT = re.compile(r"[^/=&]+")
 _SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 # How far before a value a URL holding it is looked for.
 _URL_REACH = 2048
+# An id's type written before it, as APIs print ids (Dropbox's `dbid:AAH4f99T...`, `id:...`).
+_TYPED_ID_PREFIX = re.compile(r"(?<![\w\-])[a-z]*id:$")
 # An image's path: what a badge URL ends in before its query.
 _IMAGE_PATH = re.compile(r"\.(?:svg|png|gif|jpe?g|webp)$", re.IGNORECASE)
 
@@ -47,6 +49,8 @@ def token_runs(line: str, offset: int) -> Iterator[Slot]:
         start, end = _trim_token(line, match.start(), match.end())
         if any(url_start <= start < url_end for url_start, url_end in urls):
             yield from _url_path_tokens(line, offset, start, end)
+            continue
+        if _TYPED_ID_PREFIX.search(line, max(start - 16, 0), start):
             continue
         key = ""
         pair = _TOKEN_PAIR.fullmatch(line, start, end)

@@ -123,6 +123,14 @@ _IDENTIFIER = re.compile(r"^[~.]?[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$
 # `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 # A number with its unit (`-0.00202266700216569s`, `250ms`, `1.5GB`).
+# A machine size written as quantities joined by `-`, `_` or `x` (a flavor `4C-4GB-100GB`,
+# `2vCPU-8GiB`, `1x4GB`): every part a number with a unit of cores or bytes.
+_SIZE_SPEC = re.compile(
+    r"^(?:\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?))(?:[-_x](?:\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?)))+$"
+)
+# An id written with its type before a colon, as APIs print them (Dropbox's `id:a4ayc_80_OEAAAAAAAAAYa`,
+# `dbid:AAH4f99T...`): the type says what it is.
+_TYPED_ID = re.compile(r"^[a-z]*id:[A-Za-z0-9_\-]+$")
 _QUANTITY = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[a-zA-Zµ]{1,3}|%)$")
 # `KEY:value` properties joined by commas (`ENVIRONMENT:azure,TOKEN_RESOURCE:x`): settings.
 _PROPERTY_LIST = re.compile(r"^[A-Z][A-Z0-9_]*:[^,:\s]*(?:,[A-Z][A-Z0-9_]*:[^,:\s]*)+$")
@@ -140,8 +148,10 @@ _GROUPED_NUMBER = re.compile(r"^[$€£¥]?\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:
 # `pkg{d}/sub/m{i}.py`. Base64 holds `/` but no `.`; passwords hold `.` but rarely `/`.
 # A query or fragment may follow, as in a stylesheet's `url(fonts/icons.4f2c1d.eot?#iefix)`.
 _RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}(?:[?#][\w=&#.\-]*)?$")
-# An action or package at a named ref: `OWNER/smscan@REF`, `actions/checkout@main`.
-_REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@[A-Za-z][A-Za-z0-9._\-]*$")
+# An action or package at a named ref or pinned to a commit: `OWNER/smscan@REF`,
+# `actions/checkout@main`, `re-actors/alls-green@05ac9388...` (a workflow's `uses:`, pinned by its
+# full commit id as hardening guides ask).
+_REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@(?:[A-Za-z][A-Za-z0-9._\-]*|[0-9a-f]{7,40})$")
 # A parameter's name written with its `=` (`X-Amz-Credential=`), or the name compared by `==`
 # (`platform_python_implementation=="PyPy"`, a pin's environment marker): words, no value.
 # Names written in CamelCase or CONSTANT_CASE count too (`SharedAccessKeyName=`, `AUTH0_CLIENT_SECRET=`):
@@ -238,10 +248,10 @@ _REGEX_CLASS = re.compile(r"\[[^\]\s]+\][+*?]")
 _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 # A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
-# Words joined by `-` (or one CamelCase name) in two or more `/` parts, a version among them, and
-# maybe a REST custom method after a colon: a path of names (`cred-type/sa-jwt`, `v1/secret/data`,
-# `pypi/FlaskLike`, `iid/v1:batchAdd`).
-_WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+)"
+# Words joined by `-` (or one CamelCase name) in two or more `/` parts, a version or an HTTP
+# method among them, and maybe a REST custom method after a colon: a path of names
+# (`cred-type/sa-jwt`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`).
+_WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
 _WORD_PATH = re.compile(rf"^{_WORD_PART}(?:/{_WORD_PART})+(?::[a-z]+(?:[A-Z][a-z]+)*)?$")
 # A relative Windows path of lower-case names (`crypto_box\\curve25519xsalsa20poly1305`, a Visual
 # Studio filter): each part may open with a capital, never mixes cases like a key.
@@ -549,6 +559,8 @@ def is_other_identifier(
         or _IDENTIFIER.match(value) and (words or not is_random_case(value))
         or _NUMBER.match(value)
         or _QUANTITY.match(value)
+        or _SIZE_SPEC.match(value)
+        or _TYPED_ID.match(value)
         or _PROPERTY_LIST.match(value)
         or len(_PERCENT_FIELD.findall(value)) >= 2 and re.search(r"[a-z]{3}", value) is not None
         or _OPEN_BRACKET_WORD.match(value)
@@ -650,6 +662,8 @@ _PRIMITIVE = (
     r"(?:ssh|sha\d*|md5|hmac|aes\d*|rsa|dsa|dss|ecdsa|ecdh|ed25519|ed448|curve25519|curve448|nistp\d+|"
     r"chacha20|poly1305|diffie|hellman|umac|blake2[bs]?|pbkdf2|hkdf|gcm|cbc|ctr|ccm|etm|"
     r"kex|gss|gex|group\d+|scram|ntlm|"
+    # SASL's challenge-response mechanisms (`CRAM-MD5`, `DIGEST-MD5`, RFC 2195 and 2831)
+    r"cram|digest|"
     # post-quantum and hybrid key exchanges (`sntrup761x25519-sha512`, `mlkem768x25519-sha256`)
     r"(?:sntrup\d+|mlkem\d+|kyber\d+)(?:x(?:25519|448))?|x25519|x448|"
     # key encodings (`pkcs8-pem`, `pkcs1-der`, `openssh-pem`)
@@ -682,6 +696,8 @@ def is_algorithm_name(value: str) -> bool:
         (False, False)
         >>> is_algorithm_name("scram-sha-256"), is_algorithm_name("secp384r1"), is_algorithm_name("hmacsha512256")
         (True, True, True)
+        >>> is_algorithm_name("CRAM-MD5"), is_algorithm_name("digest-Zq8xP1sV")
+        (True, False)
     """
     if value.isupper():  # the same names in capitals (`GOOG4-RSA-SHA256`, `AWS4-HMAC-SHA256`)
         value = value.lower()

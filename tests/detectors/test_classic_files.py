@@ -158,6 +158,10 @@ def test_a_key_in_a_url_path_or_query_is_its_own_span(line: str, token: str) -> 
         "password: ENC[AES256_GCM,data:Zq8xP1sV9kL2,iv:Lm2Xw7Rt4Zp1NcHs6Jd0Ge5B,tag:Xw7Rt4Zp1NcHs6Jd0Ge5Bu==,type:str]\n",
         "  secret: __encrypt__Lm2Xw7Rt4Zp1NcHs6Jd0Gw==:Z0FBQUFBQm5Xw7Rt4Zp1NcHs6Jd0Ge5Bu=\n",
         "  password: >\n    __encrypt__Lm2Xw7Rt4Zp1NcHs6Jd0Gw==:Z0FBQUFBQm5Xw7Rt4Zp1Nc\n    Hs6Jd0Ge5BuQm9xR2kLp0sVtY7wZ3nA8cD1\n    eF4gH6jK==\n",
+        # A Zuul secret: the tag, then the ciphertext's chunks as list items folded over lines.
+        "      password: !encrypted/pkcs1-oaep\n        - FbeRKkCs2YlDYm944EUuUbY2mVcTwSgE00gMZokmXR2WjKqRsuLFpkOe9opn\n"
+        "          mxAGizoGlzI+Lg8VnS47zShM+UqgaNzC148iY+WBuLXAEoxS3c9Gxz03Gm/Q2Tu6MJoCG\n"
+        "        - OY8JvQkq+pjwkV61sIawTfQRTZkwjFO8F/viSOuF75PDZthY5SuMN5MEJ8B8Ska0WNbjw=\n      username: demo\n",
     ],
 )
 def test_sealed_values_are_no_slots(text: str) -> None:

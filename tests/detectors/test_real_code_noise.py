@@ -1066,3 +1066,35 @@ def test_a_device_token_is_an_address(line: str) -> None:
 
 def test_a_device_auth_token_still_counts() -> None:
     assert candidates(f'DEVICE_AUTH_TOKEN = "{KEY}"\n', path="app/settings.py") == [KEY]
+
+
+# Round 23 (blind, session 18): API clients with OAuth flows and recorded sessions, cloud and mail clients.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("      uses: re-actors/alls-green@05ac9388f0aebcb5727afa17fcccfecd6f8ec5fe # v1.2.2\n", ".github/workflows/ci-cd.yml"),
+        ("        250 AUTH CRAM-MD5\n", "src/aiosmtplib/smtp.py"),
+        ("    value such as dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc. The account_id\n", "dropbox/openid.py"),
+        ('    to, e.g. "id:a4ayc_80_OEAAAAAAAAAYa".\n', "dropbox/riviera.py"),
+        ("    ('my-citycloud', 'Buf1', 'Ubuntu 16.04 Xenial Xerus', '4C-4GB-100GB'),\n", "examples/cloud/create-server.py"),
+        ("    # secret_store_id / secret_store_ref on secret GET/list, and\n", "openstack/key_manager/v1/secret.py"),
+        ('    "secret_uuid": "e5d27872-64ab-4d8c-8c25-4dbdc522fbbf",\n', "tests/unit/block_storage/v3/test_attachment.py"),
+        ("            self.proxy._IMAGE_MD5_KEY: '144c9defac04969c7bfad8efaa8ea194',\n", "tests/unit/image/v2/test_proxy.py"),
+    ],
+)
+def test_round_twenty_three_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"        AUTH_PASSWORD = 'CRAM-{KEY}'\n", "src/settings.py"),
+        (f"    value such as token:{KEY}. The account_id\n", "docs/notes.md"),
+        (f"    ('my-citycloud', 'Buf1', '4C-4GB-{KEY}'),\n", "examples/cloud/create-server.py"),
+        (f'    "secret_key": "{KEY}",\n', "tests/unit/test_attachment.py"),
+        (f"            self.proxy._IMAGE_API_KEY: '{KEY}',\n", "tests/unit/image/v2/test_proxy.py"),
+    ],
+)
+def test_secrets_beside_round_twenty_three_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

@@ -65,6 +65,8 @@ from smscan.detectors.vendor_prefixes import vendor_of
 
 # A git commit id, and the words of a file's name that say it records one.
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
+# Lower-case letters and digits, both (base 36 as ids print it).
+_LOWER_ALNUM = re.compile(r"(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]+")
 _REVISION_WORDS = frozenset("change changes commit revision rev sha head ref release version build tag".split())
 # Gettext catalogs: translations, their messages and the ids of obsolete ones.
 _CATALOG_SUFFIXES = frozenset({"po", "pot"})
@@ -300,8 +302,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return rule.secret_bonus + (rule.vendor_bonus if is_passphrase(value) else 0.0)
     if slot.where in (STRING, ASSIGNMENT) and len(value) >= rule.min_length_unnamed:
         # Short hex without a name is an id (short commit hashes, revision ids), not a key: hex
-        # carries 4 bits a character, so a key in hex is long.
+        # carries 4 bits a character, so a key in hex is long; so is short base 36 in lower case
+        # (the ids many APIs print: `reddit.live("ukaeu1ik4sw5")`).
         if is_hex(value) and len(value) < rule.min_length_unnamed_hex:
+            return None
+        if _LOWER_ALNUM.fullmatch(value) and len(value) < rule.min_length_unnamed_lower:
             return None
         return 0.0
     return None

@@ -1098,3 +1098,27 @@ def test_round_twenty_three_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_twenty_three_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 23: an API's ids in base 36, passed to the call that looks them up or quoted in its docs.
+@pytest.mark.parametrize(
+    "line",
+    [
+        '            thread = reddit.live("ukaeu1ik4sw5")\n',
+        '        To delete ``"141vv5c16py7d"`` from r/test try:\n',
+    ],
+)
+def test_short_lower_case_ids_are_ids(line: str) -> None:
+    assert candidates(line, path="praw/models/reddit/live.py") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '    thread = reddit.live("ukaeu1ik4sw5q8x2p")\n',  # as long as a key in base 36
+        '    reddit = Reddit(password="ukaeu1ik4sw5")\n',  # named for a password
+        '    thread = reddit.live("ukaEu1iK4sw5")\n',  # both cases: a drawn password's shape
+    ],
+)
+def test_lower_case_values_that_stay_candidates(line: str) -> None:
+    assert len(candidates(line, path="praw/models/reddit/live.py")) == 1

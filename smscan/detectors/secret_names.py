@@ -38,7 +38,7 @@ IDENTIFIER_WORDS = frozenset(
     """
     id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes digest checksum integrity commit
     rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
-    request session_id cache color colour name path file dir url uri host endpoint homepage
+    request session_id cache color colour name path file dir url uri urn host endpoint homepage
     identifier identifiers doi signature signatures verification idempotency sid kid uid uids
     user users username usernames usr basename dirname revisionid
     """.split()

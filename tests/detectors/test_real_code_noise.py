@@ -1080,6 +1080,7 @@ def test_a_device_auth_token_still_counts() -> None:
         ("    # secret_store_id / secret_store_ref on secret GET/list, and\n", "openstack/key_manager/v1/secret.py"),
         ('    "secret_uuid": "e5d27872-64ab-4d8c-8c25-4dbdc522fbbf",\n', "tests/unit/block_storage/v3/test_attachment.py"),
         ("            self.proxy._IMAGE_MD5_KEY: '144c9defac04969c7bfad8efaa8ea194',\n", "tests/unit/image/v2/test_proxy.py"),
+        ("    urn = 'spotify:artist:3jOstUTkEu2JkjvRdBA5Gu'\n", "spotipy/client.py"),
     ],
 )
 def test_round_twenty_three_ordinary_text(line: str, path: str) -> None:

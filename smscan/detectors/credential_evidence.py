@@ -51,6 +51,7 @@ from smscan.detectors.value_shapes import (
     is_chance_name,
     is_code_name,
     is_command_name,
+    is_dashed_code,
     is_encoded_text,
     is_hex,
     is_list_of_names,
@@ -65,8 +66,11 @@ from smscan.detectors.vendor_prefixes import vendor_of
 
 # A git commit id, and the words of a file's name that say it records one.
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
-# Lower-case letters and digits, both (base 36 as ids print it).
-_LOWER_ALNUM = re.compile(r"(?=[a-z]*[0-9])(?=[0-9]*[a-z])[a-z0-9]+")
+# Letters of one case and digits, both, maybe in parts joined by `-` or `_`: base 36 as ids
+# print it (`ukaeu1ik4sw5`, `ECH69MOIW7613`, `dxcon-fg5678gh`).
+_ONE_CASE_ALNUM = re.compile(
+    r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])(?:[a-z0-9]+(?:[-_][a-z0-9]+)*|[A-Z0-9]+(?:[-_][A-Z0-9]+)*)"
+)
 _REVISION_WORDS = frozenset("change changes commit revision rev sha head ref release version build tag".split())
 # Gettext catalogs: translations, their messages and the ids of obsolete ones.
 _CATALOG_SUFFIXES = frozenset({"po", "pot"})
@@ -269,6 +273,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if (place != "secret" or inherited) and (
         is_prose(value) or is_name_of_thing(value) or is_list_of_names(value) or _ENUM_NAME.fullmatch(value)
         or is_service_code(value)
+        or is_dashed_code(value)
         or is_code_name(value)
     ):
         return None
@@ -302,11 +307,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return rule.secret_bonus + (rule.vendor_bonus if is_passphrase(value) else 0.0)
     if slot.where in (STRING, ASSIGNMENT) and len(value) >= rule.min_length_unnamed:
         # Short hex without a name is an id (short commit hashes, revision ids), not a key: hex
-        # carries 4 bits a character, so a key in hex is long; so is short base 36 in lower case
-        # (the ids many APIs print: `reddit.live("ukaeu1ik4sw5")`).
+        # carries 4 bits a character, so a key in hex is long; so is short base 36 in one case
+        # (the ids many APIs print: `reddit.live("ukaeu1ik4sw5")`, `Example: dxcon-fg5678gh`).
         if is_hex(value) and len(value) < rule.min_length_unnamed_hex:
             return None
-        if _LOWER_ALNUM.fullmatch(value) and len(value) < rule.min_length_unnamed_lower:
+        if _ONE_CASE_ALNUM.fullmatch(value) and len(value) < rule.min_length_unnamed_lower:
             return None
         return 0.0
     return None

@@ -38,9 +38,9 @@ class CredentialRule:
     min_length_unnamed: int = 12
     min_length_unnamed_hex: int = 20
     min_length_unnamed_lower: int = 16
-    """Unnamed values of lower-case letters and digits shorter than this are ids (a Reddit thread's
-    `ukaeu1ik4sw5`): base 36 carries about 5.2 bits a character, so 16 of them hold what 20 hex
-    digits do."""
+    """Unnamed values of letters in one case and digits shorter than this are ids (a Reddit thread's
+    `ukaeu1ik4sw5`, a CloudFront distribution's `ECH69MOIW7613`): base 36 carries about 5.2 bits a
+    character, so 16 of them hold what 20 hex digits do."""
     min_length_token: int = 20
     cheap_gate: float | None = CHEAP_GATE
     """A slot the rules keep whose cheap log-odds (the packaged judgement's cheap model) is at or

@@ -76,12 +76,15 @@ _ADDRESS_WORDS = frozenset("url urls uri uris endpoint endpoints host hostname".
 # Last words of a name that say it names a thing that works with secrets, not one: a class or an
 # object that handles them (`HTTPPasswordMgr`, `AbstractBasicAuthHandler`, `token_provider`,
 # `oauth_credentials_strategy`), a rule about them (`password_policy`, `password_length`, a
-# prompt's `pwd_pattern`), or where one is kept (`ssh_public_key_file`). The last word of a name
-# is what it names.
+# prompt's `pwd_pattern`), or where one is kept (`ssh_public_key_file`); a form's words about one
+# (`passwd_title: "Lösenord"`), or a failure about one (`NoAuthHandlerFound: ...` in a traceback,
+# `token_expired`). The last word of a name is what it names.
 _HOLDER_WORDS = _WHERE_WORDS | frozenset(
     """
     manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint
     strategy strategies pattern patterns regex regexp
+    title label caption placeholder
+    error errors exception found failed denied expired invalid missing
     """.split()
 )
 # First words that make a password name an action's: `change_password`, `reset_password`,
@@ -111,8 +114,9 @@ def name_class(name: str) -> str:
     # An id glued to what it names (`CLOUDFRONT_HOSTEDZONEID`, `tenantid`, `AzureClientId` reads apart).
     if words and words[-1].endswith(_GLUED_ID_ENDINGS):
         return "identifier"
-    # A lookup by an id or a name is handed the id (`find_authorization_by_id("020f755c...")`).
-    if len(words) > 2 and words[-2] == "by" and words[-1] in IDENTIFIER_WORDS:
+    # A lookup by an id, a name or a key is handed it (`find_authorization_by_id("020f755c...")`,
+    # gspread's `open_by_key`: a spreadsheet's key is its id).
+    if len(words) > 2 and words[-2] == "by" and (words[-1] in IDENTIFIER_WORDS or words[-1] == "key"):
         return "identifier"
     # A UUID names an object, whatever it is of (`secret_uuid`, a key manager's reference); a
     # secret written as a UUID is named for what it is (`api_key`).
@@ -167,10 +171,11 @@ def _names_public_key(words: list[str]) -> bool:
 
 
 # Words before `token` that make it an address, not a key: a page token marks a place in a
-# listing, handed out by the API to anyone paging it (`nextPageToken`, `continuation_token`); a
+# listing, handed out by the API to anyone paging it (`nextPageToken`, AWS's `NextToken`,
+# `continuation_token`); a
 # device's push token is where notifications are sent (APNs' `device_token`, `pushToken`), and
 # sending needs the provider's own key.
-_ADDRESS_TOKEN_WORDS = frozenset(["page", "continuation", "pagination", "device", "push"])
+_ADDRESS_TOKEN_WORDS = frozenset(["page", "next", "continuation", "pagination", "device", "push"])
 
 
 def _names_address_token(words: list[str]) -> bool:

@@ -123,15 +123,16 @@ _IDENTIFIER = re.compile(r"^[~.]?[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$
 # `224_617.445_991_228`, `1_000_000`, `6.626e-34`. Hex keys (`0x4c08...`) are not numbers here.
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 # A number with its unit (`-0.00202266700216569s`, `250ms`, `1.5GB`).
+_QUANTITY = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[a-zA-Zµ]{1,3}|%)$")
 # A machine size written as quantities joined by `-`, `_` or `x` (a flavor `4C-4GB-100GB`,
 # `2vCPU-8GiB`, `1x4GB`): every part a number with a unit of cores or bytes.
-_SIZE_SPEC = re.compile(
-    r"^(?:\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?))(?:[-_x](?:\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?)))+$"
-)
+_SIZE_PART = r"\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?)"
+_SIZE_SPEC = re.compile(rf"^{_SIZE_PART}(?:[-_x]{_SIZE_PART})+$")
 # An id written with its type before a colon, as APIs print them (Dropbox's `id:a4ayc_80_OEAAAAAAAAAYa`,
 # `dbid:AAH4f99T...`): the type says what it is.
 _TYPED_ID = re.compile(r"^[a-z]*id:[A-Za-z0-9_\-]+$")
-_QUANTITY = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[a-zA-Zµ]{1,3}|%)$")
+# An RFC named by its number (`eddsa.new(key, "rfc8032")` picks the RFC's variant).
+_RFC_NAME = re.compile(r"^rfc[- ]?\d{3,5}$", re.IGNORECASE)
 # `KEY:value` properties joined by commas (`ENVIRONMENT:azure,TOKEN_RESOURCE:x`): settings.
 _PROPERTY_LIST = re.compile(r"^[A-Z][A-Z0-9_]*:[^,:\s]*(?:,[A-Z][A-Z0-9_]*:[^,:\s]*)+$")
 # A format with `%` fields and words (`dump_%N.%P.core`, `%Y-%m-%d_backup`): a pattern of names.
@@ -149,9 +150,9 @@ _GROUPED_NUMBER = re.compile(r"^[$€£¥]?\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:
 # A query or fragment may follow, as in a stylesheet's `url(fonts/icons.4f2c1d.eot?#iefix)`.
 _RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}(?:[?#][\w=&#.\-]*)?$")
 # An action or package at a named ref or pinned to a commit: `OWNER/smscan@REF`,
-# `actions/checkout@main`, `re-actors/alls-green@05ac9388...` (a workflow's `uses:`, pinned by its
+# `actions/checkout@main`, `re-actors/alls-green@release/v1`, `re-actors/alls-green@05ac9388...` (a workflow's `uses:`, pinned by its
 # full commit id as hardening guides ask).
-_REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@(?:[A-Za-z][A-Za-z0-9._\-]*|[0-9a-f]{7,40})$")
+_REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@(?:[A-Za-z][A-Za-z0-9._\-]*(?:/[A-Za-z0-9._\-]+)*|[0-9a-f]{7,40})$")
 # A parameter's name written with its `=` (`X-Amz-Credential=`), or the name compared by `==`
 # (`platform_python_implementation=="PyPy"`, a pin's environment marker): words, no value.
 # Names written in CamelCase or CONSTANT_CASE count too (`SharedAccessKeyName=`, `AUTH0_CLIENT_SECRET=`):
@@ -561,6 +562,7 @@ def is_other_identifier(
         or _QUANTITY.match(value)
         or _SIZE_SPEC.match(value)
         or _TYPED_ID.match(value)
+        or _RFC_NAME.match(value)
         or _PROPERTY_LIST.match(value)
         or len(_PERCENT_FIELD.findall(value)) >= 2 and re.search(r"[a-z]{3}", value) is not None
         or _OPEN_BRACKET_WORD.match(value)
@@ -638,6 +640,22 @@ def is_service_code(value: str) -> bool:
         (True, False)
     """
     return _CODE_NUMBER.match(value) is not None
+
+
+# Parts each all capitals or all digits joined by `-`, letters first: an instrument's symbol
+# (`BTC-241227-41000-C`: a ticker, an expiry, a strike, call or put), a charset (`ISO-8859-1`).
+_DASHED_CODE = re.compile(r"^[A-Z]{2,8}(?:-(?:[A-Z]{1,8}|\d{1,8})){2,}$")
+
+
+def is_dashed_code(value: str) -> bool:
+    """True for a code of capitals and numbers in dashed parts, each part one or the other (an
+    option's symbol ``BTC-241227-41000-C``); a drawn key mixes them within its groups.
+
+    Example:
+        >>> is_dashed_code("BTC-241227-41000-C"), is_dashed_code("X7K2-M9P4-Q8R1")
+        (True, False)
+    """
+    return _DASHED_CODE.match(value) is not None and any(c.isdigit() for c in value)
 
 
 def is_character_list(value: str) -> bool:
@@ -966,6 +984,8 @@ def is_code_name(value: str) -> bool:
         (False, True, False)
         >>> is_code_name("pwszU2fAppId"), is_code_name("cbP2pFrame"), is_code_name("pbZq8xP1sV9k")
         (True, True, False)
+        >>> is_code_name("HmacAuthV1Handler"), is_code_name("ZqAuthV1xP")
+        (True, False)
     """
     if not _CODE_NAME_SHAPE.match(value) or not any(c.isdigit() for c in value):
         return False
@@ -981,7 +1001,9 @@ def is_code_name(value: str) -> bool:
         if word.isdigit():
             continue
         if word.isupper():
-            if len(word) > _MAX_ACRONYM or len(word) == 1 and index > 0 and not words[index - 1].isdigit():
+            if len(word) > _MAX_ACRONYM or (
+                len(word) == 1 and index > 0 and not words[index - 1].isdigit() and not _is_version_mark(words, index)
+            ):
                 return False
         elif len(word) < 2 and index > 0 and not _is_version_mark(words, index) or not reads_as_word(word):
             return False
@@ -999,5 +1021,6 @@ def _glue_acronym(words: list[str]) -> list[str]:
 
 
 def _is_version_mark(words: list[str], index: int) -> bool:
-    """True for a ``v`` before a number among a name's words (``IPv4`` -> IP, v, 4)."""
-    return words[index] == "v" and index + 1 < len(words) and words[index + 1].isdigit()
+    """True for a ``v`` before a number among a name's words (``IPv4`` -> IP, v, 4;
+    ``HmacAuthV1Handler`` -> ..., V, 1, ...)."""
+    return words[index] in ("v", "V") and index + 1 < len(words) and words[index + 1].isdigit()

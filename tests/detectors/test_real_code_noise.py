@@ -1123,3 +1123,39 @@ def test_short_lower_case_ids_are_ids(line: str) -> None:
 )
 def test_lower_case_values_that_stay_candidates(line: str) -> None:
     assert len(candidates(line, path="praw/models/reddit/live.py")) == 1
+
+
+# Round 24 (blind, session 18): AWS's old SDK, OpenID Connect clients, exchange and inventory APIs.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("      uses: re-actors/alls-green@release/v1\n", ".github/workflows/ci.yml"),
+        ("        Example: dxcon-fg5678gh\n", "boto/directconnect/layer1.py"),
+        (">>> invals = c.get_invalidation_requests(u'ECH69MOIW7613')\n", "docs/source/cloudfront_tut.rst"),
+        ("boto.exception.NoAuthHandlerFound: No handler was ready to authenticate. 1 handlers were checked."
+         " ['HmacAuthV1Handler'] Check your credentials\n", "docs/source/getting_started.rst"),
+        ("<nextToken>q5GwEl5bMGjKq6YmhpDLJ7hEwyWU54jJC2GQ93n61vZV4s1+fzZ674xzvUlTihrl</nextToken>\n",
+         "tests/unit/ec2/test_spotinstance.py"),
+        ("sht1 = gc.open_by_key('0BmgG6nO_6dprdS1MN3d3MkdPa142WFRrdnRRUWl1UFE')\n", "README.md"),
+        ('    "passwd_title": "Lösenord",\n', "src/oic/utils/authn/user.py"),
+        ("    options_symbol = 'BTC-241227-41000-C'\n", "README.rst"),
+        ('            eddsa.new(self.PRIVATE_KEY, "rfc8032").sign(query_string.encode())\n', "binance/base_client.py"),
+    ],
+)
+def test_round_twenty_four_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"        Example: {KEY}\n", "boto/directconnect/layer1.py"),
+        (f"<secretToken>{KEY}</secretToken>\n", "app/config.xml"),
+        (f"sht1 = gc.open_with_key('{KEY}')\n", "README.md"),
+        (f'    "passwd": "{KEY}",\n', "src/settings.py"),
+        (f"    api_key = 'BTC-241227-{KEY}'\n", "README.rst"),
+        ('    password = "X7K2M9P4Q8R1"\n', "app/settings.py"),
+    ],
+)
+def test_secrets_beside_round_twenty_four_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

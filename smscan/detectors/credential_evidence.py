@@ -81,6 +81,9 @@ _IDENTIFIER_CONTEXT = re.compile(
     r"fingerprints?|builds?|versions?)\b[^\n]{0,24}$",
     re.IGNORECASE,
 )
+# A method that looks an object up by its id, the value its first argument (`Payment.find("PAY-5736...")`,
+# `client.retrieve("ch_...")` is handed the charge's id).
+_LOOKUP_BEFORE = re.compile(r"\.(?:find|get|retrieve|lookup|fetch)\(\s*[ub]?[\"']$")
 
 # A PGP key is named by its fingerprint (40 hex digits) or its long id (16), public on every
 # keyserver (the key itself is an armoured block): release notes list them after "PGP keys:",
@@ -285,6 +288,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before) or in_plain_query(text, slot.start)):
         return None
     if has_digest_name_before(before):
+        return None
+    if place != "secret" and _LOOKUP_BEFORE.search(before):
         return None
     if place != "secret" and _PGP_KEY_ID.fullmatch(value) and _PGP_WORD.search(
         text, max(slot.start - _PGP_CONTEXT_CHARS, 0), slot.start

@@ -93,6 +93,11 @@ _HOLDER_WORDS = _WHERE_WORDS | frozenset(
 _ACTION_WORDS = frozenset(["change", "reset", "forgot", "forgotten", "recover", "recovery"])
 # A public key is public: `ssh_public_key`, `pub_key`, a publishable key.
 _PUBLIC_WORDS = frozenset(["public", "pub", "publishable"])
+# Words of a URL's host or path that say its path carries a secret: a webhook (`hooks.slack.com`,
+# `/api/webhooks/`), a bot, a trigger, a token or key, an API that takes its key in the path
+# (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`). A path under none
+# of them names a document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id.
+SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from smscan.detectors.literal_values import is_lone_pair_name
+from smscan.detectors.secret_names import SECRET_PATH_WORD
 from smscan.detectors.slot_kinds import TOKEN, Slot
 
 MIN_LENGTH = 20
@@ -21,11 +22,6 @@ _TOKEN_PAIR = re.compile(r"(?P<k>[A-Za-z_][\w.\-]*)=(?P<v>[^=][^=]*=*)")
 # A scheme is a short word: unbounded, a long run of `a.a.a...` is read again from each word.
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]+")
 _URL_SEGMENT = re.compile(r"[^/=&]+")
-# Words of a URL's host or path that say its path carries a secret: a webhook (`hooks.slack.com`,
-# `/api/webhooks/`), a bot, a trigger, a token or key, an API that takes its key in the path
-# (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`). A path under none
-# of them names a document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id.
-_SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
 # How far before a value a URL holding it is looked for.
 _URL_REACH = 2048
 # An id's type written before it, as APIs print ids (Dropbox's `dbid:AAH4f99T...`, `id:...`).
@@ -73,7 +69,7 @@ def in_plain_query(text: str, start: int) -> bool:
         (True, False)
     """
     url = _url_with_query_at(text, start)
-    return url is not None and not _SECRET_PATH_WORD.search(text, url.start(), start)
+    return url is not None and not SECRET_PATH_WORD.search(text, url.start(), start)
 
 
 def in_image_query(text: str, start: int) -> bool:
@@ -125,12 +121,12 @@ def _path_end(url: str) -> int:
 
 def _url_path_tokens(line: str, offset: int, start: int, end: int) -> Iterator[Slot]:
     """The path segments of 20 characters or more in a token run inside a URL whose host or
-    earlier path segments say it carries a secret (``_SECRET_PATH_WORD``)."""
+    earlier path segments say it carries a secret (``SECRET_PATH_WORD``)."""
     run = line[start:end]
     host_end = run.find("/")
     position = host_end + 1 if host_end != -1 else len(run)
     for segment in _URL_SEGMENT.finditer(run[position:]):
-        if segment.end() - segment.start() >= MIN_LENGTH and _SECRET_PATH_WORD.search(run, 0, position + segment.start()):
+        if segment.end() - segment.start() >= MIN_LENGTH and SECRET_PATH_WORD.search(run, 0, position + segment.start()):
             yield Slot(offset + start + position + segment.start(), offset + start + position + segment.end(), "", TOKEN)
 
 

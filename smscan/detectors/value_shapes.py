@@ -14,6 +14,7 @@ from urllib.parse import unquote_plus
 
 from smscan.detectors.letter_pairs import reads_as_word
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
+from smscan.detectors.secret_names import SECRET_PATH_WORD
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Written so that the numbers and what follows split one way only (else `1.1.1...!` is quadratic):
@@ -254,6 +255,9 @@ _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
 # (`cred-type/sa-jwt`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`).
 _WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
 _WORD_PATH = re.compile(rf"^{_WORD_PART}(?:/{_WORD_PART})+(?::[a-z]+(?:[A-Z][a-z]+)*)?$")
+# A REST path, a version then words, to one object by its id (`v1/payments/billing-plans/P-5VH6...`);
+# :data:`SECRET_PATH_WORD` in a part makes the last one a key (`v1/hooks/<token>`), as in a URL.
+_API_PATH_TO_ID = re.compile(r"^/?v\d+(?P<words>(?:/[a-z][a-z_\-]*)+)/[A-Za-z0-9][A-Za-z0-9_\-]*$")
 # A relative Windows path of lower-case names (`crypto_box\\curve25519xsalsa20poly1305`, a Visual
 # Studio filter): each part may open with a capital, never mixes cases like a key.
 _BACKSLASH_PATH = re.compile(r"^[A-Za-z_][a-z0-9_.\-]*(?:\\{1,2}[A-Za-z_][a-z0-9_.\-]*)+\\?$")
@@ -528,6 +532,9 @@ def is_other_identifier(
     value under any name: ``tokens: 13,785,482`` counts tokens, ``api_key: std::sync::Arc<str>``
     is a field's type, ``--shared`` a flag.
     """
+    # A value in quotes is what it quotes (a Markdown code span around a literal: `'/tmp/.s.PGSQL.5432'`).
+    if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
     return bool(
         _VERSION.match(value)
         or _DIGEST_PREFIXED.match(value)
@@ -599,6 +606,7 @@ def is_other_identifier(
         or _JOSE_ALGORITHM.match(value)
         or _ENCODED_WORD.match(value)
         or words and (_WORD_PATH.match(value) or _BACKSLASH_PATH.match(value))
+        or _is_api_path_to_id(value)
         or _CODE_OF_WORDS.match(value)
         or _DASHED_ADDRESS_NAME.match(value)
         or _VERSIONED_LABEL.match(value)
@@ -645,6 +653,12 @@ def is_service_code(value: str) -> bool:
 # Parts each all capitals or all digits joined by `-`, letters first: an instrument's symbol
 # (`BTC-241227-41000-C`: a ticker, an expiry, a strike, call or put), a charset (`ISO-8859-1`).
 _DASHED_CODE = re.compile(r"^[A-Z]{2,8}(?:-(?:[A-Z]{1,8}|\d{1,8})){2,}$")
+
+
+def _is_api_path_to_id(value: str) -> bool:
+    """True for a REST path to one object by its id, no part of it saying secret."""
+    match = _API_PATH_TO_ID.match(value)
+    return match is not None and SECRET_PATH_WORD.search(match.group("words")) is None
 
 
 def is_dashed_code(value: str) -> bool:

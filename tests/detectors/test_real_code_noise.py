@@ -1159,3 +1159,31 @@ def test_round_twenty_four_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_twenty_four_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 25 (blind, session 18): payment SDKs' object ids in their docs, a socket's path in a code span.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('payment = paypalrestsdk.Payment.find("PAY-57363176S1057143SKE2HO3A")\n', "README.md"),
+        ('    >>> web_profile = WebProfile.find("XP-3NWU-L5YK-X5EC-6KJM")\n', "paypalrestsdk/notifications.py"),
+        ("    >>> api.patch(\"v1/payments/billing-plans/P-5VH69258TN786403SVUHBM6A\", { 'op': 'replace'})\n",
+         "paypalrestsdk/api.py"),
+        ("- *unix_sock* - The path to the UNIX socket, for example, `'/tmp/.s.PGSQL.5432'`. One of either `host`\n",
+         "README.md"),
+    ],
+)
+def test_round_twenty_five_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'payment = paypalrestsdk.Payment.create("{KEY}")\n', "README.md"),
+        (f'    >>> api.patch("v1/hooks/{KEY}", {{}})\n', "paypalrestsdk/api.py"),
+        (f"- *password* - for example, `'{KEY}'`.\n", "README.md"),
+    ],
+)
+def test_secrets_beside_round_twenty_five_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

@@ -252,9 +252,10 @@ _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
 # Words joined by `-` (or one CamelCase name) in two or more `/` parts, a version or an HTTP
 # method among them, and maybe a REST custom method after a colon: a path of names
-# (`cred-type/sa-jwt`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`).
+# (`cred-type/sa-jwt`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`), maybe
+# between slashes (`api/v1/modelomparentapi/`).
 _WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
-_WORD_PATH = re.compile(rf"^{_WORD_PART}(?:/{_WORD_PART})+(?::[a-z]+(?:[A-Z][a-z]+)*)?$")
+_WORD_PATH = re.compile(rf"^/?{_WORD_PART}(?:/{_WORD_PART})+(?:/|:[a-z]+(?:[A-Z][a-z]+)*)?$")
 # A REST path, a version then words, to one object by its id (`v1/payments/billing-plans/P-5VH6...`);
 # :data:`SECRET_PATH_WORD` in a part makes the last one a key (`v1/hooks/<token>`), as in a URL.
 _API_PATH_TO_ID = re.compile(r"^/?v\d+(?P<words>(?:/[a-z][a-z_\-]*)+)/[A-Za-z0-9][A-Za-z0-9_\-]*$")

@@ -1187,3 +1187,10 @@ def test_round_twenty_five_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_twenty_five_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 26 (blind, session 18): web frameworks' auth layers; an API path passed beside a token.
+def test_round_twenty_six_api_path_beside_a_token() -> None:
+    line = '        rv = self.auth_client_get(client, token, "api/v1/modelomparentapi/")\n'
+    assert candidates(line, path="tests/test_api.py") == []
+    assert len(candidates(f'        rv = self.auth_client_get(client, token, "api/v1/{KEY}/")\n', path="app/client.py")) == 1

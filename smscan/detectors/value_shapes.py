@@ -902,17 +902,20 @@ _WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[
 
 def is_list_of_names(value: str) -> bool:
     """True for alternatives or items joined by ``|`` or ``,`` that are each a name or plain words
-    with numbers at their ends (``Default_0|JPype``, ``debug,info,warn``), one of them a word.
+    with numbers at their ends (``Default_0|JPype``, ``debug,info,warn``), one of them a word, or
+    four or more such items of any length (a linter's ``good-names = "i,j,k,ex,Run,_,f,fh"``).
 
     Example:
         >>> is_list_of_names("Default_0|JPype"), is_list_of_names("Xk9|Qw7"), is_list_of_names("Zq8xP1|sV9kL2")
         (True, False, False)
+        >>> is_list_of_names("i,j,k,ex,Run,_,f,fh")
+        True
     """
     parts = re.split(r"[|,]", value)
     return (
         len(parts) >= 2
         and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)
-        and any(_PLAIN_WORD.search(part) for part in parts)
+        and (len(parts) >= 4 or any(_PLAIN_WORD.search(part) for part in parts))
     )
 
 

@@ -1194,3 +1194,9 @@ def test_round_twenty_six_api_path_beside_a_token() -> None:
     line = '        rv = self.auth_client_get(client, token, "api/v1/modelomparentapi/")\n'
     assert candidates(line, path="tests/test_api.py") == []
     assert len(candidates(f'        rv = self.auth_client_get(client, token, "api/v1/{KEY}/")\n', path="app/client.py")) == 1
+
+
+# Round 27 (blind, session 18): a linter's list of accepted short names.
+def test_round_twenty_seven_list_of_short_names() -> None:
+    assert candidates('good-names = "i,j,k,ex,Run,_,f,fh"\n', path="pyproject.toml") == []
+    assert len(candidates(f'good-names = "i,j,{KEY}"\n', path="pyproject.toml")) == 1

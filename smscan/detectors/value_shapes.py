@@ -132,6 +132,9 @@ _SIZE_SPEC = re.compile(rf"^{_SIZE_PART}(?:[-_x]{_SIZE_PART})+$")
 # An id written with its type before a colon, as APIs print them (Dropbox's `id:a4ayc_80_OEAAAAAAAAAYa`,
 # `dbid:AAH4f99T...`): the type says what it is.
 _TYPED_ID = re.compile(r"^[a-z]*id:[A-Za-z0-9_\-]+$")
+# A YAML tag (`!encrypted/pkcs1-oaep`, `!!binary`, `!GetAtt`): how the node below it is read. Its
+# words are lower case or capitalised whole, never mixed with digits as a password is (`!Passw0rd`).
+_YAML_TAG = re.compile(r"^!!?(?:[a-z][a-z0-9.\-]*|(?:[A-Z][a-z]+)+)(?:/[a-z0-9.\-]+)*$")
 # An RFC named by its number (`eddsa.new(key, "rfc8032")` picks the RFC's variant).
 _RFC_NAME = re.compile(r"^rfc[- ]?\d{3,5}$", re.IGNORECASE)
 # `KEY:value` properties joined by commas (`ENVIRONMENT:azure,TOKEN_RESOURCE:x`): settings.
@@ -571,6 +574,7 @@ def is_other_identifier(
         or _SIZE_SPEC.match(value)
         or _TYPED_ID.match(value)
         or _RFC_NAME.match(value)
+        or _YAML_TAG.match(value)
         or _PROPERTY_LIST.match(value)
         or len(_PERCENT_FIELD.findall(value)) >= 2 and re.search(r"[a-z]{3}", value) is not None
         or _OPEN_BRACKET_WORD.match(value)

@@ -1200,3 +1200,10 @@ def test_round_twenty_six_api_path_beside_a_token() -> None:
 def test_round_twenty_seven_list_of_short_names() -> None:
     assert candidates('good-names = "i,j,k,ex,Run,_,f,fh"\n', path="pyproject.toml") == []
     assert len(candidates(f'good-names = "i,j,{KEY}"\n', path="pyproject.toml")) == 1
+
+
+# smscan's own docs: a YAML tag quoted in prose (the self-scan of session 18).
+def test_a_yaml_tag_in_prose_is_no_credential() -> None:
+    line = "   YAML `>` block) and a Zuul secret (`!encrypted/pkcs1-oaep` and the base64 chunks listed under\n"
+    assert candidates(line, path="docs/detectors.md") == []
+    assert candidates('DB_PASSWORD = "!Qv7xPassw0rd"\n', path="app/settings.py") == ["!Qv7xPassw0rd"]

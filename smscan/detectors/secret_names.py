@@ -177,9 +177,8 @@ def _names_public_key(words: list[str]) -> bool:
 
 # Words before `token` that make it an address, not a key: a page token marks a place in a
 # listing, handed out by the API to anyone paging it (`nextPageToken`, AWS's `NextToken`,
-# `continuation_token`); a
-# device's push token is where notifications are sent (APNs' `device_token`, `pushToken`), and
-# sending needs the provider's own key.
+# `continuation_token`); a device's push token is where notifications are sent (APNs'
+# `device_token`, `pushToken`), and sending needs the provider's own key.
 _ADDRESS_TOKEN_WORDS = frozenset(["page", "next", "continuation", "pagination", "device", "push"])
 
 

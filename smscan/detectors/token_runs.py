@@ -24,8 +24,10 @@ _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]+")
 _URL_SEGMENT = re.compile(r"[^/=&]+")
 # How far before a value a URL holding it is looked for.
 _URL_REACH = 2048
-# An id's type written before it, as APIs print ids (Dropbox's `dbid:AAH4f99T...`, `id:...`).
+# An id's type written before it, as APIs print ids (Dropbox's `dbid:AAH4f99T...`, `id:...`): a
+# short word, looked for within `_TYPE_REACH` characters before the run.
 _TYPED_ID_PREFIX = re.compile(r"(?<![\w\-])[a-z]*id:$")
+_TYPE_REACH = 16
 # An image's path: what a badge URL ends in before its query.
 _IMAGE_PATH = re.compile(r"\.(?:svg|png|gif|jpe?g|webp)$", re.IGNORECASE)
 
@@ -46,7 +48,7 @@ def token_runs(line: str, offset: int) -> Iterator[Slot]:
         if any(url_start <= start < url_end for url_start, url_end in urls):
             yield from _url_path_tokens(line, offset, start, end)
             continue
-        if _TYPED_ID_PREFIX.search(line, max(start - 16, 0), start):
+        if _TYPED_ID_PREFIX.search(line, max(start - _TYPE_REACH, 0), start):
             continue
         key = ""
         pair = _TOKEN_PAIR.fullmatch(line, start, end)

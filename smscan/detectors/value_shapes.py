@@ -154,8 +154,8 @@ _GROUPED_NUMBER = re.compile(r"^[$€£¥]?\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:
 # A query or fragment may follow, as in a stylesheet's `url(fonts/icons.4f2c1d.eot?#iefix)`.
 _RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}(?:[?#][\w=&#.\-]*)?$")
 # An action or package at a named ref or pinned to a commit: `OWNER/smscan@REF`,
-# `actions/checkout@main`, `re-actors/alls-green@release/v1`, `re-actors/alls-green@05ac9388...` (a workflow's `uses:`, pinned by its
-# full commit id as hardening guides ask).
+# `actions/checkout@main`, `re-actors/alls-green@release/v1`, `re-actors/alls-green@05ac9388...`
+# (a workflow's `uses:`, pinned by its full commit id as hardening guides ask).
 _REPOSITORY_AT_REF = re.compile(r"^[\w.\-]+/[\w.\-]+@(?:[A-Za-z][A-Za-z0-9._\-]*(?:/[A-Za-z0-9._\-]+)*|[0-9a-f]{7,40})$")
 # A parameter's name written with its `=` (`X-Amz-Credential=`), or the name compared by `==`
 # (`platform_python_implementation=="PyPy"`, a pin's environment marker): words, no value.

@@ -66,14 +66,14 @@ from smscan.detectors.vendor_prefixes import vendor_of
 
 # A git commit id, and the words of a file's name that say it records one.
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
+_REVISION_WORDS = frozenset("change changes commit revision rev sha head ref release version build tag".split())
+# Gettext catalogs: translations, their messages and the ids of obsolete ones.
+_CATALOG_SUFFIXES = frozenset({"po", "pot"})
 # Letters of one case and digits, both, maybe in parts joined by `-` or `_`: base 36 as ids
 # print it (`ukaeu1ik4sw5`, `ECH69MOIW7613`, `dxcon-fg5678gh`).
 _ONE_CASE_ALNUM = re.compile(
     r"(?=[^0-9]*[0-9])(?=[^A-Za-z]*[A-Za-z])(?:[a-z0-9]+(?:[-_][a-z0-9]+)*|[A-Z0-9]+(?:[-_][A-Z0-9]+)*)"
 )
-_REVISION_WORDS = frozenset("change changes commit revision rev sha head ref release version build tag".split())
-# Gettext catalogs: translations, their messages and the ids of obsolete ones.
-_CATALOG_SUFFIXES = frozenset({"po", "pot"})
 # Words just before a value in prose that say it is a digest or an id, one or many
 # (`Recent commits to repo:<sha>`).
 _IDENTIFIER_CONTEXT = re.compile(

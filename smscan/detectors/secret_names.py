@@ -98,6 +98,9 @@ _PUBLIC_WORDS = frozenset(["public", "pub", "publishable"])
 # (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`). A path under none
 # of them names a document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id.
 SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
+# A type ending in `id` written before an id and a colon, as APIs print ids (Dropbox's
+# `dbid:AAH4f99T...`, `id:a4ayc_80_...`): the word says what follows.
+ID_TYPE_PREFIX = r"[a-z]*id:"
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 
 

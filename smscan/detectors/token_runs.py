@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from smscan.detectors.literal_values import is_lone_pair_name
-from smscan.detectors.secret_names import SECRET_PATH_WORD
+from smscan.detectors.secret_names import ID_TYPE_PREFIX, SECRET_PATH_WORD
 from smscan.detectors.slot_kinds import TOKEN, Slot
 
 MIN_LENGTH = 20
@@ -24,9 +24,9 @@ _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://[^\s'\"`<>]+")
 _URL_SEGMENT = re.compile(r"[^/=&]+")
 # How far before a value a URL holding it is looked for.
 _URL_REACH = 2048
-# An id's type written before it, as APIs print ids (Dropbox's `dbid:AAH4f99T...`, `id:...`): a
-# short word, looked for within `_TYPE_REACH` characters before the run.
-_TYPED_ID_PREFIX = re.compile(r"(?<![\w\-])[a-z]*id:$")
+# An id's type written before it (:data:`ID_TYPE_PREFIX`, `dbid:AAH4f99T...`): a short word, looked
+# for within `_TYPE_REACH` characters before the run.
+_TYPED_ID_PREFIX = re.compile(rf"(?<![\w\-]){ID_TYPE_PREFIX}$")
 _TYPE_REACH = 16
 # An image's path: what a badge URL ends in before its query.
 _IMAGE_PATH = re.compile(r"\.(?:svg|png|gif|jpe?g|webp)$", re.IGNORECASE)

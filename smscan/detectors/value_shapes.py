@@ -14,7 +14,7 @@ from urllib.parse import unquote_plus
 
 from smscan.detectors.letter_pairs import reads_as_word
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
-from smscan.detectors.secret_names import SECRET_PATH_WORD
+from smscan.detectors.secret_names import ID_TYPE_PREFIX, SECRET_PATH_WORD
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Written so that the numbers and what follows split one way only (else `1.1.1...!` is quadratic):
@@ -129,9 +129,8 @@ _QUANTITY = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[a-zA-Zµ]{1,3}|
 # `2vCPU-8GiB`, `1x4GB`): every part a number with a unit of cores or bytes.
 _SIZE_PART = r"\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?)"
 _SIZE_SPEC = re.compile(rf"^{_SIZE_PART}(?:[-_x]{_SIZE_PART})+$")
-# An id written with its type before a colon, as APIs print them (Dropbox's `id:a4ayc_80_OEAAAAAAAAAYa`,
-# `dbid:AAH4f99T...`): the type says what it is.
-_TYPED_ID = re.compile(r"^[a-z]*id:[A-Za-z0-9_\-]+$")
+# An id written with its type before a colon (:data:`ID_TYPE_PREFIX`: `id:a4ayc_80_OEAAAAAAAAAYa`).
+_TYPED_ID = re.compile(rf"^{ID_TYPE_PREFIX}[A-Za-z0-9_\-]+$")
 # A YAML tag (`!encrypted/pkcs1-oaep`, `!!binary`, `!GetAtt`): how the node below it is read. Its
 # words are lower case or capitalised whole, never mixed with digits as a password is (`!Passw0rd`).
 _YAML_TAG = re.compile(r"^!!?(?:[a-z][a-z0-9.\-]*|(?:[A-Z][a-z]+)+)(?:/[a-z0-9.\-]+)*$")

@@ -423,6 +423,25 @@ def test_a_downloaded_sdist_is_found_under_any_spelling_of_its_name(tmp_path: Pa
     assert fetch_sdist("pysmb", "1.2.10", tmp_path).name == "pysmb-1.2.10.zip"
 
 
+def test_an_npm_tarball_is_found_by_its_scoped_name_and_read_below_its_package_folder(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from bench.foreign.noise import FetchError, fetch_package, text_members
+
+    archive = tmp_path / "octokit-auth-app-8.3.1.tgz"
+    with tarfile.open(archive, "w:gz") as tf:
+        for name, data in (("package/README.md", b"# auth-app\n"), ("package/dist/index.js", b"export {};\n"),
+                           ("package/logo.png", b"\x89PNG\0\0")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    assert fetch_package("npm", "@octokit/auth-app", "8.3.1", tmp_path) == archive  # no second download
+    assert list(text_members(archive)) == [("README.md", "# auth-app\n"), ("dist/index.js", "export {};\n")]
+    with pytest.raises(FetchError, match="unknown ecosystem"):
+        fetch_package("cargo", "serde", "1.0.0", tmp_path)
+
+
 def test_whispers_fixtures_give_hardcoded_values_and_compliant_lines(tmp_path: Path, git_env: Path) -> None:
     from bench.foreign.whispers import FOLDER, whispers_examples
 

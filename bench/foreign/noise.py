@@ -1,6 +1,7 @@
 """``noise``: false alarms per 1,000 lines on real code, docs and tests of pinned packages with no secrets.
 
-The sdists of ``noise_packages.txt`` are downloaded once with pip into ``--out`` and their text files
+The packages of ``noise_packages.txt`` (PyPI sdists, fetched with pip; npm tarballs, fetched with
+``npm pack``) are downloaded once into ``--out`` and their text files
 (UTF-8, at most 256 KB) copied into a split under ``--work`` with no credential labels, so every span
 a tool reports is a false alarm. Each tool runs through the shared scorer's adapter in the same run;
 the figure is distinct flagged spans (overlaps merged) per 1,000 lines of the files scanned.
@@ -32,7 +33,7 @@ PACKAGES = Path(__file__).with_name("noise_packages.txt")
 
 
 class FetchError(Exception):
-    """pip could not give the sdist of a pinned package."""
+    """pip or npm could not give the archive of a pinned package."""
 MAX_FILE_BYTES = 256 * 1024
 
 
@@ -67,6 +68,33 @@ def fetch_sdist(name: str, version: str, into: Path) -> Path:
     if found is None:
         raise FetchError(f"pip gave no sdist of {name}=={version} (exit {done.returncode}); is PyPI reachable?")
     return found
+
+
+def fetch_npm_tarball(name: str, version: str, into: Path) -> Path:
+    """The registry tarball of name@version in ``into``, fetched with ``npm pack`` the first time.
+
+    npm names the file after the package, a scope's `@` dropped and its `/` made `-`
+    (`@octokit/rest` 21.0.2 gives `octokit-rest-21.0.2.tgz`); the archive holds one top folder,
+    `package/`, as an sdist does.
+    """
+    into.mkdir(parents=True, exist_ok=True)
+    target = into / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+    if target.exists():
+        return target
+    done = subprocess.run(["npm", "pack", "--silent", f"{name}@{version}", "--pack-destination", str(into)],
+                          stdout=subprocess.DEVNULL, stderr=sys.stderr)
+    if done.returncode != 0 or not target.exists():
+        raise FetchError(f"npm gave no tarball of {name}@{version} (exit {done.returncode}); is the npm registry reachable?")
+    return target
+
+
+def fetch_package(ecosystem: str, name: str, version: str, into: Path) -> Path:
+    """The archive of a pinned package of a list: a PyPI sdist or an npm tarball."""
+    if ecosystem == "pypi":
+        return fetch_sdist(name, version, into)
+    if ecosystem == "npm":
+        return fetch_npm_tarball(name, version, into)
+    raise FetchError(f"unknown ecosystem {ecosystem!r} for {name} {version}: pypi or npm")
 
 
 def text_members(archive: Path) -> Iterator[tuple[str, str]]:
@@ -184,10 +212,10 @@ def noise_cmd(a: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             print(f"error: cannot read the package list {a.package_list}: {exc}", file=sys.stderr)
             return 2
-        for _eco, name, version in listed:
+        for eco, name, version in listed:
             if wanted is None or name in wanted:
-                files = list(text_members(fetch_sdist(name, version, a.out / "sdists")))
-                packages[f"{name}-{version}"] = sample(files, a.max_lines)
+                files = list(text_members(fetch_package(eco, name, version, a.out / "sdists")))
+                packages[f"{name.lstrip('@').replace('/', '-')}-{version}"] = sample(files, a.max_lines)
         write_noise_split(packages, data)
         for tool in tools:
             run_tool(tool, data, shared=shared, work=a.work, peers_python=a.peers_python,

@@ -47,6 +47,7 @@ from smscan.detectors.tool_records import is_tool_record
 from smscan.detectors.value_shapes import (
     character_classes,
     continues_ssh_public_key,
+    encodes_hex_key,
     has_digest_name_before,
     is_chance_name,
     is_code_name,
@@ -280,7 +281,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_code_name(value)
     ):
         return None
-    if slot.where not in _ENCODED_PLACES and is_encoded_text(value):
+    if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):
         return None
     # The words just before the value on its line (never the whole of a long minified line).
     window = max(slot.start - _BEFORE_CHARS, 0)

@@ -367,12 +367,8 @@ def is_encoded_text(value: str) -> bool:
         >>> is_encoded_text("aGVsbG8gd29ybGQ="), is_encoded_text("YWRtaW46czNjcjN0"), is_encoded_text("q8Zt3kPx0wLm9Rv2")
         (True, False, False)
     """
-    if len(value) < 12 or not _BASE64.match(value):
-        return False
-    padded = value + "=" * (-len(value) % 4)
-    try:
-        decoded = base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
-    except (binascii.Error, ValueError):
+    decoded = _base64_decoded(value)
+    if decoded is None:
         return False
     printable = [32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded]
     readable = all(printable)
@@ -394,6 +390,43 @@ def is_encoded_text(value: str) -> bool:
         return False
     # A user:password pair is a credential, unless it is a stand-in pair such as foo:bar.
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
+
+
+def _base64_decoded(value: str) -> bytes | None:
+    """The bytes of a base64 value of twelve characters or more (either alphabet), else None."""
+    if len(value) < 12 or not _BASE64.match(value):
+        return None
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        return base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+# A hex run long enough to be a key (96 bits), one case throughout, as keys and digests are written.
+_HEX_KEY_RUN = re.compile(rb"(?<![0-9A-Za-z])(?:[0-9a-f]{24,}|[0-9A-F]{24,})(?![0-9A-Za-z])")
+
+
+def encodes_hex_key(value: str) -> bool:
+    """True for base64 whose bytes hold a hex key (``OJk4ZWE2MjYy...`` is base64 of ``8ea6262c1a43...``):
+    some vendors issue a hex key wrapped once more in base64. Decoded, it reads as text, so
+    :func:`is_encoded_text` calls it data; under a secret's name it is that secret, unless the hex
+    is a stand-in (``0123456789abcdef...``).
+
+    Example:
+        >>> encodes_hex_key("OJk4ZWE2MjYyYzFhNDM2ZjlhYzE2ZTRjYjk3NmQ5YWFi"), encodes_hex_key("aGVsbG8gd29ybGQ=")
+        (True, False)
+        >>> encodes_hex_key("MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")  # 0123456789abcdef twice
+        False
+    """
+    decoded = _base64_decoded(value)
+    if decoded is None:
+        return False
+    for run in _HEX_KEY_RUN.finditer(decoded):
+        key = run.group().decode("ascii")
+        if any(c.isdigit() for c in key) and any(c.isalpha() for c in key) and not is_stand_in(key):
+            return True
+    return False
 
 
 # Headers of file formats that are written as base64 (images, archives, serialized objects):

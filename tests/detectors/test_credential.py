@@ -113,6 +113,17 @@ def test_base64_of_readable_text_is_data(value: str, encoded: bool) -> None:
     assert is_encoded_text(value) is encoded
 
 
+def test_a_hex_key_wrapped_in_base64_is_a_key_under_a_secret_name_and_data_elsewhere() -> None:
+    rule = CredentialRule()
+    wrapped = "OJk4ZWE2MjYyYzFhNDM2ZjlhYzE2ZTRjYjk3NmQ5YWFi"  # base64 of two bytes and 8ea6262c1a436f9a...
+    stand_in = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="  # base64 of 0123456789abcdef twice
+    text = f"INTRINIO_API_KEY={wrapped}\nPAYLOAD={wrapped}\nAPI_KEY={stand_in}\nAPI_KEY=aGVsbG8gd29ybGQgZnJvbSBoZXJl\n"
+
+    judged = [judge_slot(text, slot, rule, path=".env") for slot in find_slots(text)]
+
+    assert judged == [1.0, None, None, None]
+
+
 @pytest.mark.parametrize(
     "text",
     ['revision("52804033910e", down="2d30d79c4093")\n', 'deps = ["furo>=2024.7.18", "numpy>=1.24,<2"]\n'],

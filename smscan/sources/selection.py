@@ -17,7 +17,9 @@ On top of :mod:`smscan.sources.select` (include/exclude globs, and content skips
   ``skip_vendored = false`` in the config scans it too (a repository that commits a copy holds
   whatever the copy leaks).
 - ``minified`` (a Skip): a generated bundle: a name ending in ``.min.js``, ``.min.mjs``,
-  ``.min.css``, ``-min.js``, ``.bundle.js``, ``.js.map`` or ``.css.map``; or a ``.js``,
+  ``.min.css``, ``-min.js`` or ``.bundle.js``; a source map of a script, a type declaration or
+  a style sheet (``.js.map``, ``.mjs.map``, ``.d.ts.map``, ``.tsx.map``, ``.css.map``,
+  ``.scss.map``, ...); or a ``.js``,
   ``.mjs``, ``.cjs`` or ``.css`` file of at least 1,000 characters whose lines average more than
   200 characters (hand-written code rarely does; a minifier's output always does).
 - ``lockfile`` (a Skip): a package manager's lock file (``package-lock.json``, ``yarn.lock``,
@@ -94,7 +96,11 @@ LOCK_FILE_NAMES = frozenset(
         "package.resolved",
     }
 )
-MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", "-min.js", ".bundle.js", ".js.map", ".css.map")
+MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", "-min.js", ".bundle.js")
+# A source map names the file it maps (`index.d.ts.map`, `client.mjs.map`): its `mappings` are
+# base64 run-length codes that read as random to any model, and TypeScript writes one beside
+# every compiled file and declaration.
+_SOURCE_MAP = re.compile(r"\.(?:[cm]?jsx?|(?:d\.)?[cm]?tsx?|css|scss|sass|less)\.map$")
 _BUNDLE_SUFFIXES = (".js", ".mjs", ".cjs", ".css")
 _MINIFIED_MIN_CHARS = 1000
 _MINIFIED_MEAN_LINE = 200
@@ -117,7 +123,7 @@ def is_lock_file(path: str) -> bool:
 def is_minified(path: str, text: str | None = None) -> bool:
     """Whether a file is a generated bundle, by name, or (given its text) by line length."""
     name = path.rsplit("/", 1)[-1].lower()
-    if name.endswith(MINIFIED_SUFFIXES):
+    if name.endswith(MINIFIED_SUFFIXES) or _SOURCE_MAP.search(name):
         return True
     if text is None or not name.endswith(_BUNDLE_SUFFIXES) or len(text) < _MINIFIED_MIN_CHARS:
         return False

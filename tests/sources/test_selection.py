@@ -42,6 +42,12 @@ LONG_LINE = "var a=" + "1," * 600 + "2;"
         ("app.min.js", None, True),
         ("style.MIN.CSS", None, True),
         ("app.js.map", None, True),
+        ("dist/index.d.ts.map", None, True),  # TypeScript's declaration maps
+        ("dist/client.mjs.map", None, True),
+        ("dist/types.d.cts.map", None, True),
+        ("theme.scss.map", None, True),
+        ("europe.map", None, False),  # a map, not a source map
+        ("roadmap.md", None, False),
         ("app.js", LONG_LINE, True),
         ("app.css", LONG_LINE, True),
         ("app.js", "var a = 1;\n" * 200, False),

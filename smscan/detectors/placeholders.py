@@ -125,6 +125,14 @@ _DOCUMENTED_EXAMPLES = frozenset(
         # OpenID Connect Core 1.0's examples: an access token and a refresh token.
         "SlAV32hkKG",
         "8xLOxBtZp8",
+        # OAuth 1.0a as X (Twitter) documents it ("Creating a signature"): a consumer key and
+        # secret, an access token and its secret, in the tests of OAuth libraries of every language.
+        "xvz1evFS4wEEPTGEFPHBog",
+        "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw",
+        "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
+        "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE",
+        # The TOTP secret of Google Authenticator's documentation (base32 of "Hello!" and DEADBEEF).
+        "JBSWY3DPEHPK3PXP",
         # Stripe's documented test keys.
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
         "pk_test_TYooMQauvdEDq54NiTphI7jx",

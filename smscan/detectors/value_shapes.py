@@ -19,7 +19,8 @@ from smscan.detectors.secret_names import ID_TYPE_PREFIX, SECRET_PATH_WORD
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 # Written so that the numbers and what follows split one way only (else `1.1.1...!` is quadratic):
 # `\d+(?:\.\d+)+` and a letter-digit-dot tail make any run of `[A-Za-z0-9.]`.
-_VERSION = re.compile(r"^[vV]?\d+\.\d+(?!\d)(?:[A-Za-z0-9.]*|(?:\.\d+)*[-+][A-Za-z0-9.]+)$")
+# A range operator may lead, as npm's dependencies write a version (`^9.0.5`, `~1.2`, `>=4.20230404.0`).
+_VERSION = re.compile(r"^(?:[\^~=]|[<>]=?)?[vV]?\d+\.\d+(?!\d)(?:[A-Za-z0-9.]*|(?:\.\d+)*[-+][A-Za-z0-9.]+)$")
 # Digests named by their algorithm: SRI `sha512-...`, `sha256:...`, Go's `h1:...`, `md5=...`.
 _DIGEST_NAME = r"(?:sha1|sha224|sha256|sha384|sha512|sha3-\d+|md5|blake2b?|h1)[-:=]"
 _DIGEST_PREFIXED = re.compile("^" + _DIGEST_NAME, re.IGNORECASE)
@@ -59,6 +60,15 @@ _REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(?:\[[\w,\-]+\])?\s*(?:===?|>=|<
 # Product tokens (`User-Agent` style): `uploader/1.4.2`, `gateway-client/0.7.1`.
 _PRODUCT_TOKEN = re.compile(r"^[A-Za-z][\w.\-]*/v?\d+\.\d[\w.\-]*$")
 _DATA_URI = re.compile(r"^data:[\w.+\-]+/[\w.+\-]+(?:;[\w=\-]+)*[;,]")
+# A media type (RFC 6838): a registered top-level type, or an unregistered `x-` one, and a
+# subtype (`x-world/x-3dmf`, `application/vnd.ms-excel`, `image/svg+xml`).
+_MEDIA_TYPE = re.compile(
+    r"^(?:application|audio|chemical|font|haptics|image|message|model|multipart|text|video|x-[a-z]+)"
+    r"/[A-Za-z0-9][\w.+\-]*$"
+)
+# The last part of a request signature's credential scope (AWS Signature Version 4 and Google
+# Cloud Storage's V4 signing): a protocol's constant, written beside the signing key's names.
+_SIGNING_SCOPE_END = re.compile(r"^(?:aws4|goog4)_request$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 _CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
@@ -368,6 +378,11 @@ def is_encoded_text(value: str) -> bool:
         (True, False, False)
     """
     decoded = _base64_decoded(value)
+    # Capitals and the digits 2 to 7 also read as base32 (RFC 4648), the encoding of TOTP
+    # secrets: `GEZDGNBVGY3TQOJQ...` is the digits `1234567890...`, a test's stand-in.
+    base32 = _base32_decoded(value)
+    if base32 is not None and all(32 <= byte < 127 for byte in base32):
+        decoded = base32
     if decoded is None:
         return False
     printable = [32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded]
@@ -399,6 +414,20 @@ def _base64_decoded(value: str) -> bytes | None:
     padded = value + "=" * (-len(value) % 4)
     try:
         return base64.b64decode(padded, altchars=b"-_" if ("-" in value or "_" in value) else None, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+_BASE32 = re.compile(r"^[A-Z2-7]{16,}=*$")
+
+
+def _base32_decoded(value: str) -> bytes | None:
+    """The bytes of a base32 value of sixteen characters or more, padding optional, else None."""
+    if not _BASE32.match(value):
+        return None
+    body = value.rstrip("=")
+    try:
+        return base64.b32decode(body + "=" * (-len(body) % 8))
     except (binascii.Error, ValueError):
         return None
 
@@ -575,6 +604,8 @@ def is_other_identifier(
         _VERSION.match(value)
         or _DIGEST_PREFIXED.match(value)
         or _DATA_URI.match(value)
+        or _MEDIA_TYPE.match(value)
+        or _SIGNING_SCOPE_END.match(value)
         or _PATTERN.search(value if dotted_names else _GLOB_EXTENSION.sub("", value))
         or len(_REGEX_ESCAPE.findall(value)) >= 2
         or _WINDOWS_PATH.search(value)

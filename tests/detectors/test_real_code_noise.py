@@ -1207,3 +1207,38 @@ def test_a_yaml_tag_in_prose_is_no_credential() -> None:
     line = "   YAML `>` block) and a Zuul secret (`!encrypted/pkcs1-oaep` and the base64 chunks listed under\n"
     assert candidates(line, path="docs/detectors.md") == []
     assert candidates('DB_PASSWORD = "!Qv7xPassw0rd"\n', path="app/settings.py") == ["!Qv7xPassw0rd"]
+
+
+# Round 28 (blind, session 19, the first from npm): version ranges of a package.json, media types,
+# a signature's scope, documented OAuth 1.0a and TOTP examples, base32 of digits.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('    "@octokit/auth-oauth-app": "^9.0.5",\n', "package.json"),
+        ('    "@cloudflare/workers-types": "^4.20230404.0",\n', "package.json"),
+        ("    ['x-world/x-3dmf', ['3dm', '3dmf', 'qd3', 'qd3d']],\n", "dist/esm/mime-funcs/mime-types.js"),
+        ("  kCredentials = hmac(kService, 'aws4_request')\n", "aws4.js"),
+        ("  key: 'xvz1evFS4wEEPTGEFPHBog',\n", "README.md"),
+        ("  secret: 'kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw'\n", "test/options/realm.js"),
+        ("  key: '370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb',\n", "README.md"),
+        ("  secret: 'LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE'\n", "README.md"),
+        (" *   secret: 'JBSWY3DPEHPK3PXP',\n", "dist/functional.d.ts"),
+        ('const secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY";\n', "README.md"),
+    ],
+)
+def test_round_twenty_eight_ordinary_text_and_published_examples(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'    "auth_token": "^{KEY}",\n', "package.json"),  # a caret does not make a version
+        (f"    ['x-world/x-3dmf', '{KEY}'],\n", "mime-types.js"),
+        (f"  kCredentials = hmac(kService, '{KEY}')\n", "aws4.js"),
+        ("  secret: 'JBSWY3DPEHPK3PXZ',\n", "app/totp.js"),  # the documented secret, one letter changed
+        ('const secret = "KQ4FPLM2XZ7R3WDA";\n', "app/totp.js"),  # base32 of random bytes
+    ],
+)
+def test_secrets_beside_round_twenty_eight_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

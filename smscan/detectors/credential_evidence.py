@@ -82,9 +82,13 @@ _IDENTIFIER_CONTEXT = re.compile(
     r"fingerprints?|builds?|versions?)\b[^\n]{0,24}$",
     re.IGNORECASE,
 )
-# A method that looks an object up by its id, the value its first argument (`Payment.find("PAY-5736...")`,
-# `client.retrieve("ch_...")` is handed the charge's id).
-_LOOKUP_BEFORE = re.compile(r"\.(?:find|get|retrieve|lookup|fetch)\(\s*[ub]?[\"']$")
+# A method that looks an object up, changes or deletes it by its id, the value its first argument
+# (`Payment.find("PAY-5736...")`, `client.retrieve("ch_...")` is handed the charge's id,
+# `mg.routes.update("562da4...", {...})`, `deleteWebhook("we_...")`). `get` takes no suffix:
+# `getToken("...")` and `getSecret("...")` may be handed the secret itself.
+_LOOKUP_BEFORE = re.compile(
+    r"\.(?:get|(?:find|retrieve|lookup|fetch|update|delete|destroy|remove)(?:[A-Z][A-Za-z]*)?)\(\s*[ub]?[\"']$"
+)
 
 # A PGP key is named by its fingerprint (40 hex digits) or its long id (16), public on every
 # keyserver (the key itself is an armoured block): release notes list them after "PGP keys:",
@@ -112,6 +116,10 @@ _WORDED_BODY = re.compile(r"[a-z]{3,}(?:[_\-][a-z]{2,})+[_\-]?")
 _ENUM_NAME = re.compile(r"[a-z]+[0-9]*(?:_(?:[a-z]+[0-9]*|[A-Z][0-9]+|[0-9]+))+")
 # A word with an English contraction or possessive, either apostrophe: `wasn’t`, `Mypy's`.
 _CONTRACTED_WORD = re.compile(r"[A-Za-z]+['’](?:s|t|re|ve|ll|d|m)")
+# A documentation tag (`@deprecated`, `@internal`), bare or in Markdown emphasis, or a word in
+# capitals in emphasis (`**@DEPRECATED**`, `*REQUIRED*`): what a doc comment says of a parameter
+# it names (`@param clientSecret **@DEPRECATED**.`), not a value.
+_MARKED_UP_WORD = re.compile(r"@[A-Za-z]+|([*_]{1,2})(?:@[A-Za-z]+|[A-Z]{2,})\1")
 # Lower-case words joined by hyphens or underscores: a description of a token, not one.
 _DESCRIBED_TOKEN = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
 
@@ -237,9 +245,12 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # `user:password` by definition, as a `Basic` value is: anything else is no login of it.
     if slot.key == "auth" and '"auths"' in text and not is_basic_credentials(value):
         return None
-    # A label's value that is a word ending a sentence (`the token is active?`) or a word with a
-    # contraction or a possessive (`the token wasn’t available`, `pass Mypy’s checks`) is the sentence.
-    if slot.where == LABEL and (value[-1] in "?!.,;:" and is_prose(value) or _CONTRACTED_WORD.fullmatch(value)):
+    # A label's value that is a word ending a sentence (`the token is active?`), a word with a
+    # contraction or a possessive (`the token wasn’t available`, `pass Mypy’s checks`) or a marked-up
+    # word of a doc comment (`@param clientSecret **@DEPRECATED**.`) is the sentence.
+    if slot.where == LABEL and (
+        value[-1] in "?!.,;:" and is_prose(value) or _CONTRACTED_WORD.fullmatch(value) or _MARKED_UP_WORD.fullmatch(value)
+    ):
         return None
     # Where a password itself is written (a URL's password, a name that says password), a file
     # or host name, a path or an email shape is a password holding a dot, `/` or `@` by chance

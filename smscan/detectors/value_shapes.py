@@ -199,6 +199,10 @@ _ATTRIBUTE_REFERENCE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z
 # Two lower-case words joined by a hyphen (`held-out`, `re-fed`, `read-only`): a compound word;
 # a passphrase has more words or digits (:mod:`smscan.detectors.passphrases`).
 _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
+# An extension header's name (`X-Mailgun-Variables`, `X-Amz-Date`), and Mailgun's way of naming
+# one in a message's fields (`h:X-Mailgun-Variables`): capitalised words after `X-`. Two
+# capitalised words are a password a person may choose, so this is one of the word shapes.
+_EXTENSION_HEADER = re.compile(r"^(?:[a-z]:)?X-[A-Z][a-z0-9]*(?:-[A-Z][a-z0-9]*)*$")
 # Paths of code and types, each part a lower-case or CamelCase name: `&pyo3::Bound<`,
 # `std::sync::Arc<Mutex>`; `Zq8x::P1sV` mixes cases and digits inside a part, as a key does.
 _CODE_NAME = r"(?:[a-z_][a-z0-9_]*|(?:[A-Z][a-z]+\d*)+|[A-Z]+\d*)"
@@ -589,9 +593,10 @@ def is_other_identifier(
     a dot, a star or a slash (:func:`is_dotted_name`: a file name, a relative path), for places
     where no file or host name is written; ``addresses=False`` those it takes when it holds an
     ``@`` too (an email, ``name@1.2``, ``owner/repo@ref``); ``words=False`` two words joined by
-    a hyphen, the shape of a password a person chose (``sunny-meadow``), snake_case words with
-    digits, constants' names in capitals, paths of lower-case words, and letters in a random mix
-    of cases (``yqDVtkqPECriaLRi``, :func:`is_random_case`).
+    a hyphen, the shape of a password a person chose (``sunny-meadow``), extension headers
+    (``X-Mailgun-Variables``), snake_case words with digits, constants' names in capitals, paths
+    of lower-case words, and letters in a random mix of cases (``yqDVtkqPECriaLRi``,
+    :func:`is_random_case`).
 
     Numbers with separators, long options, pins, code types and parameter names are never a
     value under any name: ``tokens: 13,785,482`` counts tokens, ``api_key: std::sync::Arc<str>``
@@ -616,7 +621,7 @@ def is_other_identifier(
         or dotted_names and (
             _HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value) or _SHORT_HOST_PATH.match(value)
         )
-        or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value))
+        or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value) or _EXTENSION_HEADER.match(value))
         or _IP.match(value)
         or _DATE.match(value)
         or _TIMESTAMP.match(value)

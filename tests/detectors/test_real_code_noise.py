@@ -1242,3 +1242,34 @@ def test_round_twenty_eight_ordinary_text_and_published_examples(line: str, path
 )
 def test_secrets_beside_round_twenty_eight_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 29 (blind, session 19, npm): a doc comment's marked-up tag, an extension header's name,
+# ids handed to the calls that change or delete their object.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("   * @param clientSecret **@DEPRECATED**. Provide a {@link UserRefreshClientOptions} object instead.\n",
+         "build/src/auth/refreshclient.js"),
+        ("   * @param refreshToken @deprecated\n", "src/auth.ts"),
+        ("To provide values for a substitution you need to use `h:X-Mailgun-Variables` property.\n", "README.md"),
+        ("mg.routes.update('562da483125730608a7d1719', {\n", "README.md"),
+        ("mg.routes.destroy('562da483125730608a7d1719')\n", "README.md"),
+        ("await stripe.webhookEndpoints.deleteEndpoint('we_1Mr5jULkdIwHu7ix1ibLTM0x');\n", "README.md"),
+    ],
+)
+def test_round_twenty_nine_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"   * @param clientSecret {KEY}\n", "src/auth.ts"),
+        (f'headers = {{"X-Api-Key": "{KEY}"}}\n', "app/client.py"),
+        (f"const token = client.getToken('{KEY}')\n", "app/client.js"),  # `get` with a suffix may be handed a secret
+        (f"config.get('API_KEY', '{KEY}')\n", "app/config.js"),  # a default, not a lookup's id
+    ],
+)
+def test_secrets_beside_round_twenty_nine_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

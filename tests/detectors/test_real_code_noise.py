@@ -1251,7 +1251,6 @@ def test_secrets_beside_round_twenty_eight_still_count(text: str, path: str) -> 
     [
         ("   * @param clientSecret **@DEPRECATED**. Provide a {@link UserRefreshClientOptions} object instead.\n",
          "build/src/auth/refreshclient.js"),
-        ("   * @param refreshToken @deprecated\n", "src/auth.ts"),
         ("To provide values for a substitution you need to use `h:X-Mailgun-Variables` property.\n", "README.md"),
         ("mg.routes.update('562da483125730608a7d1719', {\n", "README.md"),
         ("mg.routes.destroy('562da483125730608a7d1719')\n", "README.md"),

@@ -116,10 +116,11 @@ _WORDED_BODY = re.compile(r"[a-z]{3,}(?:[_\-][a-z]{2,})+[_\-]?")
 _ENUM_NAME = re.compile(r"[a-z]+[0-9]*(?:_(?:[a-z]+[0-9]*|[A-Z][0-9]+|[0-9]+))+")
 # A word with an English contraction or possessive, either apostrophe: `wasn’t`, `Mypy's`.
 _CONTRACTED_WORD = re.compile(r"[A-Za-z]+['’](?:s|t|re|ve|ll|d|m)")
-# A documentation tag (`@deprecated`) or a word in capitals, in Markdown emphasis
-# (`**@DEPRECATED**`, `*REQUIRED*`): what a doc comment says of a parameter it names
-# (`@param clientSecret **@DEPRECATED**.`), not a value. A bare `@word` may be a password.
-_MARKED_UP_WORD = re.compile(r"([*_]{1,2})(?:@[A-Za-z]+|[A-Z]{2,})\1")
+# A documentation tag in capitals (`@DEPRECATED`; the slot finder has cut the emphasis of
+# `**@DEPRECATED**` off), or a tag or a word in capitals in underscores (`__@deprecated__`,
+# `_REQUIRED_`): what a doc comment says of a parameter it names (`@param clientSecret
+# **@DEPRECATED**.`), not a value. A bare `@word` in lower case may be a password (`=@asdfasf`).
+_MARKED_UP_WORD = re.compile(r"@[A-Z]{2,}|(_{1,2})(?:@[A-Za-z]+|[A-Z]{2,})\1")
 # Lower-case words joined by hyphens or underscores: a description of a token, not one.
 _DESCRIBED_TOKEN = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
 

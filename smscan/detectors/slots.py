@@ -179,7 +179,28 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
         found = [s for s in found if s in kept or s.where in (PEM, VENDOR)]
     found = name_bare_tokens(text, name_doctest_outputs(text, yaml_list_slots(text, found)))
     found = name_pair_values(text, found)
+    found = _without_emphasis(text, found)
     return tuple(_resolve(share_enclosing_names(text, _drop_inside_secret_labels(_share_secret_names(found)))))
+
+
+def _without_emphasis(text: str, slots: list[Slot]) -> list[Slot]:
+    """Cut Markdown's emphasis off a value written in it: notes set a password in bold
+    (``Password: **<value>**``) as often as in a code span, and the stars are not the password's.
+    Only stars that open and close the value alike and leave a value without a star at either end.
+
+    Example:
+        >>> text = "Password: **Zq8xP1sV9kL2**"
+        >>> [text[s.start:s.end] for s in _without_emphasis(text, [Slot(10, 26, "Password", LABEL)])]
+        ['Zq8xP1sV9kL2']
+    """
+    out = []
+    for slot in slots:
+        value = text[slot.start:slot.end]
+        marks = len(value) - len(value.lstrip("*"))
+        if 1 <= marks <= 2 and len(value) - len(value.rstrip("*")) == marks and len(value) > 2 * marks:
+            slot = Slot(slot.start + marks, slot.end - marks, slot.key, slot.where, slot.inherited)
+        out.append(slot)
+    return out
 
 
 def _drop_within(slots: list[Slot], spans: list[tuple[int, int]]) -> list[Slot]:

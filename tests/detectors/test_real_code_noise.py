@@ -1267,6 +1267,8 @@ def test_round_twenty_nine_ordinary_text(line: str, path: str) -> None:
         (f"   * @param clientSecret {KEY}\n", "src/auth.ts"),
         (f'headers = {{"X-Api-Key": "{KEY}"}}\n', "app/client.py"),
         (f"const token = client.getToken('{KEY}')\n", "app/client.js"),  # `get` with a suffix may be handed a secret
+        (f"   * @param clientSecret **{KEY}**\n", "src/auth.ts"),  # emphasis around a key is still a key
+        (f"Password: **{KEY}**\n", "notes.md"),
         (f"config.get('API_KEY', '{KEY}')\n", "app/config.js"),  # a default, not a lookup's id
     ],
 )

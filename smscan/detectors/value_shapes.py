@@ -371,7 +371,7 @@ def is_escaped_word(value: str) -> bool:
 
 
 def is_encoded_text(value: str) -> bool:
-    """True for base64 that decodes to readable text (``aGVsbG8gd29ybGQ=``): data, not a key.
+    """True for base64 (or base32) that decodes to readable text (``aGVsbG8gd29ybGQ=``): data, not a key.
 
     Random key material almost never decodes to printable ASCII (for 12 bytes, odds of about
     1 in 10^5), while encoded messages, markup and JSON always do. A decoded ``user:password``
@@ -422,6 +422,7 @@ def _base64_decoded(value: str) -> bytes | None:
         return None
 
 
+# RFC 4648's base32 alphabet; sixteen characters (ten bytes) or more, as TOTP secrets are written.
 _BASE32 = re.compile(r"^[A-Z2-7]{16,}=*$")
 
 

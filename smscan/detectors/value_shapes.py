@@ -767,6 +767,8 @@ def is_character_list(value: str) -> bool:
 _PRIMITIVE = (
     r"(?:ssh|sha\d*|md5|hmac|aes\d*|rsa|dsa|dss|ecdsa|ecdh|ed25519|ed448|curve25519|curve448|nistp\d+|"
     r"chacha20|poly1305|diffie|hellman|umac|blake2[bs]?|pbkdf2|hkdf|gcm|cbc|ctr|ccm|etm|"
+    # DES and its triple form as OpenSSL and PKCS #5 name them (`des-ede3-cbc`)
+    r"des|ede\d?|"
     r"kex|gss|gex|group\d+|scram|ntlm|"
     # SASL's challenge-response mechanisms (`CRAM-MD5`, `DIGEST-MD5`, RFC 2195 and 2831)
     r"cram|digest|"
@@ -804,8 +806,13 @@ def is_algorithm_name(value: str) -> bool:
         (True, True, True)
         >>> is_algorithm_name("CRAM-MD5"), is_algorithm_name("digest-Zq8xP1sV")
         (True, False)
+        >>> is_algorithm_name("des-EDE3-CBC"), is_algorithm_name("Zq8x-EDE3-CBC"), is_algorithm_name("sunny-MEADOW-cbc")
+        (True, False, False)
     """
-    if value.isupper():  # the same names in capitals (`GOOG4-RSA-SHA256`, `AWS4-HMAC-SHA256`)
+    # The same names in capitals (`GOOG4-RSA-SHA256`, `AWS4-HMAC-SHA256`), or with some parts in
+    # capitals as OpenSSL's cipher lists write them (`des-EDE3-CBC`, `aes128-CBC`); a part that
+    # mixes cases (`Zq8x-EDE3-CBC`) is no name's.
+    if all(part.isupper() or part.islower() or part.isdigit() for part in value.split("@", 1)[0].split("-")):
         value = value.lower()
     if _CURVE_NAME.match(value) or _GLUED_PRIMITIVES.match(value):
         return True

@@ -1274,3 +1274,11 @@ def test_round_twenty_nine_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_twenty_nine_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 28, unsampled (session 19, after the blind sample): OpenSSL's cipher names with parts in capitals.
+def test_cipher_names_with_parts_in_capitals() -> None:
+    line = "  'aes128-CBC', 'aes192-CBC', 'aes256-CBC', 'des-EDE3-CBC', 'desCBC'];\n"
+    assert candidates(line, path="lib/pbe.js") == []
+    assert candidates("_IN('1.2.840.113549.3.7', 'des-EDE3-CBC');\n", path="lib/oids.js") == []
+    assert len(candidates(f"password = 'Zq8x-EDE3-{KEY}'\n", path="app/settings.py")) == 1

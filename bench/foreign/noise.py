@@ -70,15 +70,21 @@ def fetch_sdist(name: str, version: str, into: Path) -> Path:
     return found
 
 
+def package_stem(name: str, version: str) -> str:
+    """``name-version`` as a file or folder name: an npm scope's `@` dropped and its `/` made `-`
+    (`@octokit/rest` 21.0.2 gives `octokit-rest-21.0.2`, as `npm pack` names its tarball); a PyPI
+    name is kept as it is."""
+    return f"{name.lstrip('@').replace('/', '-')}-{version}"
+
+
 def fetch_npm_tarball(name: str, version: str, into: Path) -> Path:
     """The registry tarball of name@version in ``into``, fetched with ``npm pack`` the first time.
 
-    npm names the file after the package, a scope's `@` dropped and its `/` made `-`
-    (`@octokit/rest` 21.0.2 gives `octokit-rest-21.0.2.tgz`); the archive holds one top folder,
+    npm names the file :func:`package_stem` ``.tgz``; the archive holds one top folder,
     `package/`, as an sdist does.
     """
     into.mkdir(parents=True, exist_ok=True)
-    target = into / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+    target = into / f"{package_stem(name, version)}.tgz"
     if target.exists():
         return target
     done = subprocess.run(["npm", "pack", "--silent", f"{name}@{version}", "--pack-destination", str(into)],
@@ -215,7 +221,7 @@ def noise_cmd(a: argparse.Namespace) -> int:
         for eco, name, version in listed:
             if wanted is None or name in wanted:
                 files = list(text_members(fetch_package(eco, name, version, a.out / "sdists")))
-                packages[f"{name.lstrip('@').replace('/', '-')}-{version}"] = sample(files, a.max_lines)
+                packages[package_stem(name, version)] = sample(files, a.max_lines)
         write_noise_split(packages, data)
         for tool in tools:
             run_tool(tool, data, shared=shared, work=a.work, peers_python=a.peers_python,

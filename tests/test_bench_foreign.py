@@ -442,6 +442,58 @@ def test_an_npm_tarball_is_found_by_its_scoped_name_and_read_below_its_package_f
         fetch_package("cargo", "serde", "1.0.0", tmp_path)
 
 
+def _tarball(members: dict[str, bytes], mode: str = "w:gz") -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tf:  # type: ignore[call-overload]
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_a_debian_source_package_is_checked_and_packed_with_its_debian_folder(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+    import lzma
+
+    from bench.foreign import debian
+    from bench.foreign.noise import FetchError, fetch_package, package_stem, text_members
+
+    orig = _tarball({"vsftpd-3.0.3/vsftpd.conf": b"anonymous_enable=NO\n", "vsftpd-3.0.3/debian/old": b"upstream's\n"})
+    packaging = _tarball({"debian/control": b"Source: vsftpd\n", "debian/old": b"Debian's\n"}, "w:xz")
+    pool = {"vsftpd_3.0.3.orig.tar.gz": orig, "vsftpd_3.0.3-13.debian.tar.xz": packaging}
+    checksums = "".join(f" {hashlib.sha256(b).hexdigest()} {len(b)} {n}\n" for n, b in pool.items())
+    index = ("Package: vsftpd\nVersion: 3.0.3-13\nDirectory: pool/main/v/vsftpd\nChecksums-Sha256:\n"
+             f" {'0' * 64} 1 vsftpd_3.0.3-13.dsc\n{checksums}\n"
+             "Package: vsftpd\nVersion: 3.0.3-12\nDirectory: pool/main/v/vsftpd\nChecksums-Sha256:\n\n")
+    fetched: list[str] = []
+
+    def download(url: str) -> bytes:
+        fetched.append(url)
+        if url.endswith("Sources.xz"):
+            return lzma.compress(index.encode())
+        return pool[url.rsplit("/", 1)[1]]
+
+    monkeypatch.setattr(debian, "_download", download)
+    archive = fetch_package("deb", "vsftpd", "3.0.3-13", tmp_path)
+    assert archive.name == "vsftpd-3.0.3-13.tar.gz" and package_stem("openssh", "1:9.2p1-2") == "openssh-9.2p1-2"
+    assert sorted(text_members(archive)) == [("debian/control", "Source: vsftpd\n"), ("debian/old", "Debian's\n"),
+                                            ("vsftpd.conf", "anonymous_enable=NO\n")]
+    assert not any(u.endswith(".dsc") for u in fetched)  # only the tarballs are downloaded
+    assert fetch_package("deb", "vsftpd", "3.0.3-13", tmp_path) == archive and len(fetched) == 3  # packed once
+    with pytest.raises(FetchError, match="not in Debian"):
+        fetch_package("deb", "vsftpd", "3.0.4-1", tmp_path)
+    pool["vsftpd_3.0.3.orig.tar.gz"] = orig + b"tampered"
+    archive.unlink()
+    with pytest.raises(FetchError, match="SHA-256"):
+        fetch_package("deb", "vsftpd", "3.0.3-13", tmp_path)
+    assert not list(tmp_path.glob("vsftpd*"))  # nothing half-written is left to be read as the package
+
+
 def test_whispers_fixtures_give_hardcoded_values_and_compliant_lines(tmp_path: Path, git_env: Path) -> None:
     from bench.foreign.whispers import FOLDER, whispers_examples
 

@@ -1,7 +1,7 @@
 """``noise``: false alarms per 1,000 lines on real code, docs and tests of pinned packages with no secrets.
 
 The packages of ``noise_packages.txt`` (PyPI sdists, fetched with pip; npm tarballs, fetched with
-``npm pack``) are downloaded once into ``--out`` and their text files
+``npm pack``; Debian source packages, see :mod:`bench.foreign.debian`) are downloaded once into ``--out`` and their text files
 (UTF-8, at most 256 KB) copied into a split under ``--work`` with no credential labels, so every span
 a tool reports is a false alarm. Each tool runs through the shared scorer's adapter in the same run;
 the figure is distinct flagged spans (overlaps merged) per 1,000 lines of the files scanned.
@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from bench.common.splits import find_shared, load_scorer
 from bench.multiformat_eval import run_tool
 
+from .debian import DebianFetchError, fetch_debian_source
 from .evaluate import SMSCAN_CMD, TOOLS
 
 PACKAGES = Path(__file__).with_name("noise_packages.txt")
@@ -72,9 +73,10 @@ def fetch_sdist(name: str, version: str, into: Path) -> Path:
 
 def package_stem(name: str, version: str) -> str:
     """``name-version`` as a file or folder name: an npm scope's `@` dropped and its `/` made `-`
-    (`@octokit/rest` 21.0.2 gives `octokit-rest-21.0.2`, as `npm pack` names its tarball); a PyPI
+    (`@octokit/rest` 21.0.2 gives `octokit-rest-21.0.2`, as `npm pack` names its tarball), a Debian
+    epoch dropped (`openssh` 1:9.2p1-2 gives `openssh-9.2p1-2`, as the pool names its files); a PyPI
     name is kept as it is."""
-    return f"{name.lstrip('@').replace('/', '-')}-{version}"
+    return f"{name.lstrip('@').replace('/', '-')}-{version.split(':', 1)[-1]}"
 
 
 def fetch_npm_tarball(name: str, version: str, into: Path) -> Path:
@@ -95,12 +97,17 @@ def fetch_npm_tarball(name: str, version: str, into: Path) -> Path:
 
 
 def fetch_package(ecosystem: str, name: str, version: str, into: Path) -> Path:
-    """The archive of a pinned package of a list: a PyPI sdist or an npm tarball."""
+    """The archive of a pinned package of a list: a PyPI sdist, an npm tarball or a Debian source package."""
     if ecosystem == "pypi":
         return fetch_sdist(name, version, into)
     if ecosystem == "npm":
         return fetch_npm_tarball(name, version, into)
-    raise FetchError(f"unknown ecosystem {ecosystem!r} for {name} {version}: pypi or npm")
+    if ecosystem == "deb":
+        try:
+            return fetch_debian_source(name, version, into, package_stem(name, version))
+        except DebianFetchError as exc:
+            raise FetchError(str(exc)) from exc
+    raise FetchError(f"unknown ecosystem {ecosystem!r} for {name} {version}: pypi, npm or deb")
 
 
 def text_members(archive: Path) -> Iterator[tuple[str, str]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smscan.detectors.blocks import is_armoured_text
+from smscan.detectors.change_logs import is_change_log
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
 from smscan.detectors.enclosing_names import names_a_thing
@@ -227,6 +228,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # nonces, encoded payloads, parser cases); a key that leaks through a test is bound to a secret
     # name, written in a secret place or in a vendor's format (:mod:`.test_context`).
     if place != "secret" and is_test_path(path):
+        return None
+    # A change log cites what changed by name (a message id, a certificate authority, a file);
+    # a key pasted into one keeps a secret's name or a vendor's format (:mod:`.change_logs`).
+    if place != "secret" and is_change_log(path):
         return None
     letter_key = place == "secret" and is_letter_key(value, rule)
     # A UUID under a secret name is a key (API keys and tokens are often drawn as UUIDs);

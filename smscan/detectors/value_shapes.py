@@ -77,7 +77,8 @@ _CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
 # capitals before a path is one too (Kerberos' `FILE:/tmp/krb5cc_1000`).
 _URLISH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.\-]*://|[a-z][a-z0-9+.\-]*:/|[A-Z]{2,}:/|www\.|mailto:|/|\./|\.\./|~/)")
 # An address ends in a top-level domain of letters: `hj@pmAszz.Jdsjp0WaoV` is a password.
-_EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,24}$")
+# An `=` is as common in a mail's message id as in an address (`CAF_KswU7aBS=tcg75@mail.gmail.com`).
+_EMAIL = re.compile(r"^[\w.+=\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,24}$")
 _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 # An IPv6 host as URLs write it, in brackets with an optional port: `[fe80::1]:8080`, `[1:2:3]`.
@@ -92,6 +93,10 @@ _TIMESTAMP = re.compile(r"^[\d\-]{6,10}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+\
 _DIGIT_STAMP = re.compile(r"^%?\d{8}[~T_\-]?\d{6}$")
 # An issue or pull request's number (`bug: #1331882`).
 _ISSUE_NUMBER = re.compile(r"^#\d+$")
+# A C preprocessor's directive (`Get rid of last PLUGIN_DEF_AUTH #ifdef`).
+_PREPROCESSOR_DIRECTIVE = re.compile(r"^#(?:if|ifdef|ifndef|elif|else|endif|define|undef|include|import|pragma|error|warning|line)$")
+# A member reached through a pointer in C, C++ or PHP (`can_auth = wo->neg_upap && ...`).
+_MEMBER_ACCESS = re.compile(r"^\$?[A-Za-z_]\w*(?:->[A-Za-z_]\w*)+$")
 # An ISO 8601 duration (`P0Y0M0DT12H0M0S`, `PT30S`).
 _DURATION = re.compile(r"^P(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?$")
 # A list of numbers and ranges (an IMAP sequence set `2,4:7,9,12:*`, pages `1-3,5`).
@@ -628,6 +633,8 @@ def is_other_identifier(
         or _TIMESTAMP.match(value)
         or _DIGIT_STAMP.match(value)
         or _ISSUE_NUMBER.match(value)
+        or _PREPROCESSOR_DIRECTIVE.match(value)
+        or _MEMBER_ACCESS.match(value)
         or _DURATION.match(value)
         or _NUMBER_RANGES.match(value)
         or _HEX_INTEGER.match(value)

@@ -1282,3 +1282,36 @@ def test_cipher_names_with_parts_in_capitals() -> None:
     assert candidates(line, path="lib/pbe.js") == []
     assert candidates("_IN('1.2.840.113549.3.7', 'des-EDE3-CBC');\n", path="lib/oids.js") == []
     assert len(candidates(f"password = 'Zq8x-EDE3-{KEY}'\n", path="app/settings.py")) == 1
+
+
+# Round 31 (blind, session 20, Debian source packages): what change logs cite by name (message
+# ids, certificate authorities' and files' names), a preprocessor directive, a member reached
+# through a pointer in C.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("REFMAIL: CAF_KswU7aBS7unnK+rdZy1PG_8SZUAW=tcg75HixDLLE0w3Lhw@mail.gmail.com\n", "ChangeLog"),
+        ("REFMAIL: 20191102164509.dxayakg3hrmozjnm@carbon\n", "ChangeLog"),
+        ('    - "A-Trust-nQual-03"\n', "debian/changelog"),
+        ("    - ABAecom_=sub.__Am._Bankers_Assn.=_Root_CA.crt\n", "debian/changelog"),
+        ("References: CAF_KswU7aBS7unnK+rdZy1PG_8SZUAW=tcg75HixDLLE0w3Lhw@mail.gmail.com\n", "notes/thread.txt"),
+        ("Get rid of last PLUGIN_DEF_AUTH #ifdef\n", "notes.md"),
+        ("    can_auth = wo->neg_upap && (uselogin || have_pap_secret(&lacks_ip));\n", "pppd/auth.c"),
+    ],
+)
+def test_round_thirty_one_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"  * smtp_password: {KEY}\n", "debian/changelog"),  # a change log's secret keeps its name
+        ("  * Rotated AKIAZ7Q3XK2M4N5P6R7T after the leak\n", "NEWS"),  # or its vendor's format
+        (f'    - "A-Trust-{KEY}"\n', "src/certs.py"),  # outside a change log the same shape is judged
+        (f"auth_token = {KEY}\n", "pppd/options.c"),
+        (f"AUTH #{KEY}\n", "notes.md"),
+    ],
+)
+def test_secrets_beside_round_thirty_one_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

@@ -19,6 +19,7 @@ from typing import Any
 
 from smscan.detectors.blocks import is_armoured_text
 from smscan.detectors.change_logs import is_change_log
+from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
 from smscan.detectors.enclosing_names import names_a_thing
@@ -50,6 +51,7 @@ from smscan.detectors.value_shapes import (
     continues_ssh_public_key,
     encodes_hex_key,
     has_digest_name_before,
+    has_troff_escape,
     is_chance_name,
     is_code_name,
     is_command_name,
@@ -62,6 +64,7 @@ from smscan.detectors.value_shapes import (
     is_prose,
     is_service_code,
     is_ssh_public_key,
+    is_symbol_name,
     is_uuid,
 )
 from smscan.detectors.vendor_prefixes import vendor_of
@@ -97,6 +100,11 @@ _LOOKUP_BEFORE = re.compile(
 _PGP_KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{40}|[0-9A-Fa-f]{16})")
 _PGP_WORD = re.compile(r"\b(?:pgp|gpg|gnupg|openpgp)\b", re.IGNORECASE)
 _PGP_CONTEXT_CHARS = 400
+# A manual page's source: `httpd.8`, `ssl.3ssl`, `ls.1p`, `tool.man`.
+_MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
+_PGP_NAME_WORDS = frozenset(["pgp", "gpg", "gnupg", "openpgp"])
+# Last words of a name that say its value is a format (a pack template, a date picture, a regex).
+_FORMAT_WORDS = frozenset(["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates"])
 
 # How far before a value its context words are looked for: a word of `_IDENTIFIER_CONTEXT` and
 # the 24 characters after it, or a digest's name, with room for the character before them.
@@ -195,6 +203,13 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None if is_armoured_text(value) else rule.secret_bonus
     if slot.where == PUBLIC_BLOCK:
         return None
+    # In a manual page's source a font change or a zero-width escape is markup of its text
+    # (`token types\&.`); elsewhere an unnamed value holding one is that text (below).
+    if _MAN_PAGE.search(path) and has_troff_escape(value):
+        return None
+    # A zone's DNSKEY or RRSIG record publishes a key or a signature to every resolver (:mod:`.dns_records`).
+    if in_dns_key_record(text, slot.start):
+        return None
     if is_stand_in(value) or is_test_path(path) and (
         is_made_up(value) or is_expected_digest(text, slot.start, slot.end) or in_test_vector(text, slot.start)
     ):
@@ -217,6 +232,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     place = value_name_class(slot.key if slot.inherited else attribute_name(slot.key), value) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
+    # A name that says the value is a format, a pattern or a template names what it is
+    # (`my $limit_format = "Z81I1C1I1d3L3"`, a pack template); no secret's name is left to say secret.
+    if place == "neutral" and slot.key and name_words(slot.key)[-1:] and name_words(slot.key)[-1] in _FORMAT_WORDS:
+        return None
     vendor = vendor_of(value)
     # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a
     # stand-in a person wrote in the vendor's shape: a token's body is drawn, not spelt.
@@ -296,6 +315,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_service_code(value)
         or is_dashed_code(value)
         or is_code_name(value)
+        or is_symbol_name(value)
+        or has_troff_escape(value)
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):
@@ -309,8 +330,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if place != "secret" and _LOOKUP_BEFORE.search(before):
         return None
-    if place != "secret" and _PGP_KEY_ID.fullmatch(value) and _PGP_WORD.search(
-        text, max(slot.start - _PGP_CONTEXT_CHARS, 0), slot.start
+    # A PGP key is named by its long id or fingerprint where the text speaks of PGP, or under a
+    # name that does (`GPG_KEY="CFB4C2166397D0D2"`); the key itself is an armoured block.
+    if _PGP_KEY_ID.fullmatch(value) and (
+        not _PGP_NAME_WORDS.isdisjoint(name_words(slot.key)) if place == "secret"
+        else _PGP_WORD.search(text, max(slot.start - _PGP_CONTEXT_CHARS, 0), slot.start) is not None
     ):
         return None
     if is_hex(value) and _CHECKSUM_LINE_AFTER.match(text, slot.end):

@@ -753,6 +753,39 @@ def is_dashed_code(value: str) -> bool:
     return _DASHED_CODE.match(value) is not None and any(c.isdigit() for c in value)
 
 
+# Parts joined by `_`, each in one case or none (`_mul_1x1_mmx`, `OPENSSL_ia32cap_P`): a symbol of code.
+_SYMBOL_PART = r"(?:[a-z0-9]+|[A-Z0-9]+)"
+_SYMBOL_NAME = re.compile(rf"^_*{_SYMBOL_PART}(?:_{_SYMBOL_PART}){{2,}}$")
+
+
+def is_symbol_name(value: str) -> bool:
+    """True for a symbol of code in snake case with three parts or more, each part in one case
+    (a function ``_mul_1x1_mmx``, a variable ``OPENSSL_ia32cap_P``): where no name says secret,
+    a string holding one names a function or a variable. A drawn value that holds two ``_`` by
+    chance mixes cases within its parts.
+
+    Example:
+        >>> is_symbol_name("_mul_1x1_mmx"), is_symbol_name("OPENSSL_ia32cap_P"), is_symbol_name("q8Zt_3kPx0w_Lm9Rv2")
+        (True, True, False)
+    """
+    return _SYMBOL_NAME.match(value) is not None and re.search(r"[A-Za-z]{2}", value) is not None
+
+
+# A troff escape of a manual page: a font change (`\fIDUMP\fR`) or the zero-width `\&`.
+_TROFF_ESCAPE = re.compile(r"\\f[BIRP]|\\&")
+
+
+def has_troff_escape(value: str) -> bool:
+    r"""True for a value holding a manual page's font change or zero-width escape: the value is
+    a word of the page's text.
+
+    Example:
+        >>> has_troff_escape(r"\fIDUMP\fR_\fIVHOSTS"), has_troff_escape(r"types\&"), has_troff_escape("Zq8x\\P1sV")
+        (True, True, False)
+    """
+    return _TROFF_ESCAPE.search(value) is not None
+
+
 def is_character_list(value: str) -> bool:
     """True for letters listed in alphabetical order (strftime's ``aAbBcdHIjm...``, a character set,
     a typed counting pattern such as ``A1bC2dE3fG4h...``): ten or more letters, six of them

@@ -1315,3 +1315,36 @@ def test_round_thirty_one_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_thirty_one_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 32 (blind, session 20, Debian): symbols of perlasm code in strings, a zone's DNSKEY
+# record, a GnuPG key's id, a pack template under a format's name, troff escapes of man pages.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('&function_begin_B("_mul_1x1_mmx");\n', "crypto/bn/asm/x86-gf2m.pl"),
+        ('&picmeup("edx","OPENSSL_ia32cap_P");\n', "crypto/bn/asm/x86-gf2m.pl"),
+        ("IN DNSKEY\t512 ( 255 1 AQMFD5raczCJHViKtLYhWGz8hMY\t9UGRuniJDBzC7w0aRyzWZriO6i2odGWWQVucZqKV\t"
+         "sENW91IOW4vqudngPZsY3GvQ/xVA8/7pyFj6b7Esg\ta60zyGW6LFe9r8n6paHrlG5ojqf0BaqHT+8= )\n", "fuzz/dnskey"),
+        ('GPG_KEY="CFB4C2166397D0D2"\n', "release-tool"),
+        ('my $limit_format = "Z81I1C1I1d3L3";\n', "contrib/ftpquota"),
+        (r"existing mapping for those token types\&. The" "\n", "doc/man7/ALTER_TEXT_SEARCH_CONFIGURATION.7"),
+        (r'run with \fB\-t\fR \fB\-D\fR \fIDUMP\fR_\fIVHOSTS\fR to dump' "\n", "docs/man/httpd.8"),
+    ],
+)
+def test_round_thirty_two_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'SYMBOL_TOKEN = "{KEY}_{KEY}_x"\n', "app/settings.py"),  # a secret's name keeps it
+        ("key example. {\n    algorithm hmac-sha256;\n    secret \"q8Zt3kPx0wLm9Rv2aY7nBc4dE6fGh1Jk\";\n};\n", "named.conf"),
+        ('GPG_PASSPHRASE="Zq8xP1sV9kL2mN4b"\n', "release-tool"),  # a GnuPG name over a passphrase
+        (f'my $limit_format = "Z81I1C1I1d3L3";\nmy $api_key = "{KEY}";\n', "contrib/ftpquota"),
+        (f"api_key = {KEY}\\&\n", "deploy.sh"),  # an escaped `&` in a shell is part of the value
+    ],
+)
+def test_secrets_beside_round_thirty_two_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1

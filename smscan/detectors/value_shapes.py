@@ -271,11 +271,11 @@ _REGEX_CLASS = re.compile(r"\[[^\]\s]+\][+*?]")
 _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 # A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
-# Words joined by `-` (or one CamelCase name) in two or more `/` parts, a version or an HTTP
+# Words joined by `-` or `_` (or one CamelCase name) in two or more `/` parts, a version or an HTTP
 # method among them, and maybe a REST custom method after a colon: a path of names
-# (`cred-type/sa-jwt`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`), maybe
+# (`cred-type/sa-jwt`, `host/hr_swinst`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`), maybe
 # between slashes (`api/v1/modelomparentapi/`).
-_WORD_PART = r"(?:[a-z]{2,}(?:-[a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
+_WORD_PART = r"(?:[a-z]{2,}(?:[-_][a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
 _WORD_PATH = re.compile(rf"^/?{_WORD_PART}(?:/{_WORD_PART})+(?:/|:[a-z]+(?:[A-Z][a-z]+)*)?$")
 # A REST path, a version then words, to one object by its id (`v1/payments/billing-plans/P-5VH6...`);
 # :data:`SECRET_PATH_WORD` in a part makes the last one a key (`v1/hooks/<token>`), as in a URL.
@@ -753,14 +753,16 @@ def is_dashed_code(value: str) -> bool:
     return _DASHED_CODE.match(value) is not None and any(c.isdigit() for c in value)
 
 
-# Parts joined by `_`, each in one case or none (`_mul_1x1_mmx`, `OPENSSL_ia32cap_P`): a symbol of code.
-_SYMBOL_PART = r"(?:[a-z0-9]+|[A-Z0-9]+)"
+# Parts joined by `_`, each in one case or none, or capitals before lower case (`_mul_1x1_mmx`,
+# `OPENSSL_ia32cap_P`, `bn_GF2m_mul_2x2`): a symbol of code.
+_SYMBOL_PART = r"(?:[a-z0-9]+|[A-Z0-9]+|[A-Z]+[0-9]*[a-z]+[0-9]*)"
 _SYMBOL_NAME = re.compile(rf"^_*{_SYMBOL_PART}(?:_{_SYMBOL_PART}){{2,}}$")
 
 
 def is_symbol_name(value: str) -> bool:
     """True for a symbol of code in snake case with three parts or more, each part in one case
-    (a function ``_mul_1x1_mmx``, a variable ``OPENSSL_ia32cap_P``): where no name says secret,
+    or capitals before lower case (a function ``_mul_1x1_mmx`` or ``bn_GF2m_mul_2x2``, a
+    variable ``OPENSSL_ia32cap_P``): where no name says secret,
     a string holding one names a function or a variable. A drawn value that holds two ``_`` by
     chance mixes cases within its parts.
 

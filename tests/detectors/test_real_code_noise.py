@@ -1324,6 +1324,8 @@ def test_secrets_beside_round_thirty_one_still_count(text: str, path: str) -> No
     [
         ('&function_begin_B("_mul_1x1_mmx");\n', "crypto/bn/asm/x86-gf2m.pl"),
         ('&picmeup("edx","OPENSSL_ia32cap_P");\n', "crypto/bn/asm/x86-gf2m.pl"),
+        ('&function_end_B("bn_GF2m_mul_2x2");\n', "crypto/bn/asm/x86-gf2m.pl"),
+        ('    REGISTER_MIB("host/hr_swinst", hrswinst_variables, variable4,\n', "agent/mibgroup/host/hr_swinst.c"),
         ("IN DNSKEY\t512 ( 255 1 AQMFD5raczCJHViKtLYhWGz8hMY\t9UGRuniJDBzC7w0aRyzWZriO6i2odGWWQVucZqKV\t"
          "sENW91IOW4vqudngPZsY3GvQ/xVA8/7pyFj6b7Esg\ta60zyGW6LFe9r8n6paHrlG5ojqf0BaqHT+8= )\n", "fuzz/dnskey"),
         ('GPG_KEY="CFB4C2166397D0D2"\n', "release-tool"),

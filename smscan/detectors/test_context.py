@@ -25,6 +25,7 @@ import re
 from itertools import pairwise
 from urllib.parse import unquote
 
+from smscan.detectors.letter_pairs import reads_as_word
 from smscan.detectors.value_shapes import is_hex
 
 _TEST_DIRS = frozenset(
@@ -65,6 +66,11 @@ _READABLE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 # Fewer letters and digits than this carry under ~48 bits: too few for a key, plenty for a
 # test's password (outside tests, short passwords are still judged: weak real ones leak).
 _MIN_KEY_CHARS = 8
+# Runs of letters split at case changes (`thatsAcomplPASS1x` -> thats, A, compl, PASS, x); a
+# value spelt in words holds few digits. Drawn values that read as words all the same (100,000
+# of each, session 20): 20 of lower case and digits 0.7%, 16 of letters and digits 0.04%, 32 none.
+_CASE_RUN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_MAX_WORDED_DIGITS = 3
 
 
 def is_test_path(path: str) -> bool:
@@ -89,8 +95,8 @@ def is_made_up(value: str) -> bool:
     Example:
         >>> is_made_up("=@asdfasf"), is_made_up("hunter2"), is_made_up("test-token-123")
         (True, True, True)
-        >>> is_made_up("q8Zt3kPx0wLm9Rv2aY7nBc4dE6fGh1Jk")
-        False
+        >>> is_made_up("q8Zt3kPx0wLm9Rv2aY7nBc4dE6fGh1Jk"), is_made_up("thatsAcomplPASS1x")
+        (False, True)
     """
     texts = [value, _percent_decoded(value) or value, _decoded_text(value) or value]
     return any(_is_typed(text) for text in dict.fromkeys(texts))
@@ -156,7 +162,22 @@ def _is_typed(text: str) -> bool:
         return True
     # Runs read apart (`my-api-key`) and together (`pa ssword`), as typed and without leetspeak.
     plain = _RUN.findall(text.lower().translate(_LEET))
-    return any(_are_explained(pieces) for pieces in (runs, ["".join(runs)], plain, ["".join(plain)]))
+    return any(_are_explained(pieces) for pieces in (runs, ["".join(runs)], plain, ["".join(plain)])) or _spells_words(text)
+
+
+def _spells_words(text: str) -> bool:
+    """True for a value spelt in words of any vocabulary glued at case changes, with a few digits
+    (`thatsAcomplPASS1x`: that's a complex pass): two runs or more of four letters or more that
+    read as words (:func:`reads_as_word`) cover most of its letters. A drawn key's letters fall
+    apart into runs of one or two at its case changes and digits (``Zq8xP1sV``); words joined by
+    separators are a passphrase's shape (``valley-pepper-443``), judged as such."""
+    letters = sum(char.isalpha() for char in text)
+    if letters < _MIN_KEY_CHARS or not text.isalnum() or sum(char.isdigit() for char in text) > _MAX_WORDED_DIGITS:
+        return False
+    words = [run for run in _CASE_RUN.findall(text) if len(run) >= 4 and reads_as_word(run.lower())]
+    # Capitals run on at random in a drawn key (`SMBMAIEModhZ`): two words in lower case say words.
+    spelt = sum(not word.isupper() for word in words) >= 2
+    return spelt and sum(len(word) for word in words) >= 0.8 * letters
 
 
 def _are_explained(runs: list[str]) -> bool:

@@ -1350,3 +1350,13 @@ def test_round_thirty_two_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_thirty_two_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) == 1
+
+
+# Round 32 too: a test's password spelt in words of no list (`thatsAcomplPASS1x`, samba's
+# lockout tests), against a drawn key in the same place and the same words outside a test.
+def test_a_test_password_spelt_in_words_is_test_data() -> None:
+    line = '        creds_lockout.set_password("thatsAcomplPASS1x")\n'
+    assert candidates(line, path="source4/dsdb/tests/python/rodc_rwdc.py") == []
+    assert candidates(line, path="source4/dsdb/samdb.py") == ["thatsAcomplPASS1x"]
+    drawn = f'        creds_lockout.set_password("{KEY}")\n'
+    assert candidates(drawn, path="source4/dsdb/tests/python/rodc_rwdc.py") == [KEY]

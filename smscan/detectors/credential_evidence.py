@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smscan.detectors.blocks import is_armoured_text
+from smscan.detectors.catalogs import is_gettext_catalog, is_locale_catalog
 from smscan.detectors.change_logs import is_change_log
 from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.credential_rule import CredentialRule
@@ -72,8 +73,6 @@ from smscan.detectors.vendor_prefixes import vendor_of
 # A git commit id, and the words of a file's name that say it records one.
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
 _REVISION_WORDS = frozenset("change changes commit revision rev sha head ref release version build tag".split())
-# Gettext catalogs: translations, their messages and the ids of obsolete ones.
-_CATALOG_SUFFIXES = frozenset({"po", "pot"})
 # Letters of one case and digits, both, maybe in parts joined by `-` or `_`: base 36 as ids
 # print it (`ukaeu1ik4sw5`, `ECH69MOIW7613`, `dxcon-fg5678gh`).
 _ONE_CASE_ALNUM = re.compile(
@@ -222,7 +221,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(stem_of(path))):
         return None
     # A gettext catalog's strings are messages and their translations (`msgstr[0] "..."`).
-    if slot.where == STRING and suffix_of(path) in _CATALOG_SUFFIXES:
+    if slot.where == STRING and is_gettext_catalog(path):
+        return None
+    # A locale folder's catalog names its messages, in words a secret's name may hold
+    # (`notice_account_wrong_password: Chybné heslo`): the values are messages (:mod:`.catalogs`).
+    if is_locale_catalog(path) and vendor_of(value) is None:
         return None
     # A badge's token sits in an image's URL to be shown to every reader (`badge.svg?token=...`).
     if slot.where == ASSIGNMENT and in_image_query(text, slot.start):

@@ -26,6 +26,7 @@ _REFERENCE = re.compile(
       | \{%.*%\}
       | <%.*%>
       | \#\{[^}]*\}                        # #{var} (Ruby)
+      | \{[$\#][A-Z][A-Z0-9_.]*(?::[^}]*)?\}  # {$MACRO}, {#MACRO} (Zabbix's macros)
       | \{[A-Za-z_][\w.\-]*\}              # {name} (format strings)
       | @[A-Za-z_][\w.]*\(.*\)             # @Microsoft.KeyVault(...)
       | (?:env|vault|secret|secrets|ssm|awssm|op|keyring):[\w/.\-:]+   # scheme references
@@ -43,7 +44,8 @@ _PRINTF_FIELD = r"%(?:\([A-Za-z_]\w*\))?[-#0 +]?\d*(?:\.\d+)?[sdixXfr]"
 # and format fields (`{i}<{kc}>{v}</{kc}>`, `{0}:{1}`, `__omit_place_holder__%s`). A bare `$NAME`
 # is left out: random passwords hold `$` before letters.
 _EMBEDDED_REFERENCE = re.compile(
-    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[A-Za-z_][\w.]*\}|\{\d*\}|" + _PRINTF_FIELD
+    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[$#][A-Z][A-Z0-9_.]*\}|\{[A-Za-z_][\w.]*\}|\{\d*\}|"
+    + _PRINTF_FIELD
 )
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
 # `suppress(...)`, `Stopping ${NAME}... `) is an excerpt in prose: cut at either end, maybe with
@@ -71,7 +73,7 @@ _AROUND_REFERENCE_MAX = 7
 # `{%s}UsernameToken`, `user=%s\1auth=Bearer %s\1`): lower-case runs and capitalised words of
 # three letters or more, with punctuation and escapes; a random mix of cases or any digit is a
 # value's own (possessive, so a long run is tried once).
-_TEMPLATE_WORDS = re.compile(r"(?:[a-z]++|[A-Z][a-z]{2,}+|[_\-./:= {}\[\]]|\\\d)*+")
+_TEMPLATE_WORDS = re.compile(r"(?:[a-z]++|[A-Z][a-z]{2,}+|[_\-./:= {}\[\],]|\\\d)*+")
 # Angle-, square- or curly-bracketed names: <YOUR_KEY>, [api-key], {token}; angle brackets as
 # HTML writes them in markup and escaped config (`&lt;YOURPASSWORD&gt;`).
 _BRACKETED = re.compile(r"^(?:<[^<>]+>|&lt;(?:(?!&gt;).)+&gt;|\[[A-Za-z _\-]+\]|\{[A-Za-z _\-]+\})$")
@@ -202,8 +204,8 @@ def _points_elsewhere(expansion: str) -> bool:
         return bool(_COMMAND.fullmatch(expansion[2:-1]))
     if expansion.startswith(("${", "#{")):
         return bool(_VARIABLE.fullmatch(expansion[2:-1]))
-    if expansion.startswith("%"):
-        return True
+    if expansion.startswith(("%", "{$", "{#")):
+        return True  # a printf conversion, a Zabbix macro (`vfs.fs.size[{#FSNAME},used]`)
     inside = expansion[1:-1]
     return inside == "" or inside.isdigit() or bool(_FORMAT_FIELD.fullmatch(inside))
 
@@ -338,7 +340,7 @@ _JWT_HEADER_START = "eyJ"
 
 
 def is_hollow_jwt(value: str) -> bool:
-    """True for a JWT-shaped value that cannot be a token: a header alone
+    """True for a JWT-shaped value that is no one's token: a header alone
     (``eyJhbGciOiJIUzI1NiJ9``, which decodes to ``{"alg":"HS256"}``, the same in every token of
     that algorithm), or a signature that is a plain word (``...eyJpc3MiOiJ4In0.signature``).
 
@@ -347,6 +349,12 @@ def is_hollow_jwt(value: str) -> bool:
         (True, True)
         >>> is_hollow_jwt("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.Zq8xP1sV9kL2mN4bT7wRaaQ3")
         False
+
+    So is a token whose claims name no one (``{"foo":"bar"}``: :func:`_are_example_claims`),
+    signed or not: the token of a library's tests and docs.
+
+        >>> is_hollow_jwt("eyJhbGciOiJIUzI1NiJ9.eyJmb28iOiJiYXIifQ.Zq8xP1sV9kL2mN4bT7wRaaQ3")
+        True
     """
     if not value.startswith(_JWT_HEADER_START):
         return False
@@ -359,7 +367,38 @@ def is_hollow_jwt(value: str) -> bool:
     if len(parts) != 3:
         return False  # a JWE has five parts; its second is an encrypted key, not JSON
     signature = parts[2]
-    return bool(signature) and signature.isalpha() and signature.islower() and len(signature) <= 16
+    if bool(signature) and signature.isalpha() and signature.islower() and len(signature) <= 16:
+        return True
+    claims = _json_object(parts[1])
+    return claims is not None and bool(claims) and _are_example_claims(claims)
+
+
+# Claims every token may carry (RFC 7519), whose names say nothing of whom it is for.
+_REGISTERED_CLAIMS = frozenset(["iss", "sub", "aud", "exp", "nbf", "iat", "jti"])
+# The domains kept for examples (RFC 2606): `user@example.com`, `http://example.org/x`, `host.example`.
+_EXAMPLE_DOMAIN = re.compile(r"\bexample\.(?:com|org|net)\b|\.example\b", re.IGNORECASE)
+# RFC 7519's example issuer, beside the stand-in words.
+_EXAMPLE_CLAIM_WORDS = _STAND_IN_WORDS | frozenset(["joe", "quux"])
+
+
+def _are_example_claims(claims: object) -> bool:
+    """True when a token's claims name no one: every word in them a stand-in (`{"foo":"bar"}`,
+    `{"aud":["test",1]}`), an example domain's URL or address (RFC 7519's `{"iss":"joe",
+    "http://example.com/is_root":true}`), a registered claim's name, a number or a truth value."""
+    if isinstance(claims, dict):
+        return all(
+            (key in _REGISTERED_CLAIMS or _is_example_word(key)) and _are_example_claims(value)
+            for key, value in claims.items()
+        )
+    if isinstance(claims, list):
+        return all(_are_example_claims(item) for item in claims)
+    if isinstance(claims, str):
+        return _is_example_word(claims)
+    return True  # a number, a truth value, null
+
+
+def _is_example_word(text: str) -> bool:
+    return text.lower() in _EXAMPLE_CLAIM_WORDS or _EXAMPLE_DOMAIN.search(text) is not None
 
 
 def _json_object(part: str) -> dict[str, object] | None:

@@ -93,6 +93,12 @@ _TIMESTAMP = re.compile(r"^[\d\-]{6,10}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+\
 _DIGIT_STAMP = re.compile(r"^%?\d{8}[~T_\-]?\d{6}$")
 # An issue or pull request's number (`bug: #1331882`).
 _ISSUE_NUMBER = re.compile(r"^#\d+$")
+# A duration in Ruby's ActiveSupport (`reset_password_within = 6.hours`, `4.days.ago`).
+_RUBY_DURATION = re.compile(
+    r"^\d+(?:\.\d+)?\.(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?)(?:\.(?:ago|from_now|since))?$"
+)
+# A type of Go through a pointer or a slice (`jwtTestDefaultKey *rsa.PublicKey`, `[]byte`-like `[]ecdsa.PrivateKey`).
+_GO_TYPE = re.compile(r"^(?:\*|\[\])+[a-z][a-z0-9]*\.[A-Z][A-Za-z0-9]*$")
 # A C preprocessor's directive (`Get rid of last PLUGIN_DEF_AUTH #ifdef`).
 _PREPROCESSOR_DIRECTIVE = re.compile(r"^#(?:if|ifdef|ifndef|elif|else|endif|define|undef|include|import|pragma|error|warning|line)$")
 # A member reached through a pointer in C, C++ or PHP (`can_auth = wo->neg_upap && ...`).
@@ -634,6 +640,8 @@ def is_other_identifier(
         or _DIGIT_STAMP.match(value)
         or _ISSUE_NUMBER.match(value)
         or _PREPROCESSOR_DIRECTIVE.match(value)
+        or _RUBY_DURATION.match(value)
+        or _GO_TYPE.match(value)
         or _MEMBER_ACCESS.match(value)
         or _DURATION.match(value)
         or _NUMBER_RANGES.match(value)
@@ -736,6 +744,9 @@ def is_service_code(value: str) -> bool:
 _DASHED_CODE = re.compile(r"^[A-Z]{2,8}(?:-(?:[A-Z]{1,8}|\d{1,8})){2,}$")
 
 
+_CAPITAL_PARTS = re.compile(r"^[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*){2,}$")
+
+
 def _is_api_path_to_id(value: str) -> bool:
     """True for a REST path to one object by its id, no part of it saying secret."""
     match = _API_PATH_TO_ID.match(value)
@@ -749,8 +760,15 @@ def is_dashed_code(value: str) -> bool:
     Example:
         >>> is_dashed_code("BTC-241227-41000-C"), is_dashed_code("X7K2-M9P4-Q8R1")
         (True, False)
+        >>> is_dashed_code("HH3C-ENTITY-EXT-MIB"), is_dashed_code("KZ8P-WRTX-4827-QM7D")
+        (True, False)
     """
-    return _DASHED_CODE.match(value) is not None and any(c.isdigit() for c in value)
+    if _DASHED_CODE.match(value) is not None and any(c.isdigit() for c in value):
+        return True
+    # A module's name in capital words (SNMP's `HH3C-ENTITY-EXT-MIB`): two words of three letters
+    # or more among its parts, which a drawn key in dashed groups never spells.
+    parts = value.split("-")
+    return _CAPITAL_PARTS.match(value) is not None and sum(part.isalpha() and len(part) >= 3 for part in parts) >= 2
 
 
 # Parts joined by `_`, each in one case or none, or capitals before lower case (`_mul_1x1_mmx`,

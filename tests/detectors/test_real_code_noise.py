@@ -1360,3 +1360,60 @@ def test_a_test_password_spelt_in_words_is_test_data() -> None:
     assert candidates(line, path="source4/dsdb/samdb.py") == ["thatsAcomplPASS1x"]
     drawn = f'        creds_lockout.set_password("{KEY}")\n'
     assert candidates(drawn, path="source4/dsdb/tests/python/rodc_rwdc.py") == [KEY]
+
+
+# Round 33 (blind, session 20, Debian): a locale catalog's messages under names that speak of
+# passwords, Zabbix's macros, Ruby's durations, Go's pointer types, an SNMP module's name.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("  notice_account_wrong_password: Chybné heslo\n", "config/locales/cs.yml"),
+        ("  field_password: Contraseña\n", "config/locales/es-PA.yml"),
+        ("      value: '{$IIS.APPPOOL.NOT_MATCHES}'\n", "templates/app/iis/template_app_iis.yaml"),
+        ("      key: 'vfs.fs.size[{#FSNAME},used]'\n", "templates/os/linux/template_os_linux.yaml"),
+        ("  #   # reset_password_within = 5.days and reset_password_sent_at = 4.days.ago\n", "lib/devise/models/recoverable.rb"),
+        ("  config.reset_password_within = 6.hours\n", "lib/generators/templates/devise.rb"),
+        ("\tjwtTestDefaultKey      *rsa.PublicKey\n", "parser_test.go"),
+        ("|CPU |{#MODULE_NAME}: CPU utilization |<p>MIB: HH3C-ENTITY-EXT-MIB</p> |\n", "templates/net/hp_hh3c_snmp/README.md"),
+    ],
+)
+def test_round_thirty_three_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"  smtp_password: {KEY}\n", "config/settings.yml"),  # outside a locale folder a name says secret
+        ("  api_key: AKIAZ7Q3XK2M4N5P6R7T\n", "config/locales/en.yml"),  # a vendor's format anywhere
+        (f"      value: '{{$API.KEY}}{KEY}'\n", "templates/app/template.yaml"),  # a macro beside a key
+        (f"  config.reset_password_token = '{KEY}'\n", "lib/devise.rb"),
+        ("|CPU |MIB: X7K2-M9P4-Q8R1-ZZ4T |\n", "notes.md"),  # a key in dashed groups is no module's name
+    ],
+)
+def test_secrets_beside_round_thirty_three_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) == 1
+
+
+def _jwt(claims: str) -> str:
+    def part(text: str) -> str:
+        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+    header = part('{"alg":"HS256","typ":"JWT"}')
+    return f"{header}.{part(claims)}.{KEY}aQ3xT7wR"
+
+
+# Round 33 too: golang-jwt's tests sign tokens that name no one (`{"foo":"bar"}`, RFC 7519's
+# `joe`); a token whose claims name someone still counts, in a test or not.
+@pytest.mark.parametrize(
+    "claims", ['{"foo":"bar"}', '{"foo":"bar","nbf":1444478400}', '{"aud":["test",1]}',
+               '{"iss":"joe",\r\n "exp":1300819380,\r\n "http://example.com/is_root":true}']
+)
+def test_a_token_whose_claims_name_no_one_is_an_example(claims: str) -> None:
+    assert candidates(f'\ttokenString := "{_jwt(claims)}"\n', path="hmac_example_test.go") == []
+
+
+@pytest.mark.parametrize(
+    "claims", ['{"sub":"8f3a2c71","email":"dana.kowalski@acme-corp.io"}', '{"foo":"bar","role":"admin","uid":40213}']
+)
+def test_a_token_whose_claims_name_someone_still_counts(claims: str) -> None:
+    assert len(candidates(f'\ttokenString := "{_jwt(claims)}"\n', path="internal/session.go")) == 1

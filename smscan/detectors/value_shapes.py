@@ -99,6 +99,8 @@ _RUBY_DURATION = re.compile(
 )
 # A type of Go through a pointer or a slice (`jwtTestDefaultKey *rsa.PublicKey`, `[]byte`-like `[]ecdsa.PrivateKey`).
 _GO_TYPE = re.compile(r"^(?:\*|\[\])+[a-z][a-z0-9]*\.[A-Z][A-Za-z0-9]*$")
+# A prompt a program waits for, one word and a colon (sshpass matches `"assword:"`).
+_PROMPT = re.compile(r"^[A-Za-z][a-z]{2,}:$")
 # A C preprocessor's directive (`Get rid of last PLUGIN_DEF_AUTH #ifdef`).
 _PREPROCESSOR_DIRECTIVE = re.compile(r"^#(?:if|ifdef|ifndef|elif|else|endif|define|undef|include|import|pragma|error|warning|line)$")
 # A member reached through a pointer in C, C++ or PHP (`can_auth = wo->neg_upap && ...`).
@@ -172,7 +174,7 @@ _GROUPED_NUMBER = re.compile(r"^[$€£¥]?\d{1,3}(?:([,_])\d{3})(?:\1\d{3})*(?:
 # Relative paths to a file: `smscan/model/passes.py`, `$DATA/secrets/labels.jsonl`,
 # `pkg{d}/sub/m{i}.py`. Base64 holds `/` but no `.`; passwords hold `.` but rarely `/`.
 # A query or fragment may follow, as in a stylesheet's `url(fonts/icons.4f2c1d.eot?#iefix)`.
-_RELATIVE_PATH = re.compile(r"^[\w.${}\-]+(?:/[\w.${}\-]+)+\.[a-z][a-z0-9]{0,4}(?:[?#][\w=&#.\-]*)?$")
+_RELATIVE_PATH = re.compile(r"^[\w.${}+\-]+(?:/[\w.${}+\-]+)+\.[a-z][a-z0-9]{0,4}(?:[?#][\w=&#.\-]*)?$")
 # An action or package at a named ref or pinned to a commit: `OWNER/smscan@REF`,
 # `actions/checkout@main`, `re-actors/alls-green@release/v1`, `re-actors/alls-green@05ac9388...`
 # (a workflow's `uses:`, pinned by its full commit id as hardening guides ask).
@@ -640,6 +642,7 @@ def is_other_identifier(
         or _DIGIT_STAMP.match(value)
         or _ISSUE_NUMBER.match(value)
         or _PREPROCESSOR_DIRECTIVE.match(value)
+        or _PROMPT.match(value)
         or _RUBY_DURATION.match(value)
         or _GO_TYPE.match(value)
         or _MEMBER_ACCESS.match(value)
@@ -771,9 +774,9 @@ def is_dashed_code(value: str) -> bool:
     return _CAPITAL_PARTS.match(value) is not None and sum(part.isalpha() and len(part) >= 3 for part in parts) >= 2
 
 
-# Parts joined by `_`, each in one case or none, or capitals before lower case (`_mul_1x1_mmx`,
-# `OPENSSL_ia32cap_P`, `bn_GF2m_mul_2x2`): a symbol of code.
-_SYMBOL_PART = r"(?:[a-z0-9]+|[A-Z0-9]+|[A-Z]+[0-9]*[a-z]+[0-9]*)"
+# Parts joined by `_`, each in one case or none, capitals before lower case or capitalised words
+# (`_mul_1x1_mmx`, `OPENSSL_ia32cap_P`, `bn_GF2m_mul_2x2`, `NID_id_GostR3410_2001`): a symbol of code.
+_SYMBOL_PART = r"(?:[a-z0-9]+|[A-Z0-9]+|[A-Z]+[0-9]*[a-z]+[0-9]*|(?:[A-Z][a-z]+)+[A-Z0-9]*)"
 _SYMBOL_NAME = re.compile(rf"^_*{_SYMBOL_PART}(?:_{_SYMBOL_PART}){{2,}}$")
 
 

@@ -1417,3 +1417,29 @@ def test_a_token_whose_claims_name_no_one_is_an_example(claims: str) -> None:
 )
 def test_a_token_whose_claims_name_someone_still_counts(claims: str) -> None:
     assert len(candidates(f'\ttokenString := "{_jwt(claims)}"\n', path="internal/session.go")) == 1
+
+
+# Round 34 (blind, session 20, Debian): a prompt a program matches, a patch's path with a
+# version, an OpenSSL NID's symbol (sshpass' `configure` is a `generated` skip now).
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ('\t* Change the match string from "Password: " to "assword:", as some ssh\n', "ChangeLog"),
+        ("Index: smpeg-0.4.5+cvs20030824/configure.in\n", "flatpak/shared-modules/smpeg/smpeg-am-prog-as.patch"),
+        ("    EC_GROUP_set_curve_name (m_Group, NID_id_GostR3410_2001);\n", "libi2pd/Gost.cpp"),
+    ],
+)
+def test_round_thirty_four_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'password = "{KEY}:"\n', "expect.sh"),  # a key with a colon after it is no prompt
+        (f"Index: {KEY}/configure.in\npassword: {KEY}\n", "fix.patch"),
+        ("    EC_GROUP_set_curve_name (m_Group, Zq8x_P1sV9_kL2mN4_bW7cR);\n", "libi2pd/Gost.cpp"),
+    ],
+)
+def test_secrets_beside_round_thirty_four_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -15,7 +15,8 @@ _LOCALE_SUFFIXES = frozenset({"yml", "yaml", "json", "properties", "strings", "x
 
 def is_gettext_catalog(path: str) -> bool:
     """Whether ``path`` is a gettext catalog (``.po``, ``.pot``)."""
-    return path.rsplit(".", 1)[-1].lower() in _GETTEXT_SUFFIXES if "." in path else False
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in _GETTEXT_SUFFIXES
 
 
 def is_locale_catalog(path: str) -> bool:

@@ -20,9 +20,9 @@ from typing import Any
 from smscan.detectors.blocks import is_armoured_text
 from smscan.detectors.catalogs import is_gettext_catalog, is_locale_catalog
 from smscan.detectors.change_logs import is_change_log
-from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.credential_rule import CredentialRule
-from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
+from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of
+from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
@@ -99,9 +99,9 @@ _LOOKUP_BEFORE = re.compile(
 _PGP_KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{40}|[0-9A-Fa-f]{16})")
 _PGP_WORD = re.compile(r"\b(?:pgp|gpg|gnupg|openpgp)\b", re.IGNORECASE)
 _PGP_CONTEXT_CHARS = 400
+_PGP_NAME_WORDS = frozenset(["pgp", "gpg", "gnupg", "openpgp"])
 # A manual page's source: `httpd.8`, `ssl.3ssl`, `ls.1p`, `tool.man`.
 _MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
-_PGP_NAME_WORDS = frozenset(["pgp", "gpg", "gnupg", "openpgp"])
 # Last words of a name that say its value is a format (a pack template, a date picture, a regex).
 _FORMAT_WORDS = frozenset(["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates"])
 
@@ -237,7 +237,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         place = "secret"
     # A name that says the value is a format, a pattern or a template names what it is
     # (`my $limit_format = "Z81I1C1I1d3L3"`, a pack template); no secret's name is left to say secret.
-    if place == "neutral" and slot.key and name_words(slot.key)[-1:] and name_words(slot.key)[-1] in _FORMAT_WORDS:
+    if place == "neutral" and slot.key and _FORMAT_WORDS.intersection(name_words(slot.key)[-1:]):
         return None
     vendor = vendor_of(value)
     # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a

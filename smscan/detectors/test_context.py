@@ -170,7 +170,8 @@ def _spells_words(text: str) -> bool:
     (`thatsAcomplPASS1x`: that's a complex pass): two runs or more of four letters or more that
     read as words (:func:`reads_as_word`) cover most of its letters. A drawn key's letters fall
     apart into runs of one or two at its case changes and digits (``Zq8xP1sV``); words joined by
-    separators are a passphrase's shape (``valley-pepper-443``), judged as such."""
+    separators are a passphrase's shape (``valley-pepper-443``), judged as such. Pronounceable
+    passwords read as words too (pwgen's ``sheiqu9loegahSh``): in a test file they are test data."""
     letters = sum(char.isalpha() for char in text)
     if letters < _MIN_KEY_CHARS or not text.isalnum() or sum(char.isdigit() for char in text) > _MAX_WORDED_DIGITS:
         return False

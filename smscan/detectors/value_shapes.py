@@ -97,7 +97,7 @@ _ISSUE_NUMBER = re.compile(r"^#\d+$")
 _RUBY_DURATION = re.compile(
     r"^\d+(?:\.\d+)?\.(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?)(?:\.(?:ago|from_now|since))?$"
 )
-# A type of Go through a pointer or a slice (`jwtTestDefaultKey *rsa.PublicKey`, `[]byte`-like `[]ecdsa.PrivateKey`).
+# A type of Go through a pointer or a slice (`jwtTestDefaultKey *rsa.PublicKey`, `[]ecdsa.PrivateKey`).
 _GO_TYPE = re.compile(r"^(?:\*|\[\])+[a-z][a-z0-9]*\.[A-Z][A-Za-z0-9]*$")
 # A prompt a program waits for, one word and a colon (sshpass matches `"assword:"`).
 _PROMPT = re.compile(r"^[A-Za-z][a-z]{2,}:$")
@@ -758,7 +758,8 @@ def _is_api_path_to_id(value: str) -> bool:
 
 def is_dashed_code(value: str) -> bool:
     """True for a code of capitals and numbers in dashed parts, each part one or the other (an
-    option's symbol ``BTC-241227-41000-C``); a drawn key mixes them within its groups.
+    option's symbol ``BTC-241227-41000-C``), or a name of capital words (an SNMP module's
+    ``HH3C-ENTITY-EXT-MIB``); a drawn key mixes letters and digits within its groups.
 
     Example:
         >>> is_dashed_code("BTC-241227-41000-C"), is_dashed_code("X7K2-M9P4-Q8R1")
@@ -781,11 +782,11 @@ _SYMBOL_NAME = re.compile(rf"^_*{_SYMBOL_PART}(?:_{_SYMBOL_PART}){{2,}}$")
 
 
 def is_symbol_name(value: str) -> bool:
-    """True for a symbol of code in snake case with three parts or more, each part in one case
-    or capitals before lower case (a function ``_mul_1x1_mmx`` or ``bn_GF2m_mul_2x2``, a
-    variable ``OPENSSL_ia32cap_P``): where no name says secret,
-    a string holding one names a function or a variable. A drawn value that holds two ``_`` by
-    chance mixes cases within its parts.
+    """True for a symbol of code in snake case with three parts or more, each part in one case,
+    capitals before lower case or capitalised words (a function ``_mul_1x1_mmx`` or
+    ``bn_GF2m_mul_2x2``, a variable ``OPENSSL_ia32cap_P``): where no name says secret, a string
+    holding one names a function or a variable. A drawn value that holds two ``_`` by chance
+    mixes cases within its parts.
 
     Example:
         >>> is_symbol_name("_mul_1x1_mmx"), is_symbol_name("OPENSSL_ia32cap_P"), is_symbol_name("q8Zt_3kPx0w_Lm9Rv2")

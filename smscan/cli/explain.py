@@ -106,6 +106,7 @@ def _explain(
     """Score the file and trace it through the scan's chain (``smscan.decide.explain``); also the
     settings and scorer it used."""
     from smscan.decide.explain import explain_document
+    from smscan.plan.pieces import score_planned
     from smscan.rules.flags import RuleFlags
     from smscan.rules.resolve import resolve_rules
     from smscan.sources.worktree import find_root
@@ -119,11 +120,18 @@ def _explain(
         name = path.resolve().relative_to(root).as_posix()
     except ValueError:  # a link to a file outside the root
         name = path.name
+    document = Document(name, text, group=root.as_posix())
     [scores] = scorer.score_texts([text])
+    # A scan scores each candidate with a little left context (the plan's pieces), raw surprise
+    # the whole file: the verdicts read what the scan would.
+    scan_scores = scores if rules.surprise is not None else score_planned(
+        scorer, [document], [detection.detector for detection in rules.detections]
+    )[0]
     explanation = explain_document(
-        Document(name, text, group=root.as_posix()), scores, rules,
+        document, scores, rules,
         window=settings.window, threshold=settings.threshold, consensus=settings.consensus,
         first_line=lines[0], last_line=lines[1], model=str(scorer.describe().get("name", settings.model)),
+        scan_scores=scan_scores,
     )
     return explanation, settings, scorer
 

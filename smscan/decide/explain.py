@@ -78,12 +78,13 @@ def explain_document(
     first_line: int,
     last_line: int,
     model: str,
+    scan_scores: TokenScores | None = None,
 ) -> Explanation:
     """Explain lines ``first_line..last_line`` of a scored document under ``rules``.
 
     Args:
         document: the whole file (``changed_lines`` None).
-        scores: its token scores.
+        scores: its token scores, the whole file's (the heat map and the raw windows read them).
         rules: the kinds a scan would report and their thresholds.
         window: the raw surprise window size (the heat map's windows when surprise is not reported).
         threshold: the raw surprise threshold tau, likewise.
@@ -91,20 +92,26 @@ def explain_document(
         first_line: first line to show (1-based).
         last_line: last line to show.
         model: the model's name, for the header.
+        scan_scores: the scores a scan reads (:func:`smscan.plan.pieces.score_planned`: the
+            planned pieces, each candidate with its left context), from which the verdicts are
+            made, so "reported" is what a scan reports; None reads ``scores``.
 
     Returns:
         The heat map tokens, top windows and span verdicts of those lines.
     """
     view = _view(document.text, scores, rules, window, threshold, consensus, first_line, last_line)
-    # The heat map draws every token, so the scan reads the whole file's scores, not a plan's.
-    result = scan([document], _ScoredOnce(scores), rules.surprise, detections=rules.detections, whole_documents=True)  # type: ignore[arg-type]  # _ScoredOnce answers score_texts, all the stage asks
+    # The heat map draws every token from the whole file's scores; the verdicts read the scores a
+    # scan reads. A candidate scored with a file's whole left context and with its piece's few
+    # lines differs near the threshold, and `explain` must say what `repo` reports.
+    judged = scores if scan_scores is None else scan_scores
+    result = scan([document], _ScoredOnce(judged), rules.surprise, detections=rules.detections, whole_documents=True)  # type: ignore[arg-type]  # _ScoredOnce answers score_texts, all the stage asks
     found = list(result.findings)
     reported = replace(result, findings=list(found))
     decide(reported, [document], kinds=None)
     kept = {id(finding) for finding in reported.findings}
     detectors = {detection.detector.kind: detection.detector for detection in rules.detections}
     verdicts, sensitive, shown = _finding_verdicts(found, kept, result, scores, view, detectors)
-    verdicts += _candidate_verdicts(document, scores, rules, view, shown, sensitive)
+    verdicts += _candidate_verdicts(document, judged, scores, rules, view, shown, sensitive)
     verdicts.sort(key=lambda v: (v.line, v.column, v.kind))
     return Explanation(
         path=document.path, text=document.text, first_line=first_line, last_line=last_line, model=model,
@@ -167,16 +174,17 @@ def _finding_verdicts(
 
 
 def _candidate_verdicts(
-    document: Document, scores: TokenScores, rules: Rules, view: _View,
+    document: Document, judged: TokenScores, scores: TokenScores, rules: Rules, view: _View,
     shown: set[tuple[str, int, int]], sensitive: list[tuple[int, int]],
 ) -> list[SpanVerdict]:
-    """Near misses of every detector, and the spans a detector drops before scoring."""
+    """Near misses of every detector (from the scores a scan reads, ``judged``), and the spans a
+    detector drops before scoring (shown with the whole file's windows, ``scores``)."""
     verdicts: list[SpanVerdict] = []
     for detection in rules.detections:
         detector = detection.detector
         if not detector.applies_to(document.path):
             continue
-        for candidate in detector.candidates(document.text, scores, path=document.path):
+        for candidate in detector.candidates(document.text, judged, path=document.path):
             if detector.sensitive:
                 sensitive.append((candidate.char_start, candidate.char_end))
             key = (detector.kind, candidate.char_start, candidate.char_end)

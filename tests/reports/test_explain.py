@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from smscan.cli.explain import parse_target
@@ -47,6 +48,24 @@ def test_golden(name: str, redact: bool) -> None:
     console = plain_console(100)
     render_explanation(console, explain(), redact_values=redact)
     assert_golden(name, output(console))
+
+
+def test_verdicts_read_the_scores_a_scan_reads() -> None:
+    # A scan scores each candidate with a few lines of left context (the plan's pieces), not the
+    # whole file, so the two differ near a threshold; a verdict must be what `repo` reports. Here
+    # the scan's scores say the model predicts every token: nothing is reported, while the heat
+    # map still draws the whole file's scores.
+    surprise, detections = fixture_rules()
+    document = Document("app/example.py", EXAMPLE, group="g")
+    [scores] = RandomWordScorer().score_texts([EXAMPLE])
+    predicted = replace(scores, nll=np.where(np.isnan(scores.nll), np.nan, 0.0))
+    explanation = explain_document(
+        document, scores, Rules(None, detections), window=4, threshold=3.0, consensus=1,
+        first_line=1, last_line=10, model="random-word-scorer", scan_scores=predicted,
+    )
+    assert not any(v.reported for v in explanation.spans if v.kind == "credential")
+    assert [t.nll for t in explanation.tokens] == pytest.approx(list(scores.nll), nan_ok=True)
+    assert verdicts()[("credential", 3)][0] is True  # the same file judged from its own scores
 
 
 def verdicts() -> dict[tuple[str, int], tuple[bool, tuple[str, ...]]]:

@@ -1,8 +1,9 @@
 """Why each span of a file was or was not reported: a tracing view of the scan's own chain.
 
-The file is scored once; the same token scores go through the scan's stages (``pipeline.scan``)
-and the scan's decisions (``decisions.decide``), so "reported" means exactly what a scan reports
-(allow comments and the credential/dead-code overlap applied; baselines are not). Alongside,
+The scores a scan reads (the plan's pieces, or the whole file when a kind needs it) go through
+the scan's stages (``judge.scan``) and decisions (``decisions.decide``), so "reported" means
+exactly what a scan reports (allow comments and the credential/dead-code overlap applied;
+baselines are not); the whole file's scores draw the heat map and the raw windows. Alongside,
 the trace keeps what the stages computed on the way: raw Surprise Masking windows and their
 votes, every detector's candidates with its evidence (``Detector.reasons``), and the spans a
 detector drops before scoring (``Detector.dropped``).

@@ -72,7 +72,9 @@ def _download(url: str) -> bytes:
 def _index(cache: Path) -> str:
     path = cache / f"debian-{SUITE}-Sources"
     if not path.exists():
-        path.write_bytes(lzma.decompress(_download(_INDEX)))
+        partial = path.with_suffix(".partial")
+        partial.write_bytes(lzma.decompress(_download(_INDEX)))
+        partial.replace(path)
     return path.read_text(encoding="utf-8", errors="replace")
 
 
@@ -102,8 +104,9 @@ def fetch_debian_source(name: str, version: str, into: Path, stem: str) -> Path:
     if target.exists():
         return target
     directory, files = tarballs(_index(into), name, version)
-    packed: dict[PurePosixPath, bytes] = {}  # the `debian/` tarball comes last and replaces upstream's own `debian/`
-    for file_name, sha256 in files:
+    packed: dict[PurePosixPath, bytes] = {}
+    # The `debian/` tarball goes last: its folder replaces any `debian/` upstream shipped.
+    for file_name, sha256 in sorted(files, key=lambda f: ".debian.tar." in f[0]):
         raw = _download(f"{MIRROR}/{directory}/{file_name}")
         if hashlib.sha256(raw).hexdigest() != sha256:
             raise DebianFetchError(f"{file_name} does not match the SHA-256 of Debian's index")

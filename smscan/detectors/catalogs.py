@@ -8,6 +8,8 @@ so a secret's word in a name is no secret's place, and its values are messages.
 
 from __future__ import annotations
 
+from smscan.detectors.code_files import suffix_of
+
 _GETTEXT_SUFFIXES = frozenset({"po", "pot"})
 _LOCALE_FOLDERS = frozenset({"locale", "locales", "i18n", "l10n", "lang", "langs", "languages", "translations"})
 _LOCALE_SUFFIXES = frozenset({"yml", "yaml", "json", "properties", "strings", "xlf", "xliff"})
@@ -15,8 +17,7 @@ _LOCALE_SUFFIXES = frozenset({"yml", "yaml", "json", "properties", "strings", "x
 
 def is_gettext_catalog(path: str) -> bool:
     """Whether ``path`` is a gettext catalog (``.po``, ``.pot``)."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return "." in name and name.rsplit(".", 1)[1].lower() in _GETTEXT_SUFFIXES
+    return suffix_of(path.replace("\\", "/")) in _GETTEXT_SUFFIXES
 
 
 def is_locale_catalog(path: str) -> bool:
@@ -28,9 +29,6 @@ def is_locale_catalog(path: str) -> bool:
         >>> is_locale_catalog("config/secrets.yml"), is_locale_catalog("locales/loader.py")
         (False, False)
     """
-    parts = path.replace("\\", "/").lower().split("/")
-    name = parts[-1]
-    return (
-        "." in name and name.rsplit(".", 1)[1] in _LOCALE_SUFFIXES
-        and any(folder in _LOCALE_FOLDERS for folder in parts[:-1])
-    )
+    posix = path.replace("\\", "/")
+    folders = posix.lower().split("/")[:-1]
+    return suffix_of(posix) in _LOCALE_SUFFIXES and any(folder in _LOCALE_FOLDERS for folder in folders)

@@ -97,9 +97,9 @@ _LOOKUP_BEFORE = re.compile(
 # keyserver (the key itself is an armoured block): release notes list them after "PGP keys:",
 # a few lines up.
 _PGP_KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{40}|[0-9A-Fa-f]{16})")
-_PGP_WORD = re.compile(r"\b(?:pgp|gpg|gnupg|openpgp)\b", re.IGNORECASE)
-_PGP_CONTEXT_CHARS = 400
 _PGP_NAME_WORDS = frozenset(["pgp", "gpg", "gnupg", "openpgp"])
+_PGP_WORD = re.compile(r"\b(?:" + "|".join(sorted(_PGP_NAME_WORDS)) + r")\b", re.IGNORECASE)
+_PGP_CONTEXT_CHARS = 400
 # A manual page's source: `httpd.8`, `ssl.3ssl`, `ls.1p`, `tool.man`.
 _MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
 # Last words of a name that say its value is a format (a pack template, a date picture, a regex).

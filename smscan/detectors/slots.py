@@ -93,10 +93,16 @@ _ASSIGNED = re.compile(
 _XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>[ \t]*(?P<value>[^<>\s]+)[ \t]*</(?P=tag)>")
 # HTML's elements of presentation hold a page's text, not a setting their tag names: generated API
 # docs put every identifier in a `<span>`, `<code>` or `<a>` (`<span class="n">str50subclass</span>`).
+# DocBook's inline elements do the same in manuals (systemd's `<varname>MIIMonitorSec=</varname>`,
+# `<literal>` around a documented id). `token` is left out: a config's `<token>` holds one.
 _MARKUP_TAGS = frozenset(
     """
     a abbr b bdi big cite code dd del dfn div dt em font h1 h2 h3 h4 h5 h6 i ins kbd label li mark
     option p pre q s samp small span strike strong sub sup td th title tt u var
+    acronym application citerefentry citetitle classname command computeroutput constant emphasis
+    envar errorcode errorname filename firstterm function glossterm keycap literal manvolnum
+    methodname para parameter phrase productname refentrytitle replaceable returnvalue simpara
+    structfield structname systemitem term type userinput varname
     """.split()
 )
 # Strings that are names, not values: the first argument of a lookup, or a subscript (a `[`

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 import re
 from urllib.parse import unquote_plus
 
@@ -83,6 +84,14 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9\-]+\.)+[a-z]{2,}(?::\d+)?$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 # An IPv6 host as URLs write it, in brackets with an optional port: `[fe80::1]:8080`, `[1:2:3]`.
 _BRACKETED_HOST = re.compile(r"^\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d+)?$")
+# A C compiler's flag defining or undefining a macro (`-DPy_LIMITED_API`, `-DNDEBUG`, `-UHAVE_X=1`):
+# the macro is a constant's name in capitals or a symbol in snake case, never a random mix.
+_MACRO_FLAG = re.compile(
+    r"^-[DU](?:_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|_*[A-Za-z][a-z0-9]*(?:_[A-Z0-9]+)+)(?:=[\w.\-]*)?$"
+)
+# A UUCP bang path, hosts and then a user (`From: hplabs!ames!ut-sally!james`): lower-case names
+# joined by `!`. Words joined by a sign are a passphrase's shape, so this is one of the word shapes.
+_BANG_PATH = re.compile(r"^[a-z][a-z0-9\-]*(?:![a-z][a-z0-9\-]*){3,}$")
 # The version of a pin cut at its first `=` by a finder of values inside strings
 # (`deps = "detect-secrets==1.5.0"` read as `detect-secrets = "=1.5.0"`, pyproject's `x = "==1.5"`).
 _PIN_REST = re.compile(r"^=+\s*v?\d+\.\d[\w.\-+]*$")
@@ -188,8 +197,11 @@ _PARAMETER_NAME = re.compile(
     r"^(?:[A-Za-z]+(?:[-_.][A-Za-z]+)+|(?:[A-Z][a-z]{2,}){2,}|[A-Z][A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+)==?$"
 )
 # Names of encodings, never a value's secret (`Buffer.from(key, "base64")` read under `accountKey`).
+# Charsets' registered names too (`ANSI_X3.4-1968`, `ISO-8859-15`, `windows-1252`, `Shift_JIS`).
 _ENCODING_NAME = re.compile(
-    r"^(?:base(?:16|32|58|64)(?:url)?|hex|utf-?(?:8|16|32)(?:[-_]?(?:le|be|sig))?|ucs-?[24]|ascii|latin-?1|binary)$",
+    r"^(?:base(?:16|32|58|64)(?:url)?|hex|utf-?(?:8|16|32)(?:[-_]?(?:le|be|sig))?|ucs-?[24]|ascii|latin-?1|binary"
+    r"|ansi_x3\.4-19(?:68|86)|(?:us-)?ascii|iso[-_]?8859[-_]\d{1,2}(?::19\d\d)?|iso[-_]?646[-.\w]*|windows-125\d"
+    r"|cp\d{3,5}|ibm\d{3,5}|koi8-[rut]|euc-(?:jp|kr|cn|tw)|shift[_-]jis|gb(?:2312|k|18030)|big5(?:-hkscs)?)$",
     re.IGNORECASE,
 )
 # A route to a controller's action (`cms/sites/passwords#edit`, Rails' `to:`): words, `/`, `#action`.
@@ -637,6 +649,9 @@ def is_other_identifier(
         )
         or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value) or _EXTENSION_HEADER.match(value))
         or _IP.match(value)
+        or is_ip_network(value)
+        or _MACRO_FLAG.match(value)
+        or words and _BANG_PATH.match(value)
         or _DATE.match(value)
         or _TIMESTAMP.match(value)
         or _DIGIT_STAMP.match(value)
@@ -729,6 +744,26 @@ def is_other_identifier(
         or dotted_names and words and is_dotted_code_name(value)
         or value.isdigit()
     )
+
+
+def is_ip_network(value: str) -> bool:
+    """True for an IPv6 address or an address block in CIDR form (``fd31:bf08:57cb::/48``,
+    ``192.168.26.0/24``): what a network's settings write, never a secret; hex in colon groups
+    parses as one only when it keeps the address's grammar.
+
+    Example:
+        >>> is_ip_network("fd31:bf08:57cb::/48"), is_ip_network("2001:db8::1"), is_ip_network("10.0.0.0/8")
+        (True, True, True)
+        >>> is_ip_network("ab:cd"), is_ip_network("1234"), is_ip_network("Zq8x:P1sV::9kL2")
+        (False, False, False)
+    """
+    if value.count(":") < 2 and "/" not in value:
+        return False
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 def is_service_code(value: str) -> bool:

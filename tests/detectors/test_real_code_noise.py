@@ -1443,3 +1443,44 @@ def test_round_thirty_four_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_thirty_four_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 35 (blind, session 20, Debian): DocBook's inline elements around setting names, a UUCP
+# bang path, a charset's registered name, a compiler's macro flag, an IPv6 block.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("        <term><varname>MIIMonitorSec=</varname></term>\n", "man/systemd.netdev.xml"),
+        ("          Only used when <varname>ERSPANVersion=2</varname>. Defaults to 0.</para>\n", "man/systemd.netdev.xml"),
+        ("From: decvax!ucbvax!ihnp4!kremvax!boris\n", "MAIL"),
+        ('+\t/* "US-ASCII" is preferred to "ANSI_X3.4-1968" in MIME */\n', "debian/patches/charset.patch"),
+        ('    if (strcasecmp(cs, "ISO_8859-1:1987") != 0)\n', "src/mail.c"),
+        ('    "-DPy_LIMITED_API" to the value for the running version\n', "Tools/scripts/abi.py"),
+        ("AllowedIPs=fd42:1a2b:77cd::/48,10.20.0.0/16\n", "man/wireguard.xml"),
+    ],
+)
+def test_round_thirty_five_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"<term><varname>DB_PASSWORD={KEY}</varname></term>\n", "man/db.xml"),  # a setting's value in markup
+        (f"<token>{KEY}</token>\n", "conf/service.xml"),  # `token` is a config's element, not DocBook's
+        (f"password: {KEY[:5]}!{KEY[5:10]}!{KEY[10:15]}!{KEY[15:]}\n", "notes.txt"),  # `!` in a drawn value
+        (f'    CFLAGS = "-D{KEY}"\n    api_key = "{KEY}"\n', "setup.py"),
+    ],
+)
+def test_secrets_beside_round_thirty_five_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1
+
+
+@pytest.mark.parametrize("value", ["-DNDEBUG", "-DHAVE_CONFIG_H=1", "-UPy_DEBUG", "Shift_JIS", "windows-1252"])
+def test_macro_flags_and_charsets_are_names(value: str) -> None:
+    assert is_other_identifier(value)
+
+
+@pytest.mark.parametrize("value", ["-DkX9pQ2zR", "-Dq8Zt_3kPx", "Zq8x!P1sV!9kL2!mN4b"])
+def test_drawn_values_in_those_shapes_are_not_names(value: str) -> None:
+    assert not is_other_identifier(value)

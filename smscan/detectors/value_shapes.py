@@ -70,6 +70,10 @@ _MEDIA_TYPE = re.compile(
 # The last part of a request signature's credential scope (AWS Signature Version 4 and Google
 # Cloud Storage's V4 signing): a protocol's constant, written beside the signing key's names.
 _SIGNING_SCOPE_END = re.compile(r"^(?:aws4|goog4)_request$")
+# A whole credential scope (`Credential=<key id>/20170613/us-east-1/s3/aws4_request`) whose key id
+# is not shaped like one (an access key id is 16 or more capitals and digits: `12312313` is a
+# test's): the date, region and service of a signature, public in every signed request.
+_SIGNING_SCOPE = re.compile(r"^(?![A-Z0-9]{16,}/)[^/\s]+/\d{8}/[\w\-]+/[\w\-]+/(?:aws4|goog4)_request$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 _CREDENTIAL_PAIR = re.compile(r"^[\w.@+\-]+:\S+$")
@@ -118,6 +122,8 @@ _MEMBER_ACCESS = re.compile(r"^\$?[A-Za-z_]\w*(?:->[A-Za-z_]\w*)+$")
 _DURATION = re.compile(r"^P(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=\d)(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?$")
 # A list of numbers and ranges (an IMAP sequence set `2,4:7,9,12:*`, pages `1-3,5`).
 _NUMBER_RANGES = re.compile(r"^(?:\d+|\*)(?:[:\-](?:\d+|\*))?(?:,(?:\d+|\*)(?:[:\-](?:\d+|\*))?)+$")
+# One range of two numbers (an HTTP byte range `bytes=2772992-6781209`): see :func:`is_number_range`.
+_NUMBER_RANGE = re.compile(r"^(?P<first>\d+)-(?P<last>\d+)$")
 # An id number with its check digits (a tax id `1095312769-0`): a number, as digits alone are
 # under any name. (Groups of equal length, `12345-67890-54321`, are a licence key's shape.)
 _CHECK_DIGITS = re.compile(r"^\d{5,12}-\d{1,2}$")
@@ -224,6 +230,9 @@ _ATTRIBUTE_REFERENCE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z
 # Two lower-case words joined by a hyphen (`held-out`, `re-fed`, `read-only`): a compound word;
 # a passphrase has more words or digits (:mod:`smscan.detectors.passphrases`).
 _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
+# A package's name in lower-case parts, each two letters or more before any digit (Debian's
+# `php-guzzlehttp-psr7`, `golang-github-lib-pq`): a drawn value mixes digits into its parts' starts.
+_PACKAGE_NAME = re.compile(r"^[a-z]{2,}[a-z0-9]*(?:[-.][a-z]{2,}[a-z0-9]*){2,}$")
 # An extension header's name (`X-Mailgun-Variables`, `X-Amz-Date`), and Mailgun's way of naming
 # one in a message's fields (`h:X-Mailgun-Variables`): capitalised words after `X-`. Two
 # capitalised words are a password a person may choose, so this is one of the word shapes.
@@ -335,7 +344,9 @@ _EXTENSION_NAME = re.compile(r"^X-(?:[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*|[A-Za-z]
 _JSONPATH_TEMPLATE = re.compile(r"^\{\.[\w.\[\]*@?()'\"=\- ]*\}$")
 # Datadog's client tokens (`pub` and 32 hex digits) are made to be public: browsers send them
 # with every log and RUM event.
-_PUBLIC_CLIENT_TOKEN = re.compile(r"^pub[0-9a-f]{32}$")
+# A Programmable Search Engine's id (`cx`: 21 digits, `:`, 11 letters and digits) is written into
+# every page that embeds the search box.
+_PUBLIC_CLIENT_TOKEN = re.compile(r"^(?:pub[0-9a-f]{32}|\d{21}:[a-z0-9_\-]{11})$")
 # `git describe` of a version: the tag, commits since it, `g` and the commit (`0.7-1-g574ab98-dirty`).
 _GIT_DESCRIBE = re.compile(r"^v?\d+(?:\.\d+)*-\d+-g[0-9a-f]{7,40}(?:-dirty)?$")
 # Arithmetic on numbers (`2^252+27742317777372353535851937790883648493`, a group's order); numbers
@@ -637,6 +648,7 @@ def is_other_identifier(
         or _DATA_URI.match(value)
         or _MEDIA_TYPE.match(value)
         or _SIGNING_SCOPE_END.match(value)
+        or _SIGNING_SCOPE.match(value)
         or _PATTERN.search(value if dotted_names else _GLOB_EXTENSION.sub("", value))
         or len(_REGEX_ESCAPE.findall(value)) >= 2
         or _WINDOWS_PATH.search(value)
@@ -648,6 +660,7 @@ def is_other_identifier(
             _HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value) or _SHORT_HOST_PATH.match(value)
         )
         or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value) or _EXTENSION_HEADER.match(value))
+        or words and (_PACKAGE_NAME.match(value) or is_number_range(value))
         or _IP.match(value)
         or is_ip_network(value)
         or _MACRO_FLAG.match(value)
@@ -744,6 +757,18 @@ def is_other_identifier(
         or dotted_names and words and is_dotted_code_name(value)
         or value.isdigit()
     )
+
+
+def is_number_range(value: str) -> bool:
+    """True for one range of two numbers, the first below the last (a byte range ``2772992-6781209``);
+    a word shape, as a licence key of two digit groups is written where a key's name says so.
+
+    Example:
+        >>> is_number_range("2772992-6781209"), is_number_range("1-3"), is_number_range("67890-12345")
+        (True, True, False)
+    """
+    match = _NUMBER_RANGE.match(value)
+    return match is not None and int(match.group("first")) < int(match.group("last"))
 
 
 def is_ip_network(value: str) -> bool:

@@ -1484,3 +1484,32 @@ def test_macro_flags_and_charsets_are_names(value: str) -> None:
 @pytest.mark.parametrize("value", ["-DkX9pQ2zR", "-Dq8Zt_3kPx", "Zq8x!P1sV!9kL2!mN4b"])
 def test_drawn_values_in_those_shapes_are_not_names(value: str) -> None:
     assert not is_other_identifier(value)
+
+
+# Round 36 (blind, session 21, Debian): a package's name in its control file, an HTTP byte range,
+# a signature's credential scope around a test's key id, a search engine's public id.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("Source: php-symfony-mailer4\n", "debian/control"),
+        ("    # Change bytes=1048576-2097151 to just 1048576\n", "lib/Net/Fetch.pm"),
+        ('  auth: "AWS4-HMAC-SHA256 Credential=48213377/20190301/eu-west-2/s3/aws4_request, SignedHeaders=host",\n',
+         "signer_test.go"),
+        ("%= hidden_field cx => '902117350066120355871:qzkpwrbbmla'\n", "templates/debug.html.ep"),
+    ],
+)
+def test_round_thirty_six_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("password: maple-harbor-sunrise\n", "notes.txt"),  # words joined by `-` where a password is written
+        ('  auth: "AWS4-HMAC-SHA256 Credential=AKIAQ3XZ7PLM2KD8RW4N/20190301/eu-west-2/s3/aws4_request"\n', "signer.go"),
+        ('licence_key = "83724-19283"\n', "setup.cfg"),  # two digit groups under a key's name
+        (f"%= hidden_field cx => '902117350066120355871:{KEY}'\n", "templates/debug.html.ep"),
+    ],
+)
+def test_secrets_beside_round_thirty_six_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -14,6 +14,7 @@ import re
 from urllib.parse import unquote_plus
 
 from smscan.detectors.letter_pairs import reads_as_word
+from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
 from smscan.detectors.secret_names import ID_TYPE_PREFIX, SECRET_PATH_WORD
 
@@ -231,7 +232,8 @@ _ATTRIBUTE_REFERENCE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z
 # a passphrase has more words or digits (:mod:`smscan.detectors.passphrases`).
 _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
 # A package's name in lower-case parts, each two letters or more before any digit (Debian's
-# `php-guzzlehttp-psr7`, `golang-github-lib-pq`): a drawn value mixes digits into its parts' starts.
+# `php-guzzlehttp-psr7`, `golang-github-lib-pq`): a drawn value mixes digits into its parts' starts,
+# and words ending in digits are a passphrase (:func:`~smscan.detectors.passphrases.is_passphrase`).
 _PACKAGE_NAME = re.compile(r"^[a-z]{2,}[a-z0-9]*(?:[-.][a-z]{2,}[a-z0-9]*){2,}$")
 # An extension header's name (`X-Mailgun-Variables`, `X-Amz-Date`), and Mailgun's way of naming
 # one in a message's fields (`h:X-Mailgun-Variables`): capitalised words after `X-`. Two
@@ -660,7 +662,7 @@ def is_other_identifier(
             _HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value) or _SHORT_HOST_PATH.match(value)
         )
         or words and (_COMPOUND_WORD.match(value) or _SNAKE_NAME.match(value) or _EXTENSION_HEADER.match(value))
-        or words and (_PACKAGE_NAME.match(value) or is_number_range(value))
+        or words and (_PACKAGE_NAME.match(value) and not is_passphrase(value) or is_number_range(value))
         or _IP.match(value)
         or is_ip_network(value)
         or _MACRO_FLAG.match(value)

@@ -1491,7 +1491,8 @@ def test_drawn_values_in_those_shapes_are_not_names(value: str) -> None:
 @pytest.mark.parametrize(
     ("line", "path"),
     [
-        ("Source: php-symfony-mailer4\n", "debian/control"),
+        ("Source: php-laminas-psr7\n", "debian/control"),
+        ("Package: golang-github-pkg-sftp\n", "debian/control"),
         ("    # Change bytes=1048576-2097151 to just 1048576\n", "lib/Net/Fetch.pm"),
         ('  auth: "AWS4-HMAC-SHA256 Credential=48213377/20190301/eu-west-2/s3/aws4_request, SignedHeaders=host",\n',
          "signer_test.go"),
@@ -1506,6 +1507,7 @@ def test_round_thirty_six_ordinary_text(line: str, path: str) -> None:
     ("text", "path"),
     [
         ("password: maple-harbor-sunrise\n", "notes.txt"),  # words joined by `-` where a password is written
+        ("\tconnect(\"admin\", \"violet-purple-violet83\")\n", "deploy.go"),  # a passphrase has words and digits
         ('  auth: "AWS4-HMAC-SHA256 Credential=AKIAQ3XZ7PLM2KD8RW4N/20190301/eu-west-2/s3/aws4_request"\n', "signer.go"),
         ('licence_key = "83724-19283"\n', "setup.cfg"),  # two digit groups under a key's name
         (f"%= hidden_field cx => '902117350066120355871:{KEY}'\n", "templates/debug.html.ep"),

@@ -102,6 +102,8 @@ _PGP_WORD = re.compile(r"\b(?:" + "|".join(sorted(_PGP_NAME_WORDS)) + r")\b", re
 _PGP_CONTEXT_CHARS = 400
 # A manual page's source: `httpd.8`, `ssl.3ssl`, `ls.1p`, `tool.man`.
 _MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
+# A checksum file beside what it checks (Maven's `junit-3.8.1.pom.sha1`, `release.tar.gz.sha256`).
+_DIGEST_FILE = re.compile(r"\.(?:md5|sha1?|sha224|sha256|sha384|sha512)(?:sum)?$", re.IGNORECASE)
 # Last words of a name that say its value is a format (a pack template, a date picture, a regex).
 _FORMAT_WORDS = frozenset(["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates"])
 
@@ -190,6 +192,21 @@ def judged_slots(text: str, rule: CredentialRule, *, path: str = "", settled: Se
     return out
 
 
+def is_multipart_boundary(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]`` opens a line as ``--<value>`` and the text closes the same
+    boundary with ``--<value>--``: a multipart body's delimiter (RFC 2046).
+
+    Example:
+        >>> body = "--q8ZtKpx0\\r\\nContent-Disposition: form-data\\r\\n\\r\\nx\\r\\n--q8ZtKpx0--\\r\\n"
+        >>> is_multipart_boundary(body, 2, 10), is_multipart_boundary("--q8ZtKpx0\\n", 2, 10)
+        (True, False)
+    """
+    if start < 2 or text[start - 2 : start] != "--" or (start > 2 and text[start - 3] != "\n"):
+        return False
+    closing = "--" + text[start:end] + "--"
+    return closing in text
+
+
 def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:
     """The evidence a slot adds to its value's surprise, or None when it cannot be a credential.
 
@@ -219,6 +236,13 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A file that holds one commit id and nothing else, named for a change or a revision, records
     # one (`.latest-doc-only-change.txt`, `LAST_RELEASE_COMMIT`); a token file keeps its own name.
     if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(stem_of(path))):
+        return None
+    # A checksum file holds the digest of the file it is named after.
+    if _DIGEST_FILE.search(path) and is_hex(value):
+        return None
+    # A multipart body's boundary opens each part (`--<boundary>`) and closes the last
+    # (`--<boundary>--`): a random run that every reader of the message sees.
+    if is_multipart_boundary(text, slot.start, slot.end):
         return None
     # A gettext catalog's strings are messages and their translations (`msgstr[0] "..."`).
     if slot.where == STRING and is_gettext_catalog(path):

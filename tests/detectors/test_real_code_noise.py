@@ -1515,3 +1515,34 @@ def test_round_thirty_six_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_thirty_six_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 37 (blind, session 21, Debian): a multipart body's boundary (in its header and as its
+# delimiter lines), Maven's checksum files beside the files they check.
+_BOUNDARY = "Kq3vT8wZr2NcYp5LmXa9"
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'Content-Type|multipart/form-data; boundary="{_BOUNDARY}"\n', "src/main/resources/multipart/base64.expected.txt"),
+        (f'--{_BOUNDARY}\r\nContent-Disposition: form-data; name="company"\r\n\r\nAcme\r\n--{_BOUNDARY}--\r\n',
+         "src/main/resources/multipart/browser-capture.raw"),
+        ("3f2a9c0d41e87b56a0c9d2e1f4b7a8c6d5e3f1a2\n", "repo/junit/junit/3.8.1/junit-3.8.1.pom.sha1"),
+        ("9b1e4c7a2d8f0e3b6a5c4d1e7f2a8b90\n", "repo/org/apache/maven/maven-parent/5/maven-parent-5.pom.md5"),
+    ],
+)
+def test_round_thirty_seven_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("9b1e4c7a2d8f0e3b6a5c4d1e7f2a8b90\n", "config/master.key"),  # a key file is still one
+        (f"--{_BOUNDARY}\n", "notes.txt"),  # no closing delimiter: no multipart body
+        (f'boundary="{_BOUNDARY}"\napi_secret="{KEY}"\n', "mail.py"),
+    ],
+)
+def test_secrets_beside_round_thirty_seven_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -105,7 +105,10 @@ _MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
 # A checksum file beside what it checks (Maven's `junit-3.8.1.pom.sha1`, `release.tar.gz.sha256`).
 _DIGEST_FILE = re.compile(r"\.(?:md5|sha1?|sha224|sha256|sha384|sha512)(?:sum)?$", re.IGNORECASE)
 # Last words of a name that say its value is a format (a pack template, a date picture, a regex).
-_FORMAT_WORDS = frozenset(["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates"])
+# An expression is one too (API Gateway's `ApiKeySelectionExpression`, `$request.header.x-api-key`).
+_FORMAT_WORDS = frozenset(
+    ["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates", "expression", "expr"]
+)
 
 # How far before a value its context words are looked for: a word of `_IDENTIFIER_CONTEXT` and
 # the 24 characters after it, or a digest's name, with room for the character before them.

@@ -328,10 +328,13 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
     if docker:
         yield Slot(offset + docker[0], offset + docker[1], docker[2], ASSIGNMENT)
     quoted_spans: list[tuple[int, int]] = []
+    key_spans: list[tuple[int, int]] = []
     markup = "<" in line
     for match in _QUOTED.finditer(line):
         quoted_spans.append((match.start(), match.end()))
         if _is_name_position(line, match.start(), match.end(), markup=markup):
+            if _is_mapping_key(line, match.start(), match.end()):
+                key_spans.append((match.start(), match.end()))
             continue
         if has_path_token(match.group("body")):
             continue  # a URL: the token in its path is a slot of its own (`token_runs`)
@@ -360,7 +363,11 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         if is_hex_literal(value):
             continue
         yield from literal_values(line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT)
-    yield from token_runs(line, offset)
+    # A run inside a mapping's key is part of a name (a model catalog's `"sao10k/l3-8b-lunaris": {`);
+    # vendors' tokens are found apart, wherever they are written.
+    for run in token_runs(line, offset):
+        if not _inside(run.start - offset, key_spans):
+            yield run
 
 
 def _inside_brackets_end(line: str, start: int, end: int) -> int:
@@ -382,12 +389,17 @@ def _inside_brackets_end(line: str, start: int, end: int) -> int:
     return end
 
 
+def _is_mapping_key(line: str, quote_start: int, quote_end: int) -> bool:
+    """A string followed by ``:`` or ``=>`` that no comparison opens: a mapping's key (``"k": v``)."""
+    # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
+    return bool(_KEY_AFTER.match(line, quote_end)) and not _COMPARED.search(line, max(quote_start - 8, 0), quote_start)
+
+
 def _is_name_position(line: str, quote_start: int, quote_end: int, *, markup: bool) -> bool:
     """A string used as a name: a mapping key (``"k": v``), the first argument of a lookup, a
     regular expression's source, a metavar, a reST role's target, an HTML attribute that holds
     a link target or a name (`id` is left to its name), or a class named in a type's subscript."""
-    # (`"a" :: b` is no key: `:(?!:)` after the spaces refuses it.)
-    if _KEY_AFTER.match(line, quote_end) and not _COMPARED.search(line, max(quote_start - 8, 0), quote_start):
+    if _is_mapping_key(line, quote_start, quote_end):
         return True
     before = line[max(quote_start - 24, 0) : quote_start]
     if _PATTERN_OR_METAVAR.search(before):

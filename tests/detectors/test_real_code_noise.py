@@ -1546,3 +1546,28 @@ def test_round_thirty_seven_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_thirty_seven_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 38 (blind, session 21, PyPI): a value under a name that says it is an expression (API
+# Gateway's `ApiKeySelectionExpression`), a model's name as a JSON object's key.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('    ApiKeySelectionExpression="s3l3ctor",\n', "src/gateway/api.py"),
+        ('{\n  "models": {\n    "nous7b/q2-13b-merlin": {\n      "mode": "chat"\n    }\n  }\n}\n', "utils/model_catalog/hub.json"),
+    ],
+)
+def test_round_thirty_eight_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'    ApiKey="{KEY}",\n', "src/gateway/api.py"),
+        (f'{{"models": {{"{KEY}": 1, "token": "{KEY}"}}}}\n', "catalog.json"),  # the value under `token` still counts
+        ('{"ghp_Zq8xP1sV9kL2mN4bW7cRZq8xP1sV9kL2": 1}\n', "tokens.json"),  # a vendor's token as a key
+    ],
+)
+def test_secrets_beside_round_thirty_eight_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -94,6 +94,15 @@ _BRACKETED_HOST = re.compile(r"^\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d+)?$")
 _MACRO_FLAG = re.compile(
     r"^-[DU](?:_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|_*[A-Za-z][a-z0-9]*(?:_[A-Z0-9]+)+)(?:=[\w.\-]*)?$"
 )
+# An action of a cloud's access policy: a service in lower case, `:`, a verb and what it acts on
+# (AWS' `s3:GetObject`, `ec2:DescribeInstances`, Tencent's `name/cos:PutObjectACL`, `s3:Get*`).
+_POLICY_ACTION = re.compile(
+    r"^(?:[a-z][a-z0-9\-]*/)?[a-z][a-z0-9\-]*:(?:Get|Put|List|Describe|Create|Delete|Update|Head|Post|Pass|Assume"
+    r"|Invoke|Send|Receive|Start|Stop|Run|Terminate|Attach|Detach|Add|Remove|Set|Modify|Tag|Untag|Decrypt"
+    r"|Encrypt|Generate|Publish|Subscribe|Query|Scan|Batch|Copy|Restore|Upload|Abort|Complete|Initiate"
+    r"|Append|Options|Change|Enable|Disable|Import|Export|Associate|Disassociate|Register|Deregister)"
+    r"(?:[A-Z][a-z]+|[A-Z]+(?![a-z]))*\*?$"
+)
 # A UUCP bang path, hosts and then a user (`From: hplabs!ames!ut-sally!james`): lower-case names
 # joined by `!`. Words joined by a sign are a passphrase's shape, so this is one of the word shapes.
 _BANG_PATH = re.compile(r"^[a-z][a-z0-9\-]*(?:![a-z][a-z0-9\-]*){3,}$")
@@ -666,6 +675,7 @@ def is_other_identifier(
         or _IP.match(value)
         or is_ip_network(value)
         or _MACRO_FLAG.match(value)
+        or _POLICY_ACTION.match(value)
         or words and _BANG_PATH.match(value)
         or _DATE.match(value)
         or _TIMESTAMP.match(value)

@@ -1571,3 +1571,22 @@ def test_round_thirty_eight_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_thirty_eight_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 39 (blind, session 21, npm): an action of a cloud's access policy named in an SDK's request.
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("      Action: 'name/cos:PutBucketACL',\n", "sdk/base.js"),
+        ('  "Action": ["s3:GetObject", "ec2:DescribeDBInstances", "kms:Decrypt", "s3:List*"],\n', "policy.json"),
+    ],
+)
+def test_round_thirty_nine_ordinary_text(line: str, path: str) -> None:
+    assert candidates(line, path=path) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["password = 'bob:PutMeIn42'\n", f"      Action: 'name/cos:Put{KEY}',\n", "auth = 'admin:Secret1x'\n"]
+)
+def test_secrets_beside_round_thirty_nine_still_count(text: str) -> None:
+    assert len(candidates(text, path="sdk/client.js")) >= 1

@@ -33,10 +33,11 @@ _TEST_DIRS = frozenset(
     "test-data __mocks__ mocks".split()
 )
 # Test modules by file-name convention: pytest (`test_x.py`, and `tests-cookbook.py` run as a
-# script), Django's and unittest's `tests.py`/`test.py`, Go, Jest/Vitest/Mocha, JUnit, RSpec.
+# script), Django's and unittest's `tests.py`/`test.py`, Go, Jest/Vitest/Mocha, JUnit, RSpec, and
+# the TAP scripts of Perl (`t/sq-brackets.t`) and PHP (`bug123.phpt`).
 _TEST_FILE = re.compile(
     r"^(?:tests?[_\-].+\.py|.+_tests?\.py|tests?\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec)\.[cm]?[jt]sx?"
-    r"|.+Tests?\.(?:java|kt|cs|scala)|.+_spec\.rb)$"
+    r"|.+Tests?\.(?:java|kt|cs|scala)|.+_spec\.rb|.+\.t|.+\.phpt)$"
 )
 _KEYBOARD_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
 _ROW_OF = {char: (row, column) for row, keys in enumerate(_KEYBOARD_ROWS) for column, char in enumerate(keys)}
@@ -79,8 +80,8 @@ def is_test_path(path: str) -> bool:
     Example:
         >>> is_test_path("tests/test_main.py"), is_test_path("src/app/auth_test.go")
         (True, True)
-        >>> is_test_path("src/dotenv/main.py"), is_test_path("docs/testimonials.md")
-        (False, False)
+        >>> is_test_path("t/sq-brackets.t"), is_test_path("src/dotenv/main.py"), is_test_path("docs/testimonials.md")
+        (True, False, False)
     """
     parts = path.replace("\\", "/").split("/")
     return any(part.lower() in _TEST_DIRS for part in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))

@@ -1590,3 +1590,11 @@ def test_round_thirty_nine_ordinary_text(line: str, path: str) -> None:
 )
 def test_secrets_beside_round_thirty_nine_still_count(text: str) -> None:
     assert len(candidates(text, path="sdk/client.js")) >= 1
+
+
+# Round 40 (blind, session 21, Debian, read on the final code): Perl's test scripts (`t/*.t`) are a
+# test suite, whose unnamed strings are its inputs and expected outputs.
+def test_round_forty_a_perl_test_script_is_a_test() -> None:
+    line = 'is( $u->authority(), "root%5Bq8Zt%5D@[::1]", "authority" );\n'
+    assert candidates(line, path="t/sq-brackets.t") == []
+    assert len(candidates(f'my $password = "{KEY}";\n', path="t/login.t")) == 1  # a secret's name still counts

@@ -61,11 +61,13 @@ from smscan.detectors.value_shapes import (
     is_hex,
     is_list_of_names,
     is_name_of_thing,
+    is_integrity_digest,
     is_other_identifier,
     is_prose,
     is_service_code,
     is_ssh_public_key,
     is_symbol_name,
+    is_typed_ulid,
     is_uuid,
 )
 from smscan.detectors.vendor_prefixes import vendor_of
@@ -82,7 +84,7 @@ _ONE_CASE_ALNUM = re.compile(
 # (`Recent commits to repo:<sha>`).
 _IDENTIFIER_CONTEXT = re.compile(
     r"\b(?:commits?|sha\d*|hash(?:es)?|digests?|checksums?|integrity|revisions?|rev|uuids?|guids?|etags?|"
-    r"fingerprints?|builds?|versions?)\b[^\n]{0,24}$",
+    r"fingerprints?|builds?|versions?|ids?|identifiers?)\b[^\n]{0,24}$",
     re.IGNORECASE,
 )
 # A method that looks an object up, changes or deletes it by its id, the value its first argument
@@ -243,6 +245,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A checksum file holds the digest of the file it is named after.
     if _DIGEST_FILE.search(path) and is_hex(value):
         return None
+    # A file's digest under the file's name (a subresource integrity list) checks that file.
+    if slot.key and is_integrity_digest(slot.key, value):
+        return None
     # A multipart body's boundary opens each part (`--<boundary>`) and closes the last
     # (`--<boundary>--`): a random run that every reader of the message sees.
     if is_multipart_boundary(text, slot.start, slot.end):
@@ -343,6 +348,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if (place != "secret" or inherited) and (
         is_prose(value) or is_name_of_thing(value) or is_list_of_names(value) or _ENUM_NAME.fullmatch(value)
         or is_service_code(value)
+        or is_typed_ulid(value)
         or is_dashed_code(value)
         or is_code_name(value)
         or is_symbol_name(value)

@@ -103,6 +103,8 @@ _POLICY_ACTION = re.compile(
     r"|Append|Options|Change|Enable|Disable|Import|Export|Associate|Disassociate|Register|Deregister)"
     r"(?:[A-Z][a-z]+|[A-Z]+(?![a-z]))*\*?$"
 )
+# A value in round brackets, maybe ending a sentence: what a run of prose cut from a comment holds.
+_BRACKETED_IN_PROSE = re.compile(r"\(([^()\s]{3,})\)[.,;:]?")
 # A UUCP bang path, hosts and then a user (`From: hplabs!ames!ut-sally!james`): lower-case names
 # joined by `!`. Words joined by a sign are a passphrase's shape, so this is one of the word shapes.
 _BANG_PATH = re.compile(r"^[a-z][a-z0-9\-]*(?:![a-z][a-z0-9\-]*){3,}$")
@@ -177,6 +179,9 @@ _QUANTITY = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[a-zA-Zµ]{1,3}|
 # `2vCPU-8GiB`, `1x4GB`): every part a number with a unit of cores or bytes.
 _SIZE_PART = r"\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?)"
 _SIZE_SPEC = re.compile(rf"^{_SIZE_PART}(?:[-_x]{_SIZE_PART})+$")
+# An object's id with its type before `_` and a time-ordered body that opens with `01` (a ULID's
+# first characters until 2039): Anthropic's `wrkspc_011CZkZaBF1tNoB5wlCeusgy`, `evt_01HQ3K...`.
+_TYPED_ULID = re.compile(r"^[a-z]{2,12}_01[0-9A-Za-z]{20,30}$")
 # An id written with its type before a colon (:data:`ID_TYPE_PREFIX`: `id:a4ayc_80_OEAAAAAAAAAYa`).
 _TYPED_ID = re.compile(rf"^{ID_TYPE_PREFIX}[A-Za-z0-9_\-]+$")
 # A YAML tag (`!encrypted/pkcs1-oaep`, `!!binary`, `!GetAtt`): how the node below it is read. Its
@@ -359,7 +364,8 @@ _JSONPATH_TEMPLATE = re.compile(r"^\{\.[\w.\[\]*@?()'\"=\- ]*\}$")
 # every page that embeds the search box.
 _PUBLIC_CLIENT_TOKEN = re.compile(r"^(?:pub[0-9a-f]{32}|\d{21}:[a-z0-9_\-]{11})$")
 # `git describe` of a version: the tag, commits since it, `g` and the commit (`0.7-1-g574ab98-dirty`).
-_GIT_DESCRIBE = re.compile(r"^v?\d+(?:\.\d+)*-\d+-g[0-9a-f]{7,40}(?:-dirty)?$")
+# setuptools-scm records the commit alone the same way (`"node": "g1a6b6121c..."`, `g` and 40 hex).
+_GIT_DESCRIBE = re.compile(r"^(?:v?\d+(?:\.\d+)*-\d+-g[0-9a-f]{7,40}(?:-dirty)?|g[0-9a-f]{40})$")
 # Arithmetic on numbers (`2^252+27742317777372353535851937790883648493`, a group's order); numbers
 # joined by `-` alone are a code (a phone or an account number).
 _NUMBER_EXPRESSION = re.compile(r"^\d+(?:[+\-*/^]\d+)*[+*/^]\d+(?:[+\-*/^]\d+)*$")
@@ -650,9 +656,12 @@ def is_other_identifier(
     value under any name: ``tokens: 13,785,482`` counts tokens, ``api_key: std::sync::Arc<str>``
     is a field's type, ``--shared`` a flag.
     """
-    # A value in quotes is what it quotes (a Markdown code span around a literal: `'/tmp/.s.PGSQL.5432'`).
+    # A value in quotes is what it quotes (a Markdown code span around a literal: `'/tmp/.s.PGSQL.5432'`),
+    # and one in brackets closing a sentence what it brackets (`(GHSA-j456-xh4h-cpf2).`).
     if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"":
         value = value[1:-1]
+    elif (bracketed := _BRACKETED_IN_PROSE.fullmatch(value)) is not None:
+        value = bracketed.group(1)
     return bool(
         _VERSION.match(value)
         or _DIGEST_PREFIXED.match(value)
@@ -769,6 +778,40 @@ def is_other_identifier(
         or dotted_names and words and is_dotted_code_name(value)
         or value.isdigit()
     )
+
+
+def is_typed_ulid(value: str) -> bool:
+    """True for an object's id with its type (Anthropic's `wrkspc_011CZkZaBF1tNoB5wlCeusgy`): an
+    id where no name says secret; under a secret's name the same shape stays a candidate.
+
+    Example:
+        >>> is_typed_ulid("wrkspc_011CZkZaBF1tNoB5wlCeusgy"), is_typed_ulid("sk_Zq8xP1sV9kL2mN4bW7cRq8Zt")
+        (True, False)
+    """
+    return _TYPED_ULID.match(value) is not None
+
+
+def is_integrity_digest(name: str, value: str) -> bool:
+    """True for a digest of a file under the file's name, as subresource integrity lists them
+    (Bokeh's `"bokeh-0.3.js": "E41nFALn...ZGIV"`): base64 of 32, 48 or 64 bytes, maybe after its
+    algorithm (`sha384-...`).
+
+    Example:
+        >>> is_integrity_digest("bokeh-0.3.min.js", "sha384-" + "A" * 64), is_integrity_digest("app.js", "A" * 64)
+        (True, True)
+        >>> is_integrity_digest("api_key", "A" * 64), is_integrity_digest("app.js", "A" * 40)
+        (False, False)
+    """
+    if not _FILE_NAME.match(name):
+        return False
+    body = re.sub(r"^sha(?:256|384|512)-", "", value)
+    if not _BASE64.match(body):
+        return False
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) in (32, 48, 64)
 
 
 def is_number_range(value: str) -> bool:

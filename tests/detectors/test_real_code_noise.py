@@ -1598,3 +1598,36 @@ def test_round_forty_a_perl_test_script_is_a_test() -> None:
     line = 'is( $u->authority(), "root%5Bq8Zt%5D@[::1]", "authority" );\n'
     assert candidates(line, path="t/sq-brackets.t") == []
     assert len(candidates(f'my $password = "{KEY}";\n', path="t/login.t")) == 1  # a secret's name still counts
+
+
+# Round 41 (blind, session 21, PyPI, read on the final code 3dfcaf9): a subresource integrity list
+# (file name: base64 digest), an advisory's id in brackets closing a sentence, setuptools-scm's
+# node, typed ids in an SDK's docstrings.
+_SRI = base64.b64encode(bytes(range(7, 55))).decode()  # 48 bytes: a SHA-384 digest's length
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'{{\n  "widgets-1.2.0.min.js": "{_SRI}",\n  "widgets-1.2.0.css": "sha384-{_SRI}"\n}}\n', "src/pkg/_sri/1.2.0.json"),
+        ("    # parsed via -l (GHSA-x5c7-q9f2-hv4m). Containment, not existence, is checked\n", "pkg/loader.py"),
+        ('  "node": "g3c9d2e1f4b7a8c6d5e3f1a2b3c4d5e6f7a8b9c0d",\n', "pkg.egg-info/scm_version.json"),
+        ("    The value is a Workspace ID (for example, `wrkspc_011Zq8xP1sV9kL2mN4bW7cR`).\n", "src/sdk/types/params.py"),
+        ("    Opaque identifier of the group (for example,\n    `rlg_01Zq8xP1sV9kL2mN4bW7cRq`). The same everywhere.\n",
+         "src/sdk/types/group.py"),
+    ],
+)
+def test_round_forty_one_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'{{"api_key": "{_SRI}"}}\n', "config.json"),  # a digest's length under a key's name
+        (f"export API_TOKEN=({KEY}).\n", "notes.txt"),
+        (f'  client_secret: "tok_01{KEY}"\n', "config.yml"),  # a typed id's shape under a secret's name
+    ],
+)
+def test_secrets_beside_round_forty_one_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -1611,7 +1611,7 @@ _SRI = base64.b64encode(bytes(range(7, 55))).decode()  # 48 bytes: a SHA-384 dig
     [
         (f'{{\n  "widgets-1.2.0.min.js": "{_SRI}",\n  "widgets-1.2.0.css": "sha384-{_SRI}"\n}}\n', "src/pkg/_sri/1.2.0.json"),
         ("    # parsed via -l (GHSA-x5c7-q9f2-hv4m). Containment, not existence, is checked\n", "pkg/loader.py"),
-        ('  "node": "g3c9d2e1f4b7a8c6d5e3f1a2b3c4d5e6f7a8b9c0d",\n', "pkg.egg-info/scm_version.json"),
+        ('  "node": "g7e41b9c03d5a28f6e1c94b07a3d58e2f6c19b40a",\n', "pkg.egg-info/scm_version.json"),
         ("    The value is a Workspace ID (for example, `wrkspc_011Zq8xP1sV9kL2mN4bW7cR`).\n", "src/sdk/types/params.py"),
         ("    Opaque identifier of the group (for example,\n    `rlg_01Zq8xP1sV9kL2mN4bW7cRq`). The same everywhere.\n",
          "src/sdk/types/group.py"),

@@ -1631,3 +1631,11 @@ def test_round_forty_one_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_forty_one_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 42 (blind, session 21, npm, read on the final code 17d4cb1): a resource's dotted name that
+# ends in a locale (TinyMCE's translations).
+def test_round_forty_two_a_dotted_resource_name_is_a_name() -> None:
+    assert candidates("editor.Resource.add('editor.html-i18n.help-keynav.pt_BR',\n", path="plugins/help/i18n/pt_BR.js") == []
+    # words joined by dots where a password is written are a password a person chose
+    assert candidates("password = 'maple.harbor-x.sunrise'\n", path="config.py") == ["maple.harbor-x.sunrise"]

@@ -76,9 +76,10 @@ _ADDRESS_WORDS = frozenset("url urls uri uris endpoint endpoints host hostname".
 # Last words of a name that say it names a thing that works with secrets, not one: a class or an
 # object that handles them (`HTTPPasswordMgr`, `AbstractBasicAuthHandler`, `token_provider`,
 # `oauth_credentials_strategy`), a rule about them (`password_policy`, `password_length`, a
-# prompt's `pwd_pattern`, API Gateway's `ApiKeySelectionExpression`), or where one is kept (`ssh_public_key_file`); a form's words about one
-# (`passwd_title: "Lösenord"`), or a failure about one (`NoAuthHandlerFound: ...` in a traceback,
-# `token_expired`). The last word of a name is what it names.
+# prompt's `pwd_pattern`, API Gateway's `ApiKeySelectionExpression`), or where one is kept
+# (`ssh_public_key_file`); a form's words about one (`passwd_title: "Lösenord"`), or a failure
+# about one (`NoAuthHandlerFound: ...` in a traceback, `token_expired`). The last word of a name
+# is what it names.
 _HOLDER_WORDS = _WHERE_WORDS | frozenset(
     """
     manager mgr handler handlers provider providers factory helper class policy length len size count prompt hint

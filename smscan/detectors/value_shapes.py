@@ -106,7 +106,8 @@ _POLICY_ACTION = re.compile(
 # A value in round brackets, maybe ending a sentence: what a run of prose cut from a comment holds.
 _BRACKETED_IN_PROSE = re.compile(r"\(([^()\s]{3,})\)[.,;:]?")
 # A resource's dotted name in lower-case parts, maybe dashed, maybe ending in a locale (TinyMCE's
-# `tinymce.html-i18n.help-keynav.pt_BR`): three parts or more, one of them spelling no host.
+# `tinymce.html-i18n.help-keynav.pt_BR`): three parts or more. A word shape: words joined by dots
+# are a password a person may choose.
 _DOTTED_RESOURCE = re.compile(r"^[a-z][a-z0-9\-]*(?:\.[a-z][a-z0-9\-]*){2,}(?:\.[a-z]{2}_[A-Z]{2})?$")
 # A UUCP bang path, hosts and then a user (`From: hplabs!ames!ut-sally!james`): lower-case names
 # joined by `!`. Words joined by a sign are a passphrase's shape, so this is one of the word shapes.

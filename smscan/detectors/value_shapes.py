@@ -139,7 +139,7 @@ _DURATION = re.compile(r"^P(?=\d|T\d)(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?:T(?=
 # A list of numbers and ranges (an IMAP sequence set `2,4:7,9,12:*`, pages `1-3,5`).
 _NUMBER_RANGES = re.compile(r"^(?:\d+|\*)(?:[:\-](?:\d+|\*))?(?:,(?:\d+|\*)(?:[:\-](?:\d+|\*))?)+$")
 # One range of two numbers (an HTTP byte range `bytes=2772992-6781209`): see :func:`is_number_range`.
-_NUMBER_RANGE = re.compile(r"^(?P<first>\d+)-(?P<last>\d+)$")
+_NUMBER_RANGE = re.compile(r"^(?P<first>\d{1,18})-(?P<last>\d{1,18})$")
 # An id number with its check digits (a tax id `1095312769-0`): a number, as digits alone are
 # under any name. (Groups of equal length, `12345-67890-54321`, are a licence key's shape.)
 _CHECK_DIGITS = re.compile(r"^\d{5,12}-\d{1,2}$")

@@ -174,3 +174,10 @@ def test_a_document_is_judged_once_for_its_plan_and_its_candidates(monkeypatch: 
     # Another path is judged apart: a test file's values are judged otherwise.
     detector.regions(first, "tests/test_a.py")
     assert calls == ["a.py", "a.py", "tests/test_a.py"]
+
+
+def test_a_range_of_thousands_of_digits_is_judged_without_error() -> None:
+    # Python refuses to read an int of over 4,300 digits: a range's ends are read only when short.
+    value = "1" * 5000 + "-" + "2" * 5000
+    assert not is_other_identifier(value)
+    judged_slots(f'x = "{value}"\n', CredentialRule(), path="data.py")

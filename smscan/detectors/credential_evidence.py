@@ -12,6 +12,7 @@ surprise and compares the sum with the calibrated threshold.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -208,8 +209,18 @@ def is_multipart_boundary(text: str, start: int, end: int) -> bool:
     """
     if start < 2 or text[start - 2 : start] != "--" or (start > 2 and text[start - 3] != "\n"):
         return False
-    closing = "--" + text[start:end] + "--"
-    return closing in text
+    return text[start:end] in _closed_boundaries(text)
+
+
+# A line that closes a multipart body: `--<boundary>--`.
+_CLOSING_DELIMITER = re.compile(r"^--(\S+?)--[ \t]*\r?$", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=4)
+def _closed_boundaries(text: str) -> frozenset[str]:
+    """The boundaries a document closes, read once a document (a file of many `--X` lines asks
+    for each of them)."""
+    return frozenset(_CLOSING_DELIMITER.findall(text))
 
 
 def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:

@@ -95,13 +95,14 @@ _MACRO_FLAG = re.compile(
     r"^-[DU](?:_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*|_*[A-Za-z][a-z0-9]*(?:_[A-Z0-9]+)+)(?:=[\w.\-]*)?$"
 )
 # An action of a cloud's access policy: a service in lower case, `:`, a verb and what it acts on
-# (AWS' `s3:GetObject`, `ec2:DescribeInstances`, Tencent's `name/cos:PutObjectACL`, `s3:Get*`).
+# (AWS' `s3:GetObject`, `ec2:DescribeInstances`, Tencent's `name/cos:PutObjectACL`, `s3:Get*`): letters
+# alone after the verb. A user and a password may take the shape by chance, so it is a word shape.
 _POLICY_ACTION = re.compile(
     r"^(?:[a-z][a-z0-9\-]*/)?[a-z][a-z0-9\-]*:(?:Get|Put|List|Describe|Create|Delete|Update|Head|Post|Pass|Assume"
     r"|Invoke|Send|Receive|Start|Stop|Run|Terminate|Attach|Detach|Add|Remove|Set|Modify|Tag|Untag|Decrypt"
     r"|Encrypt|Generate|Publish|Subscribe|Query|Scan|Batch|Copy|Restore|Upload|Abort|Complete|Initiate"
     r"|Append|Options|Change|Enable|Disable|Import|Export|Associate|Disassociate|Register|Deregister)"
-    r"(?:[A-Z][a-z]+|[A-Z]+(?![a-z]))*\*?$"
+    r"(?:[A-Z][A-Za-z]*)?\*?$"
 )
 # A value in round brackets, maybe ending a sentence: what a run of prose cut from a comment holds.
 _BRACKETED_IN_PROSE = re.compile(r"\(([^()\s]{3,})\)[.,;:]?")
@@ -252,7 +253,7 @@ _COMPOUND_WORD = re.compile(r"^[a-z]{2,}-[a-z]{2,}$")
 # A package's name in lower-case parts, each two letters or more before any digit (Debian's
 # `php-guzzlehttp-psr7`, `golang-github-lib-pq`): a drawn value mixes digits into its parts' starts,
 # and words ending in digits are a passphrase (:func:`~smscan.detectors.passphrases.is_passphrase`).
-_PACKAGE_NAME = re.compile(r"^[a-z]{2,}[a-z0-9]*(?:[-.][a-z]{2,}[a-z0-9]*){2,}$")
+_PACKAGE_NAME = re.compile(r"^[a-z]{2}[a-z0-9]*(?:[-.][a-z]{2}[a-z0-9]*){2,}$")
 # An extension header's name (`X-Mailgun-Variables`, `X-Amz-Date`), and Mailgun's way of naming
 # one in a message's fields (`h:X-Mailgun-Variables`): capitalised words after `X-`. Two
 # capitalised words are a password a person may choose, so this is one of the word shapes.
@@ -688,7 +689,7 @@ def is_other_identifier(
         or _IP.match(value)
         or is_ip_network(value)
         or _MACRO_FLAG.match(value)
-        or _POLICY_ACTION.match(value)
+        or words and _POLICY_ACTION.match(value)
         or words and _BANG_PATH.match(value)
         or _DATE.match(value)
         or _TIMESTAMP.match(value)

@@ -77,7 +77,16 @@ def test_hostile_values_are_judged_in_seconds(text: str) -> None:
     assert finishes(f"TEXT = {text}\n")
 
 
-@pytest.mark.parametrize("value", ["'1' + '.1' * 100000 + '!'", "'a/1' + '.1' * 100000 + ' !'", "'=1' + '.1' * 100000 + '!'"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "'1' + '.1' * 100000 + '!'", "'a/1' + '.1' * 100000 + ' !'", "'=1' + '.1' * 100000 + '!'",
+        # A package's name: a part's letters split between its leading letters and the rest.
+        "'ab-cd-' + 'a' * 100000 + '!'",
+        # A policy's action: a run of capitals split into words every way.
+        "'s3:Get' + 'A' * 40 + 'a!'",
+    ],
+)
 def test_long_version_like_values_are_shaped_in_seconds(value: str) -> None:
     code = "from smscan.detectors.value_shapes import is_other_identifier\nis_other_identifier(VALUE)\n"
     assert finishes(f"VALUE = {value}\n", code)

@@ -106,6 +106,8 @@ _POLICY_ACTION = re.compile(
 )
 # A value in round brackets, maybe ending a sentence: what a run of prose cut from a comment holds.
 _BRACKETED_IN_PROSE = re.compile(r"\(([^()\s]{3,})\)[.,;:]?")
+# A web page's asset by its file name, however many dotted parts it has (`bokeh-2.3.0.legacy.min.js`).
+_WEB_ASSET = re.compile(r"^[\w\-/@]+(?:\.[\w\-]+)*\.(?:m?js|cjs|css|wasm|map)$")
 # A resource's dotted name in lower-case parts, maybe dashed, maybe ending in a locale (TinyMCE's
 # `tinymce.html-i18n.help-keynav.pt_BR`): three parts or more. A word shape: words joined by dots
 # are a password a person may choose.
@@ -807,7 +809,7 @@ def is_integrity_digest(name: str, value: str) -> bool:
         >>> is_integrity_digest("api_key", "A" * 64), is_integrity_digest("app.js", "A" * 40)
         (False, False)
     """
-    if not _FILE_NAME.match(name):
+    if not (_FILE_NAME.match(name) or _WEB_ASSET.match(name)):
         return False
     body = re.sub(r"^sha(?:256|384|512)-", "", value)
     if not _BASE64.match(body):

@@ -1610,6 +1610,7 @@ _SRI = base64.b64encode(bytes(range(7, 55))).decode()  # 48 bytes: a SHA-384 dig
     ("text", "path"),
     [
         (f'{{\n  "widgets-1.2.0.min.js": "{_SRI}",\n  "widgets-1.2.0.css": "sha384-{_SRI}"\n}}\n', "src/pkg/_sri/1.2.0.json"),
+        (f'{{\n  "widgets-api-1.2.0.legacy.min.js": "{_SRI}"\n}}\n', "src/pkg/_sri/1.2.0.json"),  # more parts than a file name
         ("    # parsed via -l (GHSA-x5c7-q9f2-hv4m). Containment, not existence, is checked\n", "pkg/loader.py"),
         ('  "node": "g7e41b9c03d5a28f6e1c94b07a3d58e2f6c19b40a",\n', "pkg.egg-info/scm_version.json"),
         ("    The value is a Workspace ID (for example, `wrkspc_011Zq8xP1sV9kL2mN4bW7cR`).\n", "src/sdk/types/params.py"),

@@ -799,17 +799,18 @@ def is_typed_ulid(value: str) -> bool:
 
 
 def is_integrity_digest(name: str, value: str) -> bool:
-    """True for a digest of a file under the file's name, as subresource integrity lists them
-    (Bokeh's `"bokeh-0.3.js": "E41nFALn...ZGIV"`): base64 of 32, 48 or 64 bytes, maybe after its
-    algorithm (`sha384-...`).
+    """True for a digest of a web page's script or style sheet under the file's name, as
+    subresource integrity lists them (Bokeh's `"bokeh-0.3.js": "E41nFALn...ZGIV"`): base64 of 32,
+    48 or 64 bytes, maybe after its algorithm (`sha384-...`). Under another file's name the same
+    bytes are a key (a Kubernetes secret's `encryption.key`, a `master.key`).
 
     Example:
-        >>> is_integrity_digest("bokeh-0.3.min.js", "sha384-" + "A" * 64), is_integrity_digest("app.js", "A" * 64)
+        >>> is_integrity_digest("bokeh-0.3.min.js", "sha384-" + "A" * 64), is_integrity_digest("app.css", "A" * 64)
         (True, True)
-        >>> is_integrity_digest("api_key", "A" * 64), is_integrity_digest("app.js", "A" * 40)
+        >>> is_integrity_digest("encryption.key", "A" * 44), is_integrity_digest("app.js", "A" * 40)
         (False, False)
     """
-    if not (_FILE_NAME.match(name) or _WEB_ASSET.match(name)):
+    if not _WEB_ASSET.match(name):
         return False
     body = re.sub(r"^sha(?:256|384|512)-", "", value)
     if not _BASE64.match(body):

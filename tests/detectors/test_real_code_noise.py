@@ -1626,6 +1626,8 @@ def test_round_forty_one_ordinary_text(text: str, path: str) -> None:
     ("text", "path"),
     [
         (f'{{"api_key": "{_SRI}"}}\n', "config.json"),  # a digest's length under a key's name
+        (f"kind: Secret\ndata:\n  encryption.key: {_SRI}\n", "k8s/secret.yaml"),  # under a key file's name
+        (f'{{"master.key": "{_SRI}"}}\n', "config/keys.json"),
         (f"export API_TOKEN=({KEY}).\n", "notes.txt"),
         (f'  client_secret: "tok_01{KEY}"\n', "config.yml"),  # a typed id's shape under a secret's name
     ],

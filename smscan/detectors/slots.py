@@ -105,6 +105,8 @@ _MARKUP_TAGS = frozenset(
     structfield structname systemitem term type userinput varname
     """.split()
 )
+# Separators of a name's parts: a path, a dotted or dashed name, words.
+_NAME_PARTS = re.compile(r"[/.\- :]")
 # Strings that are names, not values: the first argument of a lookup, or a subscript (a `[`
 # after a name or a closing bracket: `os.environ["HOME"]`, `f()["key"]`). A `[` after `=`, `:`,
 # `,` or `(` opens a list, whose first string is an item like the rest (`["DB_PASSWORD=..."]`).
@@ -333,7 +335,9 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
     for match in _QUOTED.finditer(line):
         quoted_spans.append((match.start(), match.end()))
         if _is_name_position(line, match.start(), match.end(), markup=markup):
-            if _is_mapping_key(line, match.start(), match.end()):
+            # A key in parts (`"sao10k/l3-8b-lunaris": {`) names a thing; one unbroken run may be
+            # a secret a mapping is keyed by (`API_KEYS = {"<key>": "service-a"}`).
+            if _is_mapping_key(line, match.start(), match.end()) and _NAME_PARTS.search(match.group("body")):
                 key_spans.append((match.start(), match.end()))
             continue
         if has_path_token(match.group("body")):
@@ -363,8 +367,8 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         if is_hex_literal(value):
             continue
         yield from literal_values(line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT)
-    # A run inside a mapping's key is part of a name (a model catalog's `"sao10k/l3-8b-lunaris": {`);
-    # vendors' tokens are found apart, wherever they are written.
+    # A run inside a mapping's key of several parts is part of a name (a model catalog's
+    # `"sao10k/l3-8b-lunaris": {`); vendors' tokens are found apart, wherever they are written.
     for run in token_runs(line, offset):
         if not _inside(run.start - offset, key_spans):
             yield run

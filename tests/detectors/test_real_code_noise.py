@@ -1567,6 +1567,7 @@ def test_round_thirty_eight_ordinary_text(text: str, path: str) -> None:
         (f'    ApiKey="{KEY}",\n', "src/gateway/api.py"),
         (f'{{"models": {{"{KEY}": 1, "token": "{KEY}"}}}}\n', "catalog.json"),  # the value under `token` still counts
         ('{"ghp_Zq8xP1sV9kL2mN4bW7cRZq8xP1sV9kL2": 1}\n', "tokens.json"),  # a vendor's token as a key
+        (f'API_KEYS = {{"{KEY}": "service-a"}}\n', "auth.py"),  # a mapping keyed by secrets
     ],
 )
 def test_secrets_beside_round_thirty_eight_still_count(text: str, path: str) -> None:

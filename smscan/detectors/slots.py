@@ -335,7 +335,7 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
     for match in _QUOTED.finditer(line):
         quoted_spans.append((match.start(), match.end()))
         if _is_name_position(line, match.start(), match.end(), markup=markup):
-            # A key in parts (`"sao10k/l3-8b-lunaris": {`) names a thing; one unbroken run may be
+            # A key in parts (`"org/model-8b-chat": {`) names a thing; one unbroken run may be
             # a secret a mapping is keyed by (`API_KEYS = {"<key>": "service-a"}`).
             if _is_mapping_key(line, match.start(), match.end()) and _NAME_PARTS.search(match.group("body")):
                 key_spans.append((match.start(), match.end()))
@@ -368,7 +368,7 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
             continue
         yield from literal_values(line, match.start("value"), value_end, match.group("key"), offset, ASSIGNMENT)
     # A run inside a mapping's key of several parts is part of a name (a model catalog's
-    # `"sao10k/l3-8b-lunaris": {`); vendors' tokens are found apart, wherever they are written.
+    # `"org/model-8b-chat": {`); vendors' tokens are found apart, wherever they are written.
     for run in token_runs(line, offset):
         if not _inside(run.start - offset, key_spans):
             yield run

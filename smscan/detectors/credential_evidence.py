@@ -22,7 +22,7 @@ from smscan.detectors.blocks import is_armoured_text
 from smscan.detectors.catalogs import is_gettext_catalog, is_locale_catalog
 from smscan.detectors.change_logs import is_change_log
 from smscan.detectors.credential_rule import CredentialRule
-from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of
+from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
 from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
@@ -105,8 +105,10 @@ _PGP_WORD = re.compile(r"\b(?:" + "|".join(sorted(_PGP_NAME_WORDS)) + r")\b", re
 _PGP_CONTEXT_CHARS = 400
 # A manual page's source: `httpd.8`, `ssl.3ssl`, `ls.1p`, `tool.man`.
 _MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
-# A checksum file beside what it checks (Maven's `junit-3.8.1.pom.sha1`, `release.tar.gz.sha256`).
-_DIGEST_FILE = re.compile(r"\.(?:md5|sha1?|sha224|sha256|sha384|sha512)(?:sum)?$", re.IGNORECASE)
+# Suffixes of a checksum file beside what it checks (Maven's `junit-3.8.1.pom.sha1`, `release.tar.gz.sha256`).
+_DIGEST_SUFFIXES = frozenset(
+    name + ending for name in ("md5", "sha", "sha1", "sha224", "sha256", "sha384", "sha512") for ending in ("", "sum")
+)
 # Last words of a name that say its value is a format (a pack template, a date picture, a regex).
 # An expression is one too (API Gateway's `ApiKeySelectionExpression`, `$request.header.x-api-key`).
 _FORMAT_WORDS = frozenset(
@@ -254,7 +256,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(stem_of(path))):
         return None
     # A checksum file holds the digest of the file it is named after.
-    if _DIGEST_FILE.search(path) and is_hex(value):
+    if suffix_of(path) in _DIGEST_SUFFIXES and is_hex(value):
         return None
     # A file's digest under the file's name (a subresource integrity list) checks that file.
     if slot.key and is_integrity_digest(slot.key, value):

@@ -23,6 +23,7 @@ from smscan.detectors.catalogs import is_gettext_catalog, is_locale_catalog
 from smscan.detectors.change_logs import is_change_log
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
+from smscan.detectors.code_tables import in_code_table
 from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
@@ -85,7 +86,7 @@ _ONE_CASE_ALNUM = re.compile(
 # (`Recent commits to repo:<sha>`).
 _IDENTIFIER_CONTEXT = re.compile(
     r"\b(?:commits?|sha\d*|hash(?:es)?|digests?|checksums?|integrity|revisions?|rev|uuids?|guids?|etags?|"
-    r"fingerprints?|builds?|versions?|ids?|identifiers?)\b[^\n]{0,24}$",
+    r"fingerprints?|builds?|versions?|ids?|identifiers?|serial[ _-]?(?:numbers?|nos?))\b[^\n]{0,24}$",
     re.IGNORECASE,
 )
 # A method that looks an object up, changes or deletes it by its id, the value its first argument
@@ -95,6 +96,9 @@ _IDENTIFIER_CONTEXT = re.compile(
 _LOOKUP_BEFORE = re.compile(
     r"\.(?:get|(?:find|retrieve|lookup|fetch|update|delete|destroy|remove)(?:[A-Z][A-Za-z]*)?)\(\s*[ub]?[\"']$"
 )
+# A literal whose length is taken (`IDLEN = len('3547017b-...')`) is a sample of a format: the
+# code uses its length, never its text.
+_MEASURED_BEFORE = re.compile(r"\b(?:len|strlen)\(\s*[ub]?[\"']$")
 
 # A PGP key is named by its fingerprint (40 hex digits) or its long id (16), public on every
 # keyserver (the key itself is an armoured block): release notes list them after "PGP keys:",
@@ -265,6 +269,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # (`--<boundary>--`): a random run that every reader of the message sees.
     if is_multipart_boundary(text, slot.start, slot.end):
         return None
+    # An enumeration's name keyed by its number, or one of many codes sharing a prefix (:mod:`.code_tables`).
+    if in_code_table(text, slot.start, slot.end):
+        return None
     # A gettext catalog's strings are messages and their translations (`msgstr[0] "..."`).
     if slot.where == STRING and is_gettext_catalog(path):
         return None
@@ -377,7 +384,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if has_digest_name_before(before):
         return None
-    if place != "secret" and _LOOKUP_BEFORE.search(before):
+    if place != "secret" and _LOOKUP_BEFORE.search(before) or _MEASURED_BEFORE.search(before):
         return None
     # A PGP key is named by its long id or fingerprint where the text speaks of PGP, or under a
     # name that does (`GPG_KEY="CFB4C2166397D0D2"`); the key itself is an armoured block.

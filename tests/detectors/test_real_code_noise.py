@@ -1643,3 +1643,54 @@ def test_round_forty_two_a_dotted_resource_name_is_a_name() -> None:
     assert candidates("editor.Resource.add('editor.html-i18n.help-keynav.pt_BR',\n", path="plugins/help/i18n/pt_BR.js") == []
     # words joined by dots where a password is written are a password a person chose
     assert candidates("password = 'maple.harbor-x.sunrise'\n", path="config.py") == ["maple.harbor-x.sunrise"]
+
+
+# Round 43 (blind, session 21, PyPI security tools, read on the final code 710b3de): a CA bundle's
+# serial numbers, an enumeration's names keyed by their numbers (a registry copied into code),
+# attribute codes sharing one prefix under the names of what they stand for, a literal whose
+# length is taken.
+_NUMBERED_NAMES = (
+    '    IntEnumField("medium", 6, {\n'
+    "        # https://registry.example/assignments/iftype\n"
+    '        1: "other",\n        2: "regular1822",\n        4: "ddnX25",\n        94: "adsl",\n'
+    '        98: "iso88025CRFPInt",\n        99: "myrinet",\n        100: "voiceEM",\n'
+    '        237: "ieee80216WMAN",\n    }),\n'
+)
+_ATTRIBUTE_CODES = (
+    "    NAME_TO_CODE = {\n        'objectSid':b'ATTr589970',\n        'sAMAccountName':b'ATTm590045',\n"
+    "        'unicodePwd':b'ATTk589914',\n        'ntPwdHistory':b'ATTk589918',\n"
+    "        'supplementalCredentials':b'ATTk589949',\n    }\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("# Issuer: CN=Example Root CA\n# Serial Number: 66C9FCF99BF8C0A39E2F0788A43E696365BCA\n", "pkg/ca_certs.pem"),
+        (_NUMBERED_NAMES, "scapy/layers/lltd.py"),
+        ('{\n  "1": "other",\n  "2": "regular1822",\n  "94": "adsl",\n  "95": "radsl",\n  "98": "iso88025CRFPInt",\n'
+         '  "99": "myrinet",\n  "100": "voiceEM"\n}\n', "registry/iftypes.json"),  # numbers quoted, as JSON keys are
+        (_ATTRIBUTE_CODES, "tools/secretsdump.py"),
+        ("        IDLEN=len('3547017b-0ac9-478b-88e6-f9be7e1c11999')\n", "tools/secretsdump.py"),
+    ],
+)
+def test_round_forty_three_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "found"),
+    [
+        # random keys in a table keyed by numbers: a key ring, not names
+        (_NUMBERED_NAMES.replace("iso88025CRFPInt", KEY), "app/keys.py", [KEY]),
+        # a few entries keyed by numbers are no registry
+        ('KEYS = {\n    1: "other",\n    98: "iso88025CRFPInt",\n}\n', "app/keys.py", ["iso88025CRFPInt"]),
+        # one code under a password's name, with no siblings sharing its prefix
+        ("    CODES = {\n        'unicodePwd':b'ATTk589914',\n        'objectSid':b'Zq8rT2mX',\n    }\n",
+         "tools/dump.py", ["ATTk589914"]),
+        (f"# Serial key: {KEY}\n", "notes.txt", [KEY]),  # a serial key is no serial number
+        (f"password = '{KEY}'  # len(password) == 20\n", "app/settings.py", [KEY]),
+    ],
+)
+def test_secrets_beside_round_forty_three_still_count(text: str, path: str, found: list[str]) -> None:
+    assert candidates(text, path=path) == found

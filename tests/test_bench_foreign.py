@@ -677,3 +677,51 @@ def test_trivy_tests_give_masked_secrets_and_quiet_lines(tmp_path: Path, git_env
     # Custom rules' files and files skipped by path give nothing.
     assert "secret.txt" not in got and "example-secret.txt" not in got
     assert counts["case_not_of_builtin_rules"] == 2 and counts["file_without_a_scored_span"] == 1
+
+
+def test_semgrep_annotated_lines_give_the_value_of_each_shape_and_ok_lines_are_look_alikes(tmp_path: Path,
+                                                                                           git_env: Path) -> None:
+    from bench.foreign.semgrep_rules import semgrep_examples
+
+    token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEogIBAAKCAQEAjosMtDUqbE1\n-----END RSA PRIVATE KEY-----"
+    files = {
+        # the rule itself and an autofix output are no test file
+        "generic/secrets/security/detected-acme-token.yaml": f"rules:\n# ruleid: detected-acme-token\nacme_{token}\n",
+        "generic/secrets/security/detected-acme-token.fixed.txt": f"# ruleid: detected-acme-token\nacme_{token}\n",
+        "generic/secrets/security/detected-acme-token.txt": (
+            f'# ruleid: detected-acme-token\nACME_TOKEN = "acme_{token}";\n\n'  # smscan: ignore
+            "# ruleid: detected-acme-token\nACME_TOKEN=acme_xxxxxxxxxxxxxxxxxxxxxxxx\n"
+            "# ok: detected-acme-token\nacme_token = lookup(name)\n"
+            f"# ok: detected-acme-token\nACME_TOKEN = acme_{token[:-1]}\n"),  # one character off: the rule's bounds
+        "generic/secrets/security/detected-username-and-password-in-uri.txt": (
+            f"<!-- ruleid: detected-username-and-password-in-uri -->\ndb=mysql://deploy:{token}x@db.example/x\n"),  # smscan: ignore
+        "generic/secrets/gitleaks/private-key.go": f"// ruleid: private-key\n[]string{{`{key}`,\n}}\n",
+        "generic/secrets/gitleaks/acme-client-id.go": f'// ruleid: acme-client-id\nacmeClient := "{token}y"\n',
+        "generic/secrets/security/detected-npm-token.npmrc": (
+            f"; ruleid: detected-npm-token\n//registry.example/:_authToken={token}z\n"  # smscan: ignore
+            "// ok\nconfig = {\n  registry: 'https://registry.example/',\n},\n"),
+    }
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in semgrep_examples(mirror_of(tmp_path, "semgrep/semgrep-rules", files), counts=counts)}
+
+    assert sorted(got) == ["acme-client-id#2", "detected-acme-token#2", "detected-acme-token#7",
+                           "detected-npm-token#2", "detected-npm-token#4",
+                           "detected-username-and-password-in-uri#2", "private-key#2"]
+    # the line alone, the annotation left out; the value without its quotes and semicolon
+    acme = got["detected-acme-token#2"]
+    assert acme.text == f'ACME_TOKEN = "acme_{token}";\n' and spans_of(acme) == [f"acme_{token}"]  # smscan: ignore
+    assert acme.path_hint == "settings.py" and acme.meta["file"] == "generic/secrets/security/detected-acme-token.txt"
+    assert counts["degenerate_value"] == 1 and counts["negative_near_a_reported_value"] == 1
+    assert spans_of(got["detected-acme-token#7"], "negatives") == ["acme_token = lookup(name)"]
+    uri = got["detected-username-and-password-in-uri#2"]
+    assert spans_of(uri) == [f"{token}x"] and spans_of(uri, "identifiers") == ["deploy"]
+    # a key block is the example and the label; the file kind is the test file's, never the rule's name
+    assert spans_of(got["private-key#2"]) == [key] and got["private-key#2"].path_hint == "snippet.go"
+    assert got["private-key#2"].text == f"[]string{{`{key}`,\n"
+    assert not got["acme-client-id#2"].labels and spans_of(got["acme-client-id#2"], "identifiers") == [f"{token}y"]
+    npm = got["detected-npm-token#2"]
+    assert spans_of(npm) == [f"{token}z"] and npm.path_hint == ".npmrc"
+    # a bare `// ok` marks a look-alike too, with the lines that continue it up to its closing bracket
+    assert spans_of(got["detected-npm-token#4"], "negatives") == ["config = {\n  registry: 'https://registry.example/',\n},"]
+    assert counts["ok_without_a_rule_name"] == 1 and counts["credential_lines"] == 3 and counts["credential_key_blocks"] == 1

@@ -19,6 +19,7 @@ from .mirror import Mirror, Pin
 from .ripsecrets import ripsecrets_examples
 from .rule_yaml import rule_examples
 from .secretlint import secretlint_examples
+from .semgrep_rules import semgrep_examples
 from .trivy import trivy_examples
 from .whispers import whispers_examples
 
@@ -60,6 +61,9 @@ SOURCES: tuple[Source, ...] = (
     Source("trivy", Pin("aquasecurity/trivy", "dc3c56eed58ab21c7e08d26757c517bc946a86c5"),
            "trivy's secret-scanner tests: whole files, each secret placed by the masked line its test expects",
            lambda m, c: trivy_examples(m, counts=c)),
+    Source("semgrep", Pin("semgrep/semgrep-rules", "157ae4706d7f54aa33647332f234dd68f30da195"),
+           "semgrep-rules' secret-rule tests (generic/secrets/**): lines annotated ruleid/todoruleid and ok/todook",
+           lambda m, c: semgrep_examples(m, counts=c)),
 )
 
 

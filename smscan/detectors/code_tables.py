@@ -38,13 +38,23 @@ _MIN_NUMBERED_ENTRIES = 6
 _MIN_PLAIN_SHARE = 0.6
 _MIN_CODES_SHARING_PREFIX = 3
 _SHARED_PREFIX_CHARS = 3
+# The most characters an entry's line may have before or after its value.
+_LONGEST_LINE = 240
 
 
 def in_code_table(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is the value of an entry of a code table (see the module's doc)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
+    # An entry's line is short: look for its ends nearby only, so that thousands of values on one
+    # long line (minified JSON) cost no scan of the whole line each.
+    window_start = max(start - _LONGEST_LINE, 0)
+    line_start = text.rfind("\n", window_start, start) + 1
+    if line_start == 0 and window_start > 0:
+        return False
+    line_end = text.find("\n", end, end + _LONGEST_LINE)
+    if line_end < 0:
+        if end + _LONGEST_LINE < len(text):
+            return False
+        line_end = len(text)
     own = _ENTRY.fullmatch(text, line_start, line_end)
     if own is None or own.start("value") != start or own.end("value") != end:
         return False

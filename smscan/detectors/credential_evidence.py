@@ -96,6 +96,8 @@ _IDENTIFIER_CONTEXT = re.compile(
 _LOOKUP_BEFORE = re.compile(
     r"\.(?:get|(?:find|retrieve|lookup|fetch|update|delete|destroy|remove)(?:[A-Z][A-Za-z]*)?)\(\s*[ub]?[\"']$"
 )
+# An object's attribute (`erc1155.tokenId`, `this.password`, `$config.secret`).
+_ATTRIBUTE_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 # A literal whose length is taken (`IDLEN = len('3547017b-...')`) is a sample of a format: the
 # code uses its length, never its text.
 _MEASURED_BEFORE = re.compile(r"\b(?:len|strlen)\(\s*[ub]?[\"']$")
@@ -290,6 +292,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A name that says the value is a format, a pattern or a template names what it is
     # (`my $limit_format = "Z81I1C1I1d3L3"`, a pack template); no secret's name is left to say secret.
     if place == "neutral" and slot.key and _FORMAT_WORDS.intersection(name_words(slot.key)[-1:]):
+        return None
+    # An object's attribute of the key's own name is the variable holding the value, passed on
+    # (`tokenId: erc1155.tokenId`, `password: this.password`), not the value.
+    if slot.key and _ATTRIBUTE_PATH.fullmatch(value) and value.rsplit(".", 1)[1].lower() == attribute_name(slot.key).lower():
         return None
     vendor = vendor_of(value)
     # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a

@@ -28,6 +28,7 @@ _REFERENCE = re.compile(
       | \#\{[^}]*\}                        # #{var} (Ruby)
       | \{[$\#][A-Z][A-Z0-9_.]*(?::[^}]*)?\}  # {$MACRO}, {#MACRO} (Zabbix's macros)
       | \{[A-Za-z_][\w.\-]*\}              # {name} (format strings)
+      | \{[A-Za-z_][\w.]*\([\w.,\ '"]*\)\}   # {get_token(name)} (an f-string's field calling a function)
       | @[A-Za-z_][\w.]*\(.*\)             # @Microsoft.KeyVault(...)
       | (?:env|vault|secret|secrets|ssm|awssm|op|keyring):[\w/.\-:]+   # scheme references
       | \$\{?[A-Z_][A-Z0-9_]{2,}\}?/\S*     # $BASE_URL/path: a variable's value and a path
@@ -110,6 +111,10 @@ _SWAPPED_LETTER = re.compile(r"[A-Za-z][013457@$][A-Za-z]")
 # A value shown with one end masked by a run of mask characters and a few characters left
 # (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
 _PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
+# The start of AWS's documented secret access key and access key id: copies edit the end
+# (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`), never the start, and no drawn key shares
+# 30 (or 13) characters with it.
+_DOCUMENTED_STARTS = ("wJalrXUtnFEMI/K7MDENG/bPxRfiCY", "AKIAIOSFODNN7")
 # Keys published in vendors' documentation as examples; they appear in countless repositories.
 _DOCUMENTED_EXAMPLES = frozenset(
     {
@@ -412,13 +417,17 @@ def _json_object(part: str) -> dict[str, object] | None:
 
 
 def is_documented_example(value: str) -> bool:
-    """True for keys that vendors publish as examples (AWS's ``...EXAMPLE``, jwt.io's token).
+    """True for keys that vendors publish as examples (AWS's ``...EXAMPLE``, jwt.io's token), and
+    edits of AWS's that keep its start (``...bPxRfiCYSAMPLEKEY``, ``...TESTKEY``).
 
     Example:
         >>> is_documented_example("AKIAIOSFODNN7EXAMPLE"), is_documented_example("AKIAZQ3P8V")
         (True, False)
     """
-    return "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES or "EXAMPLE" in _decoded(value).upper()
+    return (
+        "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES or value.startswith(_DOCUMENTED_STARTS)
+        or "EXAMPLE" in _decoded(value).upper()
+    )
 
 
 def _decoded(value: str) -> str:

@@ -48,11 +48,20 @@ _PREFIXES: tuple[tuple[str, int], ...] = (
     ("sntrys_", 60), ("sntryu_", 60), ("glc_", 30), ("glsa_", 32), ("dt0c01.", 60), ("bkua_", 30),
     ("PMAK-", 50), ("lin_api_", 30), ("ntn_", 40), ("figd_", 30), ("dapi", 32), ("xkeysib-", 60),
     ("EAAA", 50), ("AGE-SECRET-KEY-1", 50),
+    # Hugging Face organisation tokens; Amazon MWS auth tokens (a UUID after the prefix);
+    # Flutterwave secret keys, live and test.
+    ("api_org_", 30), ("amzn.mws.", 36), ("FLWSECK-", 32), ("FLWSECK_TEST-", 32),
 )
 _PREFIX_RE = "|".join(re.escape(prefix) for prefix, _ in sorted(_PREFIXES, key=lambda p: -len(p[0])))
 _MIN_BODY = dict(_PREFIXES)
 _PREFIXED = re.compile(rf"(?<![A-Za-z0-9_\-])(?P<prefix>{_PREFIX_RE})(?P<body>[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*(?:=[A-Za-z0-9]+)?)")
 _AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+# Formats with no prefix of their own: Terraform Cloud's API tokens (`<id>.atlasv1.<secret>`),
+# Braintree's access tokens (`access_token$production$<merchant>$<secret>`).
+_INFIXED = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"
+    r"|access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-z]{32})(?![A-Za-z0-9_\-=])"
+)
 _JWT = re.compile(r"(?<![\w\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
 
 
@@ -78,4 +87,5 @@ def find_vendor_tokens(text: str) -> list[tuple[int, int, str]]:
             found.append((match.start(), match.end(), match.group("prefix")))
     found += [(m.start(), m.end(), "aws-key-id") for m in _AWS_KEY_ID.finditer(text)]
     found += [(m.start(), m.end(), "jwt") for m in _JWT.finditer(text)]
+    found += [(m.start(), m.end(), "atlasv1" if "atlasv1" in m.group() else "braintree") for m in _INFIXED.finditer(text)]
     return found

@@ -52,6 +52,10 @@ def test_the_secret_name_vocabulary(name: str, expected: str) -> None:
         ("PMAK-65a1f0d2e3b4c5d6e7f80912-" + KEY * 2, "PMAK-"), ("AGE-SECRET-KEY-1" + KEY.upper() * 3, "AGE-SECRET-KEY-1"),
         ("r8_" + KEY * 2, "r8_"), ("dapi" + "9f86d081884c7d659a2feaa0c55ad015", "dapi"),
         ("hvs.short", None), ("r8_" + KEY, None),  # bodies shorter than the vendor's
+        ("api_org_" + KEY + "Hb7Vq2Mx9LpR", "api_org_"), ("amzn.mws.00a19111-8311-4311-9391-5e211cbfcd5c", "amzn.mws."),
+        ("FLWSECK_TEST-9f86d081884c7d659a2feaa0c55ad015-X", "FLWSECK_TEST-"),
+        ("b319dfb09d3034.atlasv1." + KEY * 4, "atlasv1"), ("q8zt0atlasv1." + KEY * 4, None),  # an id of 14 first
+        ("access_token$production$k2x9q7m4w8v3n5b1$9f86d081884c7d659a2feaa0c55ad015", "braintree"),
     ],
 )
 def test_vendor_formats(value: str, expected: str | None) -> None:

@@ -48,6 +48,10 @@ def test_documented_examples() -> None:
         "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
     )
     assert not is_documented_example("AKIAZQ3P8VX2M4N6B7C9")
+    # copies that edit the end of AWS's documented keys, never their start
+    assert is_documented_example("wJalrXUtnFEMI/K7MDENG/bPxRfiCYESAMPLEKEY")
+    assert is_documented_example("AKIAIOSFODNN7TESTING")
+    assert not is_documented_example("wJalrXUtnFEMI/Zq8xP1sV9kL2mN4bW7cRHb7Vq2Mx9LpR")
 
 
 @pytest.mark.parametrize(("value", "expected"), [

@@ -1694,3 +1694,29 @@ def test_round_forty_three_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_forty_three_still_count(text: str, path: str, found: list[str]) -> None:
     assert candidates(text, path=path) == found
+
+
+# Look-alikes of the semgrep-rules source (session 22, after its blind measure): an f-string's
+# field calling a function in a URL's password, an object's attribute of the key's own name.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('url = f"https://user123:{_github_pat(github_secret_name)}@github.com/"\n', "deploy.py"),
+        ("  tokenId: erc1155.tokenId,\n", "src/mint.js"),
+        ("    password: this.password,\n", "src/client.ts"),
+    ],
+)
+def test_references_to_the_value_are_no_value(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'url = f"https://user123:{KEY}@github.com/{{repo}}"\n', "deploy.py"),
+        (f'  tokenId: "{KEY}",\n', "src/mint.js"),
+        ("    password: this.passwordHash,\n    secret: 'q8Zt.Hb7Vq2Mx9LpR4tYw'\n", "src/client.ts"),
+    ],
+)
+def test_values_beside_references_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -96,6 +96,7 @@ _IDENTIFIER_CONTEXT = re.compile(
 _LOOKUP_BEFORE = re.compile(
     r"\.(?:get|(?:find|retrieve|lookup|fetch|update|delete|destroy|remove)(?:[A-Z][A-Za-z]*)?)\(\s*[ub]?[\"']$"
 )
+_LAYOUT_ESCAPES = re.compile(r"\\[nrt]")
 # An object's attribute (`erc1155.tokenId`, `this.password`, `$config.secret`).
 _ATTRIBUTE_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 # A literal whose length is taken (`IDLEN = len('3547017b-...')`) is a sample of a format: the
@@ -115,6 +116,9 @@ _MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
 _DIGEST_SUFFIXES = frozenset(
     name + ending for name in ("md5", "sha", "sha1", "sha224", "sha256", "sha384", "sha512") for ending in ("", "sum")
 )
+# Words of a file's name that say it lists digests, and the lengths of hex digests (MD5 to SHA-512).
+_DIGEST_FILE_WORDS = frozenset(["hashes", "checksums", "digests", "sha256sums", "sha1sums", "md5sums", "shasums"])
+_HEX_DIGEST_LENGTHS = frozenset([32, 40, 56, 64, 96, 128])
 # Last words of a name that say its value is a format (a pack template, a date picture, a regex).
 # An expression is one too (API Gateway's `ApiKeySelectionExpression`, `$request.header.x-api-key`).
 _FORMAT_WORDS = frozenset(
@@ -297,6 +301,13 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # (`tokenId: erc1155.tokenId`, `password: this.password`), not the value.
     if slot.key and _ATTRIBUTE_PATH.fullmatch(value) and value.rsplit(".", 1)[1].lower() == attribute_name(slot.key).lower():
         return None
+    # A file named for its digests (`hashes.json`, `checksums.txt`) holds them in hex, each a
+    # digest's length, under the names of the files they check; a secret's name keeps its value.
+    if (
+        place != "secret" and is_hex(value) and len(value) in _HEX_DIGEST_LENGTHS
+        and not _DIGEST_FILE_WORDS.isdisjoint(name_words(stem_of(path)))
+    ):
+        return None
     vendor = vendor_of(value)
     # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a
     # stand-in a person wrote in the vendor's shape: a token's body is drawn, not spelt.
@@ -401,7 +412,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     if is_hex(value) and _CHECKSUM_LINE_AFTER.match(text, slot.end):
         return None
-    if len(set(value)) < 4 or (character_classes(value) < 2 and not letter_key and not secret_uuid):
+    # Layout escapes break text into lines (`MED\nYDPWNLRF...`, a protein's sequence): a value of
+    # one class of characters around them is text of that class.
+    if len(set(value)) < 4 or (character_classes(_LAYOUT_ESCAPES.sub("", value)) < 2 and not letter_key and not secret_uuid):
         return None
     if slot.where == TOKEN or (slot.where == ARGUMENT and place != "secret"):
         if len(value) < rule.min_length_token or character_classes(value) < 2:

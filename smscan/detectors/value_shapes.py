@@ -182,6 +182,10 @@ _IDENTIFIER = re.compile(r"^[~.]?[A-Za-z_$][A-Za-z_$]*(?:[.:][A-Za-z_$][A-Za-z_$
 _NUMBER = re.compile(r"^[+-]?\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?$")
 # A number with its unit (`-0.00202266700216569s`, `250ms`, `1.5GB`).
 _QUANTITY = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:[a-zA-Zµ]{1,3}|%)$")
+# Quantities with their units in arithmetic (`225lb/(7ft+2in)`, `9.81m/s^2`: a units converter's input).
+_QUANTITY_EXPRESSION = re.compile(
+    r"^\(?\d+(?:\.\d+)?[a-zA-Zµ]{1,3}(?:\)?[/*+\-^]\(?(?:\d+(?:\.\d+)?)?(?:[a-zA-Zµ]{1,3}\d?)?)+\)?$"
+)
 # A machine size written as quantities joined by `-`, `_` or `x` (a flavor `4C-4GB-100GB`,
 # `2vCPU-8GiB`, `1x4GB`): every part a number with a unit of cores or bytes.
 _SIZE_PART = r"\d+(?:[cCgGmMkKtT]|[kKmMgGtTpP]i?[bB]|v?cpus?|vCPUs?|cores?)"
@@ -714,6 +718,7 @@ def is_other_identifier(
         or _IDENTIFIER.match(value) and (words or not is_random_case(value))
         or _NUMBER.match(value)
         or _QUANTITY.match(value)
+        or _QUANTITY_EXPRESSION.match(value)
         or _SIZE_SPEC.match(value)
         or _TYPED_ID.match(value)
         or _RFC_NAME.match(value)
@@ -1164,9 +1169,10 @@ _WORD_PIECES = re.compile(r"^(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)?\d*(?:[-_](?:[a-z]+|[
 
 
 def is_list_of_names(value: str) -> bool:
-    """True for alternatives or items joined by ``|`` or ``,`` that are each a name or plain words
-    with numbers at their ends (``Default_0|JPype``, ``debug,info,warn``), one of them a word, or
-    four or more such items of any length (a linter's ``good-names = "i,j,k,ex,Run,_,f,fh"``).
+    """True for alternatives or items joined by ``|``, ``,`` or ``^`` that are each a name or plain
+    words with numbers at their ends (``Default_0|JPype``, ``debug,info,warn``, a DICOM person's
+    name ``Last^First^mid^pre``), one of them a word, or four or more such items of any length (a
+    linter's ``good-names = "i,j,k,ex,Run,_,f,fh"``).
 
     Example:
         >>> is_list_of_names("Default_0|JPype"), is_list_of_names("Xk9|Qw7"), is_list_of_names("Zq8xP1|sV9kL2")
@@ -1174,7 +1180,7 @@ def is_list_of_names(value: str) -> bool:
         >>> is_list_of_names("i,j,k,ex,Run,_,f,fh")
         True
     """
-    parts = re.split(r"[|,]", value)
+    parts = [part.removeprefix("#") for part in re.split(r"[|,^]", value)]  # DTD's `#PCDATA|b|it`
     return (
         len(parts) >= 2
         and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)

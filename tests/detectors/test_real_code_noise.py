@@ -1720,3 +1720,38 @@ def test_references_to_the_value_are_no_value(text: str, path: str) -> None:
 )
 def test_values_beside_references_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 44 (blind, session 22, PyPI science packages, read on a55f210): a DTD's content model,
+# a protein's sequence broken by a newline escape, a units converter's input, a DICOM person's
+# name, a file named for its hashes.
+_SHA256 = "e183a37c833c78da6c516aed9920527d80d7f1bbaf805a92530024e1aa2e74ff"
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('<!ENTITY % data "#PCDATA|entitygrp|b|it|sc|ul|sup|email|exlnk|break|mml:math">\n', "Bio/DTDs/pmc.dtd"),
+        ('    >>> cleaner.clean_value("translation", "MED\\nYDPWNLRFQSKYKSRDA")\n', "Bio/GenBank/utils.py"),
+        ('   $ units-convert "225lb/(7ft+2in)"\n', "docs/convert.rst"),
+        ("   >>> ds.PatientName = 'Last^First^mid^pre'\n", "doc/getting_started.rst"),
+        (f'{{\n  "SC_rgb_ebcr_dcmd.dcm": "{_SHA256}",\n  "explicit_VR-UN.dcm": "{_SHA256[::-1]}"\n}}\n',
+         "pkg/data/hashes.json"),
+    ],
+)
+def test_round_forty_four_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'{{"master.key": "{_SHA256}"}}\n', "config/keys.json"),  # a key in hex under a file's name
+        (f'{{"api_key": "{_SHA256}"}}\n', "pkg/data/hashes.json"),  # a secret's name in any file
+        ('password = "Zq8xP1\\nsV9kL2"\n', "app/settings.py"),  # cases and digits around the escape
+        (f'password = "{KEY}^Hb7Vq2"\n', "app/settings.py"),
+        (f'token = "{KEY}|{KEY[::-1]}"\n', "app/settings.py"),
+    ],
+)
+def test_secrets_beside_round_forty_four_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -56,6 +56,7 @@ from smscan.detectors.value_shapes import (
     has_digest_name_before,
     has_troff_escape,
     is_chance_name,
+    is_character_set,
     is_code_name,
     is_command_name,
     is_dashed_code,
@@ -385,6 +386,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if (place != "secret" or inherited) and (
         is_prose(value) or is_name_of_thing(value) or is_list_of_names(value) or _ENUM_NAME.fullmatch(value)
         or is_service_code(value)
+        or is_character_set(value)
         or is_typed_ulid(value)
         or is_dashed_code(value)
         or is_code_name(value)

@@ -948,6 +948,18 @@ def is_character_list(value: str) -> bool:
     return len(letters) >= 10 and len(set(letters)) >= 6 and all(a <= b for a, b in zip(letters, letters[1:]))
 
 
+def is_character_set(value: str) -> bool:
+    """True for a set of characters listed once each in any order (an alphabet, an ASCII-art
+    ramp ``tfjrxnuvczXYUJCLQ0OZmwqpdbkhao``): 26 or more characters, none repeated. A drawn key of
+    26 characters from 62 repeats one in all but about one draw in 500, and a longer one more.
+
+    Example:
+        >>> is_character_set("tfjrxnuvczXYUJCLQ0OZmwqpdbkhao"), is_character_set("Zq8xP1sV9kL2mN4bW7cRq8Zt3kPx")
+        (True, False)
+    """
+    return len(value) >= 26 and len(set(value)) == len(value)
+
+
 # Names of cryptographic algorithms as SSH, TLS and JOSE write them (RFC 4253, 5656, 8446, 7518):
 # lower-case parts joined by `-`, one part a primitive's family with its size or variant
 # (`ecdsa-sha2-nistp256`, `diffie-hellman-group14-sha256`, `hmac-sha2-512-etm@openssh.com`,

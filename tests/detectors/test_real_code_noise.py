@@ -1755,3 +1755,12 @@ def test_round_forty_four_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_forty_four_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 45 (blind, session 22, npm graphics, read on the final code c2729d3): an ASCII-art
+# ramp, characters listed once each by brightness.
+def test_round_forty_five_a_character_ramp_is_a_set_of_characters() -> None:
+    line = "const charset = ' .:-=+*#%@ftjrxnuvczXYUJCLQ0OZmwqpdbkhao*#MW&8%B@$'.split('');\n"
+    assert candidates(line, path="examples/effects/AsciiEffect.js") == []
+    # 26 characters with one repeated, as a drawn key's are, still count
+    assert candidates(f"const key = '{KEY}Hb7Vq2';\n", path="src/app.js") == [f"{KEY}Hb7Vq2"]

@@ -111,10 +111,11 @@ _SWAPPED_LETTER = re.compile(r"[A-Za-z][013457@$][A-Za-z]")
 # A value shown with one end masked by a run of mask characters and a few characters left
 # (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
 _PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
-# The start of AWS's documented secret access key and access key id: copies edit the end
-# (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`), never the start, and no drawn key shares
-# 30 (or 13) characters with it.
+# The start of AWS's documented secret access key and access key id: copies edit the end with
+# a word that says what they are (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`); an edit
+# with no such word (`...bPxRfiCYSECRETSKEY`) is judged as any value is.
 _DOCUMENTED_STARTS = ("wJalrXUtnFEMI/K7MDENG/bPxRfiCY", "AKIAIOSFODNN7")
+_EDITED_END = re.compile(r"SAMPLE|TEST|FAKE|DUMMY|MOCK", re.IGNORECASE)
 # Keys published in vendors' documentation as examples; they appear in countless repositories.
 _DOCUMENTED_EXAMPLES = frozenset(
     {
@@ -418,15 +419,15 @@ def _json_object(part: str) -> dict[str, object] | None:
 
 def is_documented_example(value: str) -> bool:
     """True for keys that vendors publish as examples (AWS's ``...EXAMPLE``, jwt.io's token), and
-    edits of AWS's that keep its start (``...bPxRfiCYSAMPLEKEY``, ``...TESTKEY``).
+    edits of AWS's that keep its start and say so at the end (``...bPxRfiCYSAMPLEKEY``, ``...TESTKEY``).
 
     Example:
         >>> is_documented_example("AKIAIOSFODNN7EXAMPLE"), is_documented_example("AKIAZQ3P8V")
         (True, False)
     """
     return (
-        "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES or value.startswith(_DOCUMENTED_STARTS)
-        or "EXAMPLE" in _decoded(value).upper()
+        "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES or "EXAMPLE" in _decoded(value).upper()
+        or any(value.startswith(start) and _EDITED_END.search(value, len(start)) for start in _DOCUMENTED_STARTS)
     )
 
 

@@ -52,6 +52,7 @@ def test_documented_examples() -> None:
     assert is_documented_example("wJalrXUtnFEMI/K7MDENG/bPxRfiCYESAMPLEKEY")
     assert is_documented_example("AKIAIOSFODNN7TESTING")
     assert not is_documented_example("wJalrXUtnFEMI/Zq8xP1sV9kL2mN4bW7cRHb7Vq2Mx9LpR")
+    assert not is_documented_example("wJalrXUtnFEMI/K7MDENG/bPxRfiCYSECRETSKEY")  # an edit that says nothing
 
 
 @pytest.mark.parametrize(("value", "expected"), [

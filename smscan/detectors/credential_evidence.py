@@ -24,6 +24,7 @@ from smscan.detectors.change_logs import is_change_log
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
 from smscan.detectors.code_tables import in_code_table
+from smscan.detectors.named_sequences import sequence_name
 from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
@@ -97,6 +98,13 @@ _IDENTIFIER_CONTEXT = re.compile(
 _LOOKUP_BEFORE = re.compile(
     r"\.(?:get|(?:find|retrieve|lookup|fetch|update|delete|destroy|remove)(?:[A-Z][A-Za-z]*)?)\(\s*[ub]?[\"']$"
 )
+# A `<meta>` tag's name and its `content=` up to the value, on the value's line.
+_META_CONTENT_BEFORE = re.compile(
+    r"""<meta\b[^<>\n]*?\b(?:name|property|itemprop)[ \t]*=[ \t]*["']?(?P<name>[^"'\s>]+)["']?"""
+    r"""[^<>\n]*?\bcontent[ \t]*=[ \t]*["']?\Z""",
+    re.IGNORECASE,
+)
+_META_REACH = 300
 _LAYOUT_ESCAPES = re.compile(r"\\[nrt]")
 # An object's attribute (`erc1155.tokenId`, `this.password`, `$config.secret`).
 _ATTRIBUTE_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
@@ -266,8 +274,12 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # one (`.latest-doc-only-change.txt`, `LAST_RELEASE_COMMIT`); a token file keeps its own name.
     if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(stem_of(path))):
         return None
-    # A checksum file holds the digest of the file it is named after.
-    if suffix_of(path) in _DIGEST_SUFFIXES and is_hex(value):
+    # A checksum file holds the digest of the file it is named after; a test's reference file
+    # holding one digest and nothing else is the output it expects (ffmpeg's `tests/ref/fate/*`).
+    if is_hex(value) and (
+        suffix_of(path) in _DIGEST_SUFFIXES
+        or is_test_path(path) and len(value) in _HEX_DIGEST_LENGTHS and text.strip() == value
+    ):
         return None
     # A file's digest under the file's name (a subresource integrity list) checks that file.
     if slot.key and is_integrity_digest(slot.key, value):
@@ -278,6 +290,14 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     # An enumeration's name keyed by its number, or one of many codes sharing a prefix (:mod:`.code_tables`).
     if in_code_table(text, slot.start, slot.end):
+        return None
+    # An item of a sequence whose opening line names ids or digests (`PRIOR_HASHES = (`, :mod:`.named_sequences`).
+    if not slot.key and (name := sequence_name(text, slot.start, slot.end)) and name_class(name) == "identifier":
+        return None
+    # A page's metadata is shown to every visitor (`<meta name="google-site-verification" content="...">`):
+    # public, unless its name says secret.
+    meta = _META_CONTENT_BEFORE.search(text, max(slot.start - _META_REACH, 0), slot.start)
+    if meta is not None and name_class(meta.group("name")) != "secret":
         return None
     # A gettext catalog's strings are messages and their translations (`msgstr[0] "..."`).
     if slot.where == STRING and is_gettext_catalog(path):

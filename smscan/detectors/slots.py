@@ -360,6 +360,9 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         if any(match.start("value") <= start < match.end("value") for start, _, _ in pairs):
             continue  # `ID/Password=name/value`: the password alone is the slot
         value_end = _inside_brackets_end(line, match.start("value"), match.end("value"))
+        value_end = _unquoted_attribute_end(line, match.start("key"), match.start("value"), value_end)
+        if value_end == match.start("value"):
+            continue
         value = line[match.start("value") : value_end]
         rest = line[value_end:].lstrip()
         if _EXPRESSION_CHARS.search(value) or rest.startswith(("(", "[", ".")):
@@ -372,6 +375,30 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
     for run in token_runs(line, offset):
         if not _inside(run.start - offset, key_spans):
             yield run
+
+
+_LONGEST_TAG = 2000
+
+
+def _unquoted_attribute_end(line: str, key_start: int, start: int, end: int) -> int:
+    """Where an unquoted value ends when its name is an attribute inside a tag that opened on its
+    line (``<p class=tiny>Vorbisfile``): at the tag's ``>`` (or ``/>``), as HTML reads it. A
+    value outside a tag keeps its ``>`` (a password may hold one).
+
+    Example:
+        >>> line = "<td><p class=tiny>Vorbisfile documentation</p>"
+        >>> start = line.index("tiny"); line[start : _unquoted_attribute_end(line, line.index("class"), start, start + 15)]
+        'tiny'
+    """
+    close = line.find(">", start, end + 1)  # `width=10/>`: the bracket may already be cut off
+    if close < 0:
+        return end
+    # A tag's attributes fit in a bounded look back: a minified line holds thousands of `a=b>`.
+    reach = max(key_start - _LONGEST_TAG, 0)
+    opened = line.rfind("<", reach, key_start)
+    if opened < 0 or line.rfind(">", reach, key_start) > opened or not line[opened + 1 : opened + 2].isalpha():
+        return end
+    return close - 1 if close > start and line[close - 1] == "/" else close
 
 
 def _inside_brackets_end(line: str, start: int, end: int) -> int:

@@ -1169,6 +1169,7 @@ _IMAGE_REFERENCE = re.compile(
 # Settings and build ids of words with numbers: `ctx512-stride384-fp32`, `py312-cp312`.
 _NUMBERED_WORDS = re.compile(r"^(?=.*[a-z]{4})[a-z]{2,}\d{1,4}(?:-[a-z]{2,}\d{1,4})+$")
 # Lists of names joined by commas or `+`.
+_REGEX_GROUP = re.compile(r"\((?:\?:)?(?P<inside>[^()]*\|[^()]*)\)")
 _NAME_LIST = re.compile(r"^[^,+\s]+(?:(?:,\s*|\+)[^,+\s]+)+$")
 _NAME_ITEM = re.compile(r"[a-z][a-z0-9_\-]*|[A-Z][A-Z0-9]*|[A-Z][a-z]+")
 # CSS selectors of a class or id: `.btn-outline-primary`, `#main-nav`, `.col-md-6`.
@@ -1192,6 +1193,10 @@ def is_list_of_names(value: str) -> bool:
         >>> is_list_of_names("i,j,k,ex,Run,_,f,fh")
         True
     """
+    # a regular expression's group of alternatives (`(?:rF|FR|fr|f)`) lists its names as well
+    group = _REGEX_GROUP.fullmatch(value)
+    if group is not None:
+        value = group.group("inside")
     parts = [part.removeprefix("#") for part in re.split(r"[|,^]", value)]  # DTD's `#PCDATA|b|it`
     return (
         len(parts) >= 2

@@ -1764,3 +1764,39 @@ def test_round_forty_five_a_character_ramp_is_a_set_of_characters() -> None:
     assert candidates(line, path="examples/effects/AsciiEffect.js") == []
     # 26 characters with one repeated, as a drawn key's are, still count
     assert candidates(f"const key = '{KEY}Hb7Vq2';\n", path="src/app.js") == [f"{KEY}Hb7Vq2"]
+
+
+# Rounds 46 (blind, session 22, Debian media libraries) and 47 (PyPI developer tools and media),
+# read on the final code 93df770: a test's reference file holding one digest, a page's metadata
+# (site verification tokens, a serial), an unquoted attribute before a tag's text, a regular
+# expression's group of names, a tuple of digests named on its opening line.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("dee4417597abc2db70a175d6809870e7\n", "ffmpeg/tests/ref/fate/adpcm-creative-8-2.6bit"),
+        ('<meta name="google-site-verification" content="_bMOCDpkx9ZAzBwb2kF3PRHbfUUdFj2uO8Jd1AXArz4" />\n', "www/x.html"),
+        ('<meta name="msvalidate.01" content="103012B23499FEB70AEA89C83C274AC7" />\n', "www/x.html"),
+        ('<meta name="magick-serial" content="P131-S030410-R485315270133-P82224-A6668" />\n', "www/x.html"),
+        ("<td><p class=tiny>Vorbisfile documentation</p></td>\n", "doc/vorbisfile/reference.html"),
+        ('_fstringlitprefix = r"(?:rF|FR|Fr|fr|RF|F|rf|f|Rf|fR)"\n', "src/pgen2/tokenize.py"),
+        ("PRIOR_HASHES = (\n    b'4d9958c90bc262f47553e2c073f14cfe',\n    # an older hook\n"
+         "    b'd8ee923c46731b42cd95cc869add4062',\n)\n", "pre_commit/commands/install.py"),
+    ],
+)
+def test_rounds_forty_six_and_forty_seven_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("dee4417597abc2db70a175d6809870e7\n", "config/master.key"),  # a key file outside tests
+        (f'<meta name="api-key" content="{KEY}" />\n', "www/index.html"),  # a secret's name in a page
+        (f"<input type=hidden name=key value={KEY}>\n", "www/form.html"),  # the value before the bracket
+        (f"API_KEYS = (\n    '{KEY}',\n    '{KEY[::-1]}',\n)\n", "app/settings.py"),  # a secret's name
+        (f"ITEMS = (\n    '{KEY}',\n)\n", "app/settings.py"),  # a neutral name
+        (f"PASSWORD=ab>{KEY}\n", ".env"),  # outside a tag, `>` is part of a password
+    ],
+)
+def test_secrets_beside_rounds_forty_six_and_forty_seven_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -291,6 +291,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # An enumeration's name keyed by its number, or one of many codes sharing a prefix (:mod:`.code_tables`).
     if in_code_table(text, slot.start, slot.end):
         return None
+    # A run cut out of a longer string that lists characters once each (an ASCII-art ramp, an
+    # alphabet); a whole literal or a named value of that shape is a hand-typed key as often.
+    if slot.where == TOKEN and is_character_set(value):
+        return None
     # An item of a sequence whose opening line names ids or digests (`PRIOR_HASHES = (`, :mod:`.named_sequences`).
     if not slot.key and (name := sequence_name(text, slot.start, slot.end)) and name_class(name) == "identifier":
         return None
@@ -406,7 +410,6 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if (place != "secret" or inherited) and (
         is_prose(value) or is_name_of_thing(value) or is_list_of_names(value) or _ENUM_NAME.fullmatch(value)
         or is_service_code(value)
-        or is_character_set(value)
         or is_typed_ulid(value)
         or is_dashed_code(value)
         or is_code_name(value)

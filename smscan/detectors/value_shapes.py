@@ -951,7 +951,9 @@ def is_character_list(value: str) -> bool:
 def is_character_set(value: str) -> bool:
     """True for a set of characters listed once each in any order (an alphabet, an ASCII-art
     ramp ``tfjrxnuvczXYUJCLQ0OZmwqpdbkhao``): 26 or more characters, none repeated. A drawn key of
-    26 characters from 62 repeats one in all but about one draw in 500, and a longer one more.
+    26 characters from 62 repeats one in all but about one draw in 500, and a longer one more; a
+    key a person types often repeats none, so the judgement asks this of runs cut out of a longer
+    string only.
 
     Example:
         >>> is_character_set("tfjrxnuvczXYUJCLQ0OZmwqpdbkhao"), is_character_set("Zq8xP1sV9kL2mN4bW7cRq8Zt3kPx")

@@ -1764,6 +1764,8 @@ def test_round_forty_five_a_character_ramp_is_a_set_of_characters() -> None:
     assert candidates(line, path="examples/effects/AsciiEffect.js") == []
     # 26 characters with one repeated, as a drawn key's are, still count
     assert candidates(f"const key = '{KEY}Hb7Vq2';\n", path="src/app.js") == [f"{KEY}Hb7Vq2"]
+    # and a whole value of 26 characters none repeated, as a person types a key, still counts
+    assert candidates("  zorbl_key: zorbl~Q7vX2mK9pL4nR8tW3yB6\n", path="config.yaml") == ["zorbl~Q7vX2mK9pL4nR8tW3yB6"]
 
 
 # Rounds 46 (blind, session 22, Debian media libraries) and 47 (PyPI developer tools and media),

@@ -105,6 +105,8 @@ _META_CONTENT_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _META_REACH = 300
+# The most blank characters around a value that is a file's whole text (a final newline, CRLF).
+_WHOLE_TEXT_BLANKS = 16
 _LAYOUT_ESCAPES = re.compile(r"\\[nrt]")
 # An object's attribute (`erc1155.tokenId`, `this.password`, `$config.secret`).
 _ATTRIBUTE_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
@@ -272,13 +274,13 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     # A file that holds one commit id and nothing else, named for a change or a revision, records
     # one (`.latest-doc-only-change.txt`, `LAST_RELEASE_COMMIT`); a token file keeps its own name.
-    if _COMMIT_ID.fullmatch(value) and text.strip() == value and _REVISION_WORDS & set(name_words(stem_of(path))):
+    if _COMMIT_ID.fullmatch(value) and _is_whole_text(text, value) and _REVISION_WORDS & set(name_words(stem_of(path))):
         return None
     # A checksum file holds the digest of the file it is named after; a test's reference file
     # holding one digest and nothing else is the output it expects (ffmpeg's `tests/ref/fate/*`).
     if is_hex(value) and (
         suffix_of(path) in _DIGEST_SUFFIXES
-        or is_test_path(path) and len(value) in _HEX_DIGEST_LENGTHS and text.strip() == value
+        or is_test_path(path) and len(value) in _HEX_DIGEST_LENGTHS and _is_whole_text(text, value)
     ):
         return None
     # A file's digest under the file's name (a subresource integrity list) checks that file.
@@ -462,6 +464,12 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
             return None
         return 0.0
     return None
+
+
+def _is_whole_text(text: str, value: str) -> bool:
+    """Whether ``value`` is all ``text`` holds but blanks (the length is compared first: a large
+    file of many such values is not copied once for each)."""
+    return len(text) - len(value) <= _WHOLE_TEXT_BLANKS and text.strip() == value
 
 
 def is_typed_word(value: str, name: str) -> bool:

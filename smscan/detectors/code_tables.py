@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from smscan.detectors.text_lines import short_line_around
+
 # One entry a line: a key (a number or a quoted name), `:`, a quoted value (Python's `b`/`u`/`r`
 # prefixes allowed), an optional comma, and nothing else but blanks.
 _ENTRY = re.compile(
@@ -44,17 +46,10 @@ _LONGEST_LINE = 240
 
 def in_code_table(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is the value of an entry of a code table (see the module's doc)."""
-    # An entry's line is short: look for its ends nearby only, so that thousands of values on one
-    # long line (minified JSON) cost no scan of the whole line each.
-    window_start = max(start - _LONGEST_LINE, 0)
-    line_start = text.rfind("\n", window_start, start) + 1
-    if line_start == 0 and window_start > 0:
+    line = short_line_around(text, start, end, _LONGEST_LINE)  # an entry's line is short
+    if line is None:
         return False
-    line_end = text.find("\n", end, end + _LONGEST_LINE)
-    if line_end < 0:
-        if end + _LONGEST_LINE < len(text):
-            return False
-        line_end = len(text)
+    line_start, line_end = line
     own = _ENTRY.fullmatch(text, line_start, line_end)
     if own is None or own.start("value") != start or own.end("value") != end:
         return False

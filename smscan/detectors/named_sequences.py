@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from smscan.detectors.text_lines import short_line_around
+
 # An item alone on its line: a quoted string (Python's `b`/`u`/`r` prefixes allowed), a comma.
 _ITEM = re.compile(r"""[ \t]*[bBuUrR]?(?P<q>["'])(?P<value>[^"'\n]{1,200})(?P=q)[ \t]*,?[ \t]*\r?""")
 # The opening line: a name (maybe declared, maybe typed), `=`, a bracket or a call that makes
@@ -40,10 +42,10 @@ def sequence_name(text: str, start: int, end: int) -> str | None:
         >>> start = text.index("d8ee"); sequence_name(text, start, start + 16)
         'PRIOR_HASHES'
     """
-    line_start = text.rfind("\n", max(start - _LONGEST_LINE, 0), start) + 1
-    line_end = text.find("\n", end, end + _LONGEST_LINE)
-    if line_end < 0:
-        line_end = len(text)
+    line = short_line_around(text, start, end, _LONGEST_LINE)
+    if line is None:
+        return None
+    line_start, line_end = line
     own = _ITEM.fullmatch(text, line_start, line_end)
     if own is None or own.start("value") != start or own.end("value") != end:
         return None
@@ -51,9 +53,10 @@ def sequence_name(text: str, start: int, end: int) -> str | None:
     for _ in range(_MAX_LINES_ABOVE):
         if pos == 0:
             return None
-        above_start = text.rfind("\n", max(pos - 1 - _LONGEST_LINE, 0), pos - 1) + 1
-        if above_start == 0 and pos - 1 > _LONGEST_LINE:
+        above = short_line_around(text, pos - 1, pos - 1, _LONGEST_LINE)  # the line ending at pos - 1
+        if above is None:
             return None  # a line too long to be an item or an opening
+        above_start = above[0]
         opening = _OPENING.fullmatch(text, above_start, pos - 1)
         if opening is not None:
             return opening.group("name")

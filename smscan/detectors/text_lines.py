@@ -23,3 +23,28 @@ def lines_around(text: str, start: int, end: int, reach: int) -> tuple[int, int]
         found = text.find("\n", window_end + 1)
         window_end = len(text) if found < 0 else found
     return window_start, window_end
+
+
+def short_line_around(text: str, start: int, end: int, reach: int) -> tuple[int, int] | None:
+    """The span (without its newline) of the line holding ``text[start:end]``, or None when more
+    than ``reach`` characters stand on that line before ``start`` or after ``end``: the ends are
+    looked for nearby only, so that thousands of values on one minified line cost no scan of the
+    whole line each.
+
+    Example:
+        >>> text = "a = 1\\n  'q8Zt',\\n"
+        >>> span = short_line_around(text, 9, 13, 40); text[span[0]:span[1]]
+        "  'q8Zt',"
+        >>> short_line_around("x" * 100 + "q8Zt", 100, 104, 40) is None
+        True
+    """
+    window_start = max(start - reach, 0)
+    line_start = text.rfind("\n", window_start, start) + 1
+    if line_start == 0 and window_start > 0:
+        return None
+    line_end = text.find("\n", end, end + reach)
+    if line_end < 0:
+        if end + reach < len(text):
+            return None
+        line_end = len(text)
+    return line_start, line_end

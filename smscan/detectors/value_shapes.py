@@ -1170,9 +1170,9 @@ _IMAGE_REFERENCE = re.compile(
 )
 # Settings and build ids of words with numbers: `ctx512-stride384-fp32`, `py312-cp312`.
 _NUMBERED_WORDS = re.compile(r"^(?=.*[a-z]{4})[a-z]{2,}\d{1,4}(?:-[a-z]{2,}\d{1,4})+$")
-# Lists of names joined by commas or `+`.
 # A regular expression's group of alternatives, capturing or not (`(?:rF|FR|fr)`).
 _REGEX_GROUP = re.compile(r"\((?:\?:)?(?P<inside>[^()]*\|[^()]*)\)")
+# Lists of names joined by commas or `+`.
 _NAME_LIST = re.compile(r"^[^,+\s]+(?:(?:,\s*|\+)[^,+\s]+)+$")
 _NAME_ITEM = re.compile(r"[a-z][a-z0-9_\-]*|[A-Z][A-Z0-9]*|[A-Z][a-z]+")
 # CSS selectors of a class or id: `.btn-outline-primary`, `#main-nav`, `.col-md-6`.

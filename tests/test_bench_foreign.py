@@ -726,3 +726,46 @@ def test_semgrep_annotated_lines_give_the_value_of_each_shape_and_ok_lines_are_l
     # a bare `// ok` marks a look-alike too, with the lines that continue it up to its closing bracket
     assert spans_of(got["detected-npm-token#4"], "negatives") == ["config = {\n  registry: 'https://registry.example/',\n},"]
     assert counts["ok_without_a_rule_name"] == 1 and counts["credential_lines"] == 3 and counts["credential_key_blocks"] == 1
+
+
+def test_kics_expected_lines_give_values_and_quiet_lines_are_look_alikes(tmp_path: Path, git_env: Path) -> None:
+    from bench.foreign.kics import EXPECTED, FOLDER, kics_examples
+
+    token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
+    key = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEogIBAAKCAQEAjosMtDUqbE1\n-----END RSA PRIVATE KEY-----"
+    expected = [("positive1.tf", 3), ("positive2.dockerfile", 2), ("positive3.yaml", 2), ("positive4.tf", 3),
+                ("positive5.json", 2), ("positive6.yaml", 1)]
+    files = {
+        EXPECTED: json.dumps([{"queryName": "Passwords And Secrets", "line": n, "fileName": f} for f, n in expected]),
+        f"{FOLDER}/metadata.json": "{}",
+        # the whole quoted value, spaces and all; the instance type is a quiet line holding a value
+        f"{FOLDER}/positive1.tf": ('resource "aws_db_instance" "x" {\n  instance_class = "db.t3.micro"\n'
+                                   f'  password = "{token[:8]} {token[8:]}"\n}}\n'),
+        # a Dockerfile ARG's value after `=`; a value one character off the reported one tests the bounds
+        f"{FOLDER}/positive2.dockerfile": f"FROM base\nARG token={token}\nARG other={token[:-1]}\n",  # smscan: ignore
+        # a key header reported for the key block it opens
+        f"{FOLDER}/positive3.yaml": f"body: |\n  {key.replace(chr(10), chr(10) + '  ')}\nname: webserver01\n",
+        # a reference is no credential: the whole file is left out
+        f"{FOLDER}/positive4.tf": 'resource "x" "y" {\n  name = "svc-01"\n  password = var.db_password\n}\n',
+        # a URL's password, its user an identifier
+        f"{FOLDER}/positive5.json": f'{{\n  "TemplateURL": "http://bob:{token}@example.invalid/p"\n}}\n',  # smscan: ignore
+        f"{FOLDER}/positive6.yaml": f"AccessKey: AKIAZQ8RT2MX9VL4KP7W\nSecret: {token}\n",
+        f"{FOLDER}/negative1.tf": 'resource "x" "y" {\n  password = var.db_password\n  zone = "us-central1-a"\n}\n',
+    }
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in kics_examples(mirror_of(tmp_path, "DataDog/kics", files), counts=counts)}
+
+    assert sorted(got) == ["negative1.tf", "positive1.tf", "positive2.dockerfile", "positive3.yaml",
+                           "positive5.json", "positive6.yaml"]
+    assert spans_of(got["positive1.tf"]) == [f"{token[:8]} {token[8:]}"]
+    assert spans_of(got["positive1.tf"], "negatives") == ['instance_class = "db.t3.micro"']
+    assert spans_of(got["positive2.dockerfile"]) == [token] and not got["positive2.dockerfile"].negatives
+    assert counts["look_alike_near_a_reported_value"] == 1
+    key_example = got["positive3.yaml"]
+    assert spans_of(key_example) == [key.replace("\n", "\n  ")]
+    assert spans_of(key_example, "negatives") == ["name: webserver01"]
+    assert counts["expected_line_holding_a_reference"] == 1
+    assert spans_of(got["positive5.json"]) == [token] and spans_of(got["positive5.json"], "identifiers") == ["bob"]
+    # an AWS key id is an identifier; the file's other line holding a value is quiet, so a look-alike
+    assert spans_of(got["positive6.yaml"], "identifiers") == ["AKIAZQ8RT2MX9VL4KP7W"] and not got["positive6.yaml"].labels
+    assert spans_of(got["negative1.tf"], "negatives") == ['zone = "us-central1-a"']

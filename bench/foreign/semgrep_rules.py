@@ -54,7 +54,7 @@ _NESTED = re.compile(r"^(?:[A-Za-z][\w-]*\.)*_?(?:password|passwd|auth|authToken
 _XML_ELEMENT = re.compile(r"<(?P<tag>\w+)(?:\s[^<>]*)?>(?P<value>[^<]+)</(?P=tag)>")  # with attributes, unlike ripsecrets'
 _QUOTED = re.compile(r"""(?P<q>["'`])(?P<value>[^"'`\s\\]{8,})(?P=q)""")
 _WORD = re.compile(r"\S+")
-_WRAPPERS = "'\"`()[]{}<>\\,;"
+WRAPPERS = "'\"`()[]{}<>\\,;"
 _OPENS = {"{": "}", "[": "]", "(": ")"}
 
 
@@ -159,8 +159,8 @@ def _negative(lines: list[str], k: int, ex_id: str, hint: str | None, meta: dict
     # characters off (`SG.<22>.<42>`: a length the rule's regex rejects) is a test of the rule's bounds
     found = line_value(lines[k])
     values = [lines[k][a:b] for a, b in ([found[0]] if found else []) + [w.span() for w in _WORD.finditer(lines[k])]]
-    values += [v.strip(_WRAPPERS) for v in values]
-    if any(len(r) >= 8 and _within_edits(v, r, 2) for v in values for r in reported):
+    values += [v.strip(WRAPPERS) for v in values]
+    if any(len(r) >= 8 and within_edits(v, r, 2) for v in values for r in reported):
         counts["negative_near_a_reported_value"] += 1
         return None
     counts["negative_lines"] += 1
@@ -168,7 +168,7 @@ def _negative(lines: list[str], k: int, ex_id: str, hint: str | None, meta: dict
                    negatives=whole_text_span(text, "negative-example"), meta=meta)
 
 
-def _within_edits(a: str, b: str, n: int) -> bool:
+def within_edits(a: str, b: str, n: int) -> bool:
     """Whether a and b are at most n single-character edits apart."""
     if abs(len(a) - len(b)) > n:
         return False
@@ -270,9 +270,9 @@ def _unwrap(line: str, start: int, end: int) -> tuple[int, int] | None:
         if word is None:
             return None
         end = word.end()
-    while start < end and line[start] in _WRAPPERS:
+    while start < end and line[start] in WRAPPERS:
         start += 1
-    while start < end and line[end - 1] in _WRAPPERS:
+    while start < end and line[end - 1] in WRAPPERS:
         end -= 1
     nested = _NESTED.match(line[start:end])
     if nested:

@@ -15,6 +15,7 @@ from typing import Callable, Iterator
 from .detect_secrets_tests import detect_secrets_examples
 from .examples import Example
 from .gitleaks import gitleaks_examples
+from .kics import kics_examples
 from .mirror import Mirror, Pin
 from .ripsecrets import ripsecrets_examples
 from .rule_yaml import rule_examples
@@ -64,6 +65,9 @@ SOURCES: tuple[Source, ...] = (
     Source("semgrep", Pin("semgrep/semgrep-rules", "157ae4706d7f54aa33647332f234dd68f30da195"),
            "semgrep-rules' secret-rule tests (generic/secrets/**): lines annotated ruleid/todoruleid and ok/todook",
            lambda m, c: semgrep_examples(m, counts=c)),
+    Source("kics", Pin("DataDog/kics", "d91e3669233f883ffa89d3013a4af2874ab87b40"),
+           "KICS' passwords-and-secrets query tests: infrastructure files and the lines each must, or must not, report",
+           lambda m, c: kics_examples(m, counts=c)),
 )
 
 

@@ -734,7 +734,7 @@ def test_kics_expected_lines_give_values_and_quiet_lines_are_look_alikes(tmp_pat
     token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
     key = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEogIBAAKCAQEAjosMtDUqbE1\n-----END RSA PRIVATE KEY-----"
     expected = [("positive1.tf", 3), ("positive2.dockerfile", 2), ("positive3.yaml", 2), ("positive4.tf", 3),
-                ("positive5.json", 2), ("positive6.yaml", 1)]
+                ("positive5.json", 2), ("positive6.yaml", 1), ("positive7.yaml", 4)]
     files = {
         EXPECTED: json.dumps([{"queryName": "Passwords And Secrets", "line": n, "fileName": f} for f, n in expected]),
         f"{FOLDER}/metadata.json": "{}",
@@ -743,8 +743,9 @@ def test_kics_expected_lines_give_values_and_quiet_lines_are_look_alikes(tmp_pat
                                    f'  password = "{token[:8]} {token[8:]}"\n}}\n'),
         # a Dockerfile ARG's value after `=`; a value one character off the reported one tests the bounds
         f"{FOLDER}/positive2.dockerfile": f"FROM base\nARG token={token}\nARG other={token[:-1]}\n",  # smscan: ignore
-        # a key header reported for the key block it opens
+        # a key header, or the first line of key material, is reported for the key block it sits in
         f"{FOLDER}/positive3.yaml": f"body: |\n  {key.replace(chr(10), chr(10) + '  ')}\nname: webserver01\n",
+        f"{FOLDER}/positive7.yaml": f"body: |\n  {key.replace(chr(10), chr(10) + '  ')}\n",
         # a reference is no credential: the whole file is left out
         f"{FOLDER}/positive4.tf": 'resource "x" "y" {\n  name = "svc-01"\n  password = var.db_password\n}\n',
         # a URL's password, its user an identifier
@@ -756,7 +757,8 @@ def test_kics_expected_lines_give_values_and_quiet_lines_are_look_alikes(tmp_pat
     got = {ex.id: ex for ex in kics_examples(mirror_of(tmp_path, "DataDog/kics", files), counts=counts)}
 
     assert sorted(got) == ["negative1.tf", "positive1.tf", "positive2.dockerfile", "positive3.yaml",
-                           "positive5.json", "positive6.yaml"]
+                           "positive5.json", "positive6.yaml", "positive7.yaml"]
+    assert spans_of(got["positive7.yaml"]) == [key.replace("\n", "\n  ")] and not got["positive7.yaml"].negatives
     assert spans_of(got["positive1.tf"]) == [f"{token[:8]} {token[8:]}"]
     assert spans_of(got["positive1.tf"], "negatives") == ['instance_class = "db.t3.micro"']
     assert spans_of(got["positive2.dockerfile"]) == [token] and not got["positive2.dockerfile"].negatives

@@ -40,8 +40,6 @@ EXPECTED = f"{FOLDER}/positive_expected_result.json"
 _TEST_FILE = re.compile(r"^(?:positive|negative)\d+\.\w+$")
 _KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC: \w+")
-# `Proc-Type: 4,ENCRYPTED`: a header line inside a key block, reported for the block
-_KEY_HEADER = re.compile(r"^\s*[\w-]+: \S")
 # `ARG name=value`, `ENV NAME=value`, `- NAME=value`: a value after `=` in a Dockerfile or a compose list
 _ASSIGNED_WORD = re.compile(r"^\s*(?:ARG|ENV|-)\s+[\w.-]+=(?P<value>\S+)\s*$")
 # `name = "value"`, `name: 'value'`, `"name": "value"`: the whole quoted string, spaces and all
@@ -150,11 +148,10 @@ def line_credential(line: str) -> tuple[tuple[int, int], tuple[int, int] | None]
 
 
 def _key_block(lines: list[str], number: int) -> tuple[int, int] | None:
-    """(first, last) 1-based line numbers of the key block a reported line opens or sits in, or None."""
-    first = number
-    if not _KEY_BEGIN.search(lines[number - 1]):
-        if not _KEY_HEADER.match(lines[number - 1]) or number < 2 or not _KEY_BEGIN.search(lines[number - 2]):
-            return None
-        first = number - 1
+    """(first, last) 1-based line numbers of the key block a reported line opens or sits in (a header
+    such as ``Proc-Type:``, or the first line of key material, is reported for its block), or None."""
+    first = next((n for n in range(number, 0, -1) if _KEY_BEGIN.search(lines[n - 1])), None)
+    if first is None:
+        return None
     last = next((n for n in range(first, len(lines) + 1) if _KEY_END.search(lines[n - 1])), None)
-    return None if last is None else (first, last)
+    return None if last is None or last < number else (first, last)

@@ -18,11 +18,12 @@ from smscan.detectors.slot_kinds import PEM, PUBLIC_BLOCK, Slot
 _PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 # PuTTY's key file (formats 2 and 3): `Public-Lines: N` and `Private-Lines: N`, each followed by
-# N lines of base64. The comment (`Comment: dummy-key`) says nothing about the key.
-_PUTTY_HEADER = re.compile(r"^PuTTY-User-Key-File-\d+:", re.MULTILINE)
-_PUTTY_LINES = re.compile(r"^(?P<part>Public|Private)-Lines:[ \t]*(?P<count>\d{1,4})[ \t]*\r?$", re.MULTILINE)
+# N lines of base64. The comment (`Comment: dummy-key`) says nothing about the key. A key pasted
+# into another file sits in a string or an indented heredoc (Terraform's `body = <<EOF "PuTTY-...`).
+_PUTTY_HEADER = re.compile(r"^[ \t]*[\"']?PuTTY-User-Key-File-\d+:", re.MULTILINE)
+_PUTTY_LINES = re.compile(r"^[ \t]*(?P<part>Public|Private)-Lines:[ \t]*(?P<count>\d{1,4})[ \t]*\r?$", re.MULTILINE)
 # The key's MAC (an HMAC over the key, in hex): derived from the key, not a secret of its own.
-_PUTTY_MAC = re.compile(r"^Private-(?:MAC|Hash):[ \t]*(?P<mac>[0-9a-fA-F]+)", re.MULTILINE)
+_PUTTY_MAC = re.compile(r"^[ \t]*Private-(?:MAC|Hash):[ \t]*(?P<mac>[0-9a-fA-F]+)", re.MULTILINE)
 
 
 def pem_blocks(text: str) -> Iterator[Slot]:
@@ -79,6 +80,8 @@ def putty_blocks(text: str) -> Iterator[Slot]:
         start = text.find("\n", header.end()) + 1
         if start == 0:
             continue
+        while start < len(text) and text[start] in " \t":  # an indented heredoc's indentation
+            start += 1
         end = start
         for _ in range(int(header.group("count"))):
             line_end = text.find("\n", end)

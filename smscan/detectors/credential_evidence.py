@@ -23,7 +23,7 @@ from smscan.detectors.catalogs import is_gettext_catalog, is_locale_catalog
 from smscan.detectors.change_logs import is_change_log
 from smscan.detectors.credential_rule import CredentialRule
 from smscan.detectors.code_files import binds_name, names_variables_unquoted, stem_of, suffix_of
-from smscan.detectors.code_tables import in_code_table
+from smscan.detectors.code_tables import in_code_table, is_code_key
 from smscan.detectors.named_sequences import sequence_name
 from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.enclosing_names import names_a_thing
@@ -63,6 +63,7 @@ from smscan.detectors.value_shapes import (
     is_dashed_code,
     is_encoded_text,
     is_hex,
+    is_json_literal,
     is_list_of_names,
     is_name_of_thing,
     is_integrity_digest,
@@ -110,6 +111,9 @@ _WHOLE_TEXT_BLANKS = 16
 _LAYOUT_ESCAPES = re.compile(r"\\[nrt]")
 # An object's attribute (`erc1155.tokenId`, `this.password`, `$config.secret`).
 _ATTRIBUTE_PATH = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+# The words that name a MongoDB document id, and its length in hex.
+_OBJECT_ID_WORD = re.compile(r"object_?id", re.IGNORECASE)
+_OBJECT_ID_LENGTH = 24
 # A literal whose length is taken (`IDLEN = len('3547017b-...')`) is a sample of a format: the
 # code uses its length, never its text.
 _MEASURED_BEFORE = re.compile(r"\b(?:len|strlen)\(\s*[ub]?[\"']$")
@@ -320,6 +324,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     place = value_name_class(slot.key if slot.inherited else attribute_name(slot.key), value) if slot.key else "neutral"
     if slot.where in _SECRET_PLACES or slot.where == ARGUMENT and place == "secret":
         place = "secret"
+    # A key that is a code among codes (`"PW"`, Palau, among the country codes of a phone-number
+    # library's metadata) names a country, not a password (:mod:`.code_tables`).
+    if place == "secret" and slot.where not in _SECRET_PLACES and is_code_key(text, slot.start, attribute_name(slot.key)):
+        place = "neutral"
     # A name that says the value is a format, a pattern or a template names what it is
     # (`my $limit_format = "Z81I1C1I1d3L3"`, a pack template); no secret's name is left to say secret.
     if place == "neutral" and slot.key and _FORMAT_WORDS.intersection(name_words(slot.key)[-1:]):
@@ -417,6 +425,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_code_name(value)
         or is_symbol_name(value)
         or has_troff_escape(value)
+        or is_json_literal(value)
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):
@@ -459,6 +468,12 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         # carries 4 bits a character, so a key in hex is long; so is short base 36 in one case
         # (the ids many APIs print: `reddit.live("ukaeu1ik4sw5")`, `Example: dxcon-fg5678gh`).
         if is_hex(value) and len(value) < rule.min_length_unnamed_hex:
+            return None
+        # MongoDB's document ids are 24 hex digits (`ObjectId("507f1f77bcf86cd799439011")`),
+        # on a line that says so.
+        if is_hex(value) and len(value) == _OBJECT_ID_LENGTH and (
+            _OBJECT_ID_WORD.search(before) or _OBJECT_ID_WORD.search(text[slot.end : slot.end + _BEFORE_CHARS].split("\n", 1)[0])
+        ):
             return None
         if _ONE_CASE_ALNUM.fullmatch(value) and len(value) < rule.min_length_unnamed_lower:
             return None

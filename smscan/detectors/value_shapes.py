@@ -10,7 +10,9 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
+import json
 import re
+from collections.abc import Iterator
 from urllib.parse import unquote_plus
 
 from smscan.detectors.letter_pairs import reads_as_word
@@ -1206,6 +1208,41 @@ def is_list_of_names(value: str) -> bool:
         and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)
         and (len(parts) >= 4 or any(_PLAIN_WORD.search(part) for part in parts))
     )
+
+
+def is_json_literal(value: str) -> bool:
+    """True for an object or array written in JSON whose strings are all short (``{"UA":"UKR"}``,
+    a README's example): structure holding codes and words. One holding a longer string is
+    judged whole, as the string that may be a token.
+
+    Example:
+        >>> is_json_literal('{"UA":"UKR"}'), is_json_literal('["a1", "b2"]'), is_json_literal('{"token":"Zq8xP1sV9kL2"}')
+        (True, True, False)
+    """
+    if len(value) < 4 or value[0] + value[-1] not in ("{}", "[]") or '"' not in value:
+        return False
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return False
+    strings = list(_json_strings(parsed))
+    return bool(strings) and all(len(string) < _JSON_SHORT_STRING for string in strings)
+
+
+_JSON_SHORT_STRING = 8
+
+
+def _json_strings(parsed: object) -> Iterator[str]:
+    """The keys and string values of parsed JSON, at any depth."""
+    if isinstance(parsed, str):
+        yield parsed
+    elif isinstance(parsed, dict):
+        for key, item in parsed.items():
+            yield key
+            yield from _json_strings(item)
+    elif isinstance(parsed, list):
+        for item in parsed:
+            yield from _json_strings(item)
 
 
 def is_name_of_thing(value: str) -> bool:

@@ -57,10 +57,12 @@ _MIN_BODY = dict(_PREFIXES)
 _PREFIXED = re.compile(rf"(?<![A-Za-z0-9_\-])(?P<prefix>{_PREFIX_RE})(?P<body>[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*(?:=[A-Za-z0-9]+)?)")
 _AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 # Formats with no prefix of their own: Terraform Cloud's API tokens (`<id>.atlasv1.<secret>`),
-# Braintree's access tokens (`access_token$production$<merchant>$<secret>`).
-_INFIXED = re.compile(
-    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}"
-    r"|access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-z]{32})(?![A-Za-z0-9_\-=])"
+# Braintree's access tokens (`access_token$production$<merchant>$<secret>`), Mailchimp's API keys
+# (32 hex digits, then `-us` and the number of the account's data centre).
+_UNPREFIXED = re.compile(
+    r"(?<![A-Za-z0-9])(?:(?P<atlasv1>[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,})"
+    r"|(?P<braintree>access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-z]{32})"
+    r"|(?P<mailchimp>[0-9a-f]{32}-us[0-9]{1,2}))(?![A-Za-z0-9_\-=])"
 )
 _JWT = re.compile(r"(?<![\w\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
 
@@ -87,5 +89,5 @@ def find_vendor_tokens(text: str) -> list[tuple[int, int, str]]:
             found.append((match.start(), match.end(), match.group("prefix")))
     found += [(m.start(), m.end(), "aws-key-id") for m in _AWS_KEY_ID.finditer(text)]
     found += [(m.start(), m.end(), "jwt") for m in _JWT.finditer(text)]
-    found += [(m.start(), m.end(), "atlasv1" if "atlasv1" in m.group() else "braintree") for m in _INFIXED.finditer(text)]
+    found += [(m.start(), m.end(), m.lastgroup or "") for m in _UNPREFIXED.finditer(text)]
     return found

@@ -116,6 +116,16 @@ def test_a_putty_key_gives_its_private_lines_as_a_private_key_and_the_rest_as_pu
     assert public[0].startswith("AAAAB3NzaC1yc2E") and len(public) == 2  # the public lines and the MAC
 
 
+def test_a_putty_key_pasted_into_a_terraform_heredoc_string_still_gives_its_private_lines() -> None:
+    key = read("putty/backup-server.ppk").replace("\r\n", "\n").strip()
+    text = f'resource "aws_transfer_ssh_key" "k" {{\n  body = <<EOF\n"{key}"\nEOF\n}}\n'
+    private = [text[s.start : s.end] for s in putty_blocks(text) if s.where == PEM]
+    assert private == [p.replace("\r\n", "\n") for p in EXPECTED["putty/backup-server.ppk"]["secrets"]]
+    indented = "  " + key.replace("\n", "\n  ")  # `<<-EOF`: the key's lines indented with the code
+    private = [indented[s.start : s.end] for s in putty_blocks(indented) if s.where == PEM]
+    assert len(private) == 1 and private[0].startswith(EXPECTED["putty/backup-server.ppk"]["secrets"][0][:20])
+
+
 def test_a_putty_key_is_a_private_key_whatever_its_comment_says() -> None:
     text = read("putty/deploy.ppk")
     assert "Comment: dummy-key" in text

@@ -56,6 +56,7 @@ def test_the_secret_name_vocabulary(name: str, expected: str) -> None:
         ("FLWSECK_TEST-9f86d081884c7d659a2feaa0c55ad015-X", "FLWSECK_TEST-"),
         ("b319dfb09d3034.atlasv1." + KEY * 4, "atlasv1"), ("q8zt0atlasv1." + KEY * 4, None),  # an id of 14 first
         ("access_token$production$k2x9q7m4w8v3n5b1$9f86d081884c7d659a2feaa0c55ad015", "braintree"),
+        ("9f86d081884c7d659a2feaa0c55ad015-us21", "mailchimp"), ("9f86d081884c7d659a2feaa0c55ad015-eu21", None),
     ],
 )
 def test_vendor_formats(value: str, expected: str | None) -> None:

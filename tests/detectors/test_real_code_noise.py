@@ -1802,3 +1802,32 @@ def test_rounds_forty_six_and_forty_seven_ordinary_text(text: str, path: str) ->
 )
 def test_secrets_beside_rounds_forty_six_and_forty_seven_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 48 (blind, session 23, npm dates, locales and validation), read on 819d652: a README's
+# JSON example in a code span, a country code (`"PW"`, Palau) keying a phone-number pattern among
+# other country codes, a MongoDB document id on a line that says so.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('Example: `{"UA":"UKR"}`\n', "countries-list/minimal/README.md"),
+        ('{"PT":["351","00"],"PW":["680","01[12]"],"PY":["595","00"],"QA":["974","00"]}', "metadata/metadata.max.json"),
+        ("await objectIdSchema.validate('507f1f77bcf86cd799439011'); // ObjectId(\"507f1f77bcf86cd799439011\")\n",
+         "yup/README.md"),
+    ],
+)
+def test_round_forty_eight_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'Example: `{{"token":"{KEY}"}}`\n', "README.md"),  # the JSON's own value is judged
+        (f'{{"ID":"ops","PW":"{KEY}"}}\n', "config.json"),  # `PW` beside one other key is a password
+        (f'{{"PT":"a","PW":"{KEY}","PY":"b"}}\n', "config.json"),  # beside two codes, still a password
+        ("await client.validate('a6f5e0c3b1d94f7e82c0d9a4'); // the API key\n", "README.md"),  # 24 hex, no id word
+    ],
+)
+def test_secrets_beside_round_forty_eight_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -42,10 +42,11 @@ _REFERENCE_CALL = re.compile(
 # A printf conversion (`%s`, `%d`, `%(user)s`, `%08x`): the value is a template filled in later.
 _PRINTF_FIELD = r"%(?:\([A-Za-z_]\w*\))?[-#0 +]?\d*(?:\.\d+)?[sdixXfr]"
 # Braced expansions inside a value (`bob:${env:API_KEY}`, `${PYBIN}/pip`, `{{ .Values.x }}-ro`)
-# and format fields (`{i}<{kc}>{v}</{kc}>`, `{0}:{1}`, `__omit_place_holder__%s`). A bare `$NAME`
-# is left out: random passwords hold `$` before letters.
+# and format fields (`{i}<{kc}>{v}</{kc}>`, `{0}:{1}`, `__omit_place_holder__%s`). A bare `$name`
+# is left out, random passwords hold `$` before letters, but for a shell's upper-case variable
+# of four characters or more, whole (`":zle:$WIDGET"`): a password's `$` rarely starts such a run.
 _EMBEDDED_REFERENCE = re.compile(
-    r"\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[$#][A-Z][A-Z0-9_.]*\}|\{[A-Za-z_][\w.]*\}|\{\d*\}|"
+    r"\$[A-Z][A-Z0-9_]{3,}(?![A-Za-z0-9_])|\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[$#][A-Z][A-Z0-9_.]*\}|\{[A-Za-z_][\w.]*\}|\{\d*\}|"
     + _PRINTF_FIELD
 )
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
@@ -173,6 +174,8 @@ def is_reference(value: str) -> bool:
         (True, True, False)
         >>> is_reference("bob:${env:API_KEY}"), is_reference("Zq8xP1sV9kL2${SUFFIX}")
         (True, False)
+        >>> is_reference(":zle:$WIDGET"), is_reference("Xk9$ABCD"), is_reference("Pa$$word")
+        (True, False, False)
     """
     stripped = value.strip()
     if _REFERENCE.match(stripped) or _REFERENCE_CALL.search(stripped):
@@ -212,6 +215,8 @@ def _points_elsewhere(expansion: str) -> bool:
         return bool(_VARIABLE.fullmatch(expansion[2:-1]))
     if expansion.startswith(("%", "{$", "{#")):
         return True  # a printf conversion, a Zabbix macro (`vfs.fs.size[{#FSNAME},used]`)
+    if expansion.startswith("$") and expansion[1:2].isupper():
+        return True  # a shell variable (`$WIDGET`)
     inside = expansion[1:-1]
     return inside == "" or inside.isdigit() or bool(_FORMAT_FIELD.fullmatch(inside))
 

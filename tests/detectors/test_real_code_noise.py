@@ -1831,3 +1831,23 @@ def test_round_forty_eight_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_forty_eight_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 50 (blind, session 23, Debian text tools, shells and fonts), read on 819d652: a zsh
+# function's context built from a shell variable (config.guess' system names are skipped as
+# generated: tests/sources/test_selection.py).
+def test_round_fifty_a_shell_variable_in_a_string_is_a_reference() -> None:
+    assert candidates('local curcontext=":zle:$WIDGET" word\n', path="Functions/Zle/forward-word-match") == []
+    assert candidates('local curcontext=":zle:$WIDGET" word\n', path="forward-word-match.zsh") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'password="{KEY}$SUFFIX"\n', "deploy.sh"),  # a key written around a variable keeps its own
+        ('password="Xk9$ABCDq"\n', "deploy.sh"),  # `$` inside a password
+        (f'token="{KEY[:10]}$ABCD"\n', "deploy.sh"),  # a random mix around a variable
+    ],
+)
+def test_secrets_beside_round_fifty_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

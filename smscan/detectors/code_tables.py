@@ -10,7 +10,8 @@ Two kinds of table hold values a model finds surprising and no reader takes for 
   code stands for, even when it names a password.
 
 A key can be a code too: ``"PW"`` is Palau's country code where the object's other keys are
-country codes (``"PT"``, ``"PY"``, ``"QA"``, a phone-number library's metadata), not a password's name.
+country codes (``"PT"``, ``"PY"``, ``"QA"``, a phone-number library's metadata), or where the rows
+of a tab-separated table begin with them (tz's ``zone.tab``), not a password's name.
 
 A secret keeps its place: a table keyed by numbers whose values are random (a key ring,
 ``{1: "Zq8x..."}``) is no table of names, a random value among names is still judged (it
@@ -126,24 +127,28 @@ def _entry_or_skip(text: str, start: int, end: int) -> tuple[str, str] | tuple[(
     return None
 
 
-# A key of two capital letters, quoted, as JSON and code write an ISO country or language code.
-_TWO_LETTER_KEY = re.compile(r"""["'](?P<code>[A-Z]{2})["'][ \t]*:""")
+# A key of two capital letters, quoted, as JSON and code write an ISO country or language code,
+# or the first column of a table's row (`PW\t+0720+13429\tPacific/Palau` in tz's zone.tab).
+_TWO_LETTER_KEY = re.compile(r"""["'](?P<code>[A-Z]{2})["'][ \t]*:|^(?P<column>[A-Z]{2})\t""", re.MULTILINE)
 _CODE_KEY_REACH = 2000
 _MIN_OTHER_CODE_KEYS = 3
 
 
 def is_code_key(text: str, start: int, key: str) -> bool:
-    """Whether ``key``, the name of the value at ``start``, is a two-letter code among others
+    r"""Whether ``key``, the name of the value at ``start``, is a two-letter code among others
     (three or more other two-letter keys within 2,000 characters on either side).
 
     Example:
         >>> table = '{"PT":["351"],"PW":["680","01[12]"],"PY":["595"],"QA":["974"]}'
         >>> is_code_key(table, table.index("01[12]"), "PW"), is_code_key('{"ID":"ops","PW":"Zq8xP1"}', 20, "PW")
         (True, False)
+        >>> rows = "PT\t+3843-00908\tEurope/Lisbon\nPW\t+0720+13429\tPacific/Palau\nPY\t-2516-05740\nQA\t+2517+05132\n"
+        >>> is_code_key(rows, rows.index("+0720"), "PW")
+        True
     """
     if len(key) != 2 or not key.isupper():
         return False
     window = text[max(start - _CODE_KEY_REACH, 0) : start + _CODE_KEY_REACH]
-    codes = {m.group("code") for m in _TWO_LETTER_KEY.finditer(window)}
+    codes = {m.group("code") or m.group("column") for m in _TWO_LETTER_KEY.finditer(window)}
     codes.discard(key)
     return len(codes) >= _MIN_OTHER_CODE_KEYS

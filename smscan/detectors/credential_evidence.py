@@ -125,6 +125,12 @@ _PGP_KEY_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{40}|[0-9A-Fa-f]{16})")
 _PGP_NAME_WORDS = frozenset(["pgp", "gpg", "gnupg", "openpgp"])
 _PGP_WORD = re.compile(r"\b(?:" + "|".join(sorted(_PGP_NAME_WORDS)) + r")\b", re.IGNORECASE)
 _PGP_CONTEXT_CHARS = 400
+# A Bitcoin address (base58, `1` or `3` first, 26 to 35 characters) where the text speaks of
+# Bitcoin a little before it is public: it is what one pays to. A wallet's private key (WIF)
+# starts with `5`, `K` or `L`.
+_BITCOIN_ADDRESS = re.compile(r"[13][1-9A-HJ-NP-Za-km-z]{25,34}")
+_BITCOIN_WORD = re.compile(r"bitcoin|\bbtc\b", re.IGNORECASE)
+_BITCOIN_CONTEXT_CHARS = 400
 # A manual page's source: `httpd.8`, `ssl.3ssl`, `ls.1p`, `tool.man`.
 _MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]{0,4}|man|roff)$")
 # Suffixes of a checksum file beside what it checks (Maven's `junit-3.8.1.pom.sha1`, `release.tar.gz.sha256`).
@@ -444,6 +450,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if _PGP_KEY_ID.fullmatch(value) and (
         not _PGP_NAME_WORDS.isdisjoint(name_words(slot.key)) if place == "secret"
         else _PGP_WORD.search(text, max(slot.start - _PGP_CONTEXT_CHARS, 0), slot.start) is not None
+    ):
+        return None
+    if (
+        place != "secret" and _BITCOIN_ADDRESS.fullmatch(value)
+        and _BITCOIN_WORD.search(text, max(slot.start - _BITCOIN_CONTEXT_CHARS, 0), slot.start) is not None
     ):
         return None
     if is_hex(value) and _CHECKSUM_LINE_AFTER.match(text, slot.end):

@@ -1851,3 +1851,31 @@ def test_round_fifty_a_shell_variable_in_a_string_is_a_reference() -> None:
 )
 def test_secrets_beside_round_fifty_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Round 49 (blind, session 23, PyPI locales, dates and parsing), read on 819d652's detectors: a
+# Bitcoin address in a generator's docstring, Palau's row of tz's zone.tab (`PW`, then coordinates).
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('    def bitcoin_address(self) -> str:\n        """Generates a random bitcoin address.\n\n'
+         '        :Example:\n            3EktnHQD7RiAE6uzMj2ZifT9YgRrkSgzQX\n        """\n', "mimesis/providers/payment.py"),
+        ("PT\t+3843-00908\tEurope/Lisbon\tPortugal (mainland)\nPW\t+0720+13429\tPacific/Palau\n"
+         "PY\t-2516-05740\tAmerica/Asuncion\nQA\t+2517+05132\tAsia/Qatar\n", "pytz/zoneinfo/zone.tab"),
+    ],
+)
+def test_round_forty_nine_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("# bitcoin wallet\nWALLET_KEY = 'L3EktnHQD7RiAE6uzMj2ZifT9YgRrkSgzQXq8ZtmN4bW7cRk2x9'\n", "wallet.py"),  # a WIF key
+        ("# bitcoin\nkey = '3EktnHQD7RiAE6uzMj2ZifT9YgRrkSgzQX'\n", "wallet.py"),  # an address's shape under a key's name
+        (":Example:\n    3EktnHQD7RiAE6uzMj2ZifT9YgRrkSgzQX\n", "docs/payment.py"),  # no word of Bitcoin before it
+        ("ID\tops\nPW\tHx7pQ2vR9tZk\n", "notes.txt"),  # a password's row beside one other label
+    ],
+)
+def test_secrets_beside_round_forty_nine_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1

@@ -771,3 +771,40 @@ def test_kics_expected_lines_give_values_and_quiet_lines_are_look_alikes(tmp_pat
     # an AWS key id is an identifier; the file's other line holding a value is quiet, so a look-alike
     assert spans_of(got["positive6.yaml"], "identifiers") == ["AKIAZQ8RT2MX9VL4KP7W"] and not got["positive6.yaml"].labels
     assert spans_of(got["negative1.tf"], "negatives") == ['zone = "us-central1-a"']
+
+
+def test_custom_patterns_expected_matches_are_read_at_byte_offsets(tmp_path: Path, git_env: Path) -> None:
+    from bench.foreign.custom_patterns import custom_pattern_examples
+
+    token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
+    notes = f"#\u00a0a note\nacme_token={token}\nid 729b70cc-a239-4454-ad7b-33980a72fb27\n"
+    start = notes.encode("utf-8").index(token.encode())
+    uuid_at = notes.encode("utf-8").index(b"729b70cc")
+    patterns = {"patterns": [
+        {"name": "Acme", "type": "acme_token", "expected": [{"name": "notes.txt", "start_offset": start,
+                                                              "end_offset": start + len(token)}],
+         "test": {"data": f"ACME={token}x", "start_offset": 5, "end_offset": -1}},
+        {"name": "UUIDs", "type": "uuids", "expected": [{"name": "notes.txt", "start_offset": uuid_at,
+                                                          "end_offset": uuid_at + 36}],
+         "test": [{"data": "10203040-5060-7080-90a0-b0c0d0e0f000"}]},
+    ]}
+    files = {
+        "vendors/patterns.yml": json.dumps(patterns),  # JSON is YAML
+        "vendors/notes.txt": notes,
+        "vendors/not_acme.txt": "build 20240101-77af9e9\nplain words\n",
+        "vendors/__snapshots__/acme_token.csv": "secret_type,secret\n",
+        "pii/patterns.yml": json.dumps({"patterns": [{"name": "Cards", "type": "credit_cards",
+                                                      "test": {"data": "4111111111111111"}}]}),
+    }
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in custom_pattern_examples(mirror_of(tmp_path, "advanced-security/x", files), counts=counts)}
+
+    assert sorted(got) == ["vendors/acme_token#test1", "vendors/not_acme.txt", "vendors/notes.txt", "vendors/uuids#test1"]
+    # the byte offsets past a non-breaking space land on the token
+    assert spans_of(got["vendors/notes.txt"]) == [token]
+    # a pattern that finds no secret gives look-alikes, in files and test strings
+    assert spans_of(got["vendors/notes.txt"], "negatives") == ["729b70cc-a239-4454-ad7b-33980a72fb27"]
+    assert spans_of(got["vendors/uuids#test1"], "negatives") == ["10203040-5060-7080-90a0-b0c0d0e0f000"]
+    assert spans_of(got["vendors/acme_token#test1"]) == [f"{token}x"]  # end_offset -1: to the data's end
+    assert spans_of(got["vendors/not_acme.txt"], "negatives") == ["build 20240101-77af9e9"]
+    assert counts["pattern_file_of_a_left_out_folder"] == 1

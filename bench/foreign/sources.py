@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .custom_patterns import custom_pattern_examples
 from .detect_secrets_tests import detect_secrets_examples
 from .examples import Example
 from .gitleaks import gitleaks_examples
@@ -68,6 +69,9 @@ SOURCES: tuple[Source, ...] = (
     Source("kics", Pin("DataDog/kics", "d91e3669233f883ffa89d3013a4af2874ab87b40"),
            "KICS' passwords-and-secrets query tests: infrastructure files and the lines each must, or must not, report",
            lambda m, c: kics_examples(m, counts=c)),
+    Source("custom-patterns", Pin("advanced-security/secret-scanning-custom-patterns", "9b84660dfcad6cc3d0e2c40a1a5f61dd7edca4b9"),
+           "GitHub's secret-scanning custom patterns: each pattern's expected matches in its folder's test files, and its test strings",
+           lambda m, c: custom_pattern_examples(m, counts=c)),
 )
 
 

@@ -386,6 +386,14 @@ def test_a_url_password_runs_to_the_last_at_sign_before_the_host() -> None:
     assert judged(text) == [("myR3alP@ssw0rd", CredentialRule().secret_bonus)]  # smscan: ignore
 
 
+def test_words_between_a_urls_user_and_its_at_sign_are_its_password() -> None:
+    # GitHub's custom patterns (blind, session 23): a word there is the password, never a setting.
+    text = "DB_URI = 'mysql://python:HelloSecretScanning@myhost1:1111/db'\n"  # smscan: ignore
+    assert judged(text) == [("HelloSecretScanning", CredentialRule().secret_bonus)]
+    # outside a URL a word under a password's name stays a setting's value
+    assert [evidence for _, evidence in judged('password_source = "HelloSecretScanning"\n')] in ([], [None])
+
+
 def test_an_armoured_block_of_encoded_text_is_no_private_key() -> None:
     stand_in = "-----BEGIN PRIVATE KEY-----\nYWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo=\n-----END PRIVATE KEY-----\n"
     assert [evidence for _, evidence in judged(stand_in)] == [None]

@@ -64,6 +64,7 @@ from smscan.detectors.value_shapes import (
     is_encoded_text,
     is_hex,
     is_json_literal,
+    is_words_in_mixed_case,
     is_list_of_names,
     is_name_of_thing,
     is_integrity_digest,
@@ -342,6 +343,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # (`tokenId: erc1155.tokenId`, `password: this.password`), not the value.
     if slot.key and _ATTRIBUTE_PATH.fullmatch(value) and value.rsplit(".", 1)[1].lower() == attribute_name(slot.key).lower():
         return None
+    # So is a variable of the key's own name, negated to a flag in code (`ownPass: !!ownPass`).
+    if slot.key and slot.where == ASSIGNMENT and value.startswith("!") and value.lstrip("!") == attribute_name(slot.key):
+        return None
     # A file named for its digests (`hashes.json`, `checksums.txt`) holds them in hex, each a
     # digest's length, under the names of the files they check; a secret's name keeps its value.
     if (
@@ -434,6 +438,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_symbol_name(value)
         or has_troff_escape(value)
         or is_json_literal(value)
+        or is_words_in_mixed_case(value)
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):

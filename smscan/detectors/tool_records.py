@@ -7,6 +7,9 @@
   (:mod:`smscan.detectors.credential_files`); in these places it is a commit's name.
 - Sphinx's ``.buildinfo``: the hashes of the configuration and tags a build was made with
   (32 hex digits each).
+- a Debian package's lists of files (``debian/<package>.install``, ``.links``, ``.dirs``,
+  ``.docs``, ``.examples``, ``.manpages``, ``.info``): paths that debhelper installs, one or two
+  a line (``CPP/7zip/Bundles/Alone/b/g/7za  usr/lib/p7zip``).
 
 The path decides, and the value must have the shape the tool writes: a key pasted into such a
 file in any other shape is still judged.
@@ -21,6 +24,9 @@ _REF_FILES = frozenset(
     ["HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "packed-refs"]
 )
 _SPHINX_HASH = re.compile(r"[0-9a-f]{32}")
+_DEBIAN_FILE_LISTS = frozenset({"install", "links", "dirs", "docs", "examples", "manpages", "info"})
+# A path as those lists write it: parts joined by `/`, globs allowed, no blanks.
+_LISTED_PATH = re.compile(r"[^\s/]*(?:/[^\s/]*)+")
 
 
 def is_tool_record(path: str, value: str) -> bool:
@@ -33,8 +39,12 @@ def is_tool_record(path: str, value: str) -> bool:
         False
         >>> is_tool_record("docs/html/.buildinfo", "5224a5636bf4581871e6bd1d5c885f92")
         True
+        >>> is_tool_record("p7zip/debian/p7zip-full.install", "CPP/7zip/Bundles/Alone/b/g/7za")
+        True
     """
     normalized = path.replace("\\", "/")
+    if _is_debian_file_list(normalized):
+        return _LISTED_PATH.fullmatch(value) is not None
     if ".git/" not in normalized and not normalized.endswith(".buildinfo"):
         return False  # neither a repository's folder nor Sphinx's record: most paths, decided at once
     parts = normalized.split("/")
@@ -46,3 +56,9 @@ def is_tool_record(path: str, value: str) -> bool:
     # refs/heads/main, refs/tags/v1, refs/remotes/origin/main: `refs` right under the repository.
     under_refs = any(folder == "refs" and repository[i - 1] for i, folder in enumerate(folders) if i > 0)
     return (ref_file or under_refs) and _OBJECT_ID.fullmatch(value) is not None
+
+
+def _is_debian_file_list(path: str) -> bool:
+    """Whether ``path`` is one of a Debian package's lists of files (``debian/<package>.install``...)."""
+    folder, _, name = path.rpartition("/")
+    return (folder == "debian" or folder.endswith("/debian")) and name.rpartition(".")[2] in _DEBIAN_FILE_LISTS

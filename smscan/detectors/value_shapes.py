@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote_plus
 
-from smscan.detectors.letter_pairs import reads_as_word
+from smscan.detectors.letter_pairs import pair_level, reads_as_word
 from smscan.detectors.passphrases import is_passphrase
 from smscan.detectors.placeholders import is_placeholder, is_stand_in
 from smscan.detectors.secret_names import ID_TYPE_PREFIX, SECRET_PATH_WORD
@@ -1208,6 +1208,36 @@ def is_list_of_names(value: str) -> bool:
         and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)
         and (len(parts) >= 4 or any(_PLAIN_WORD.search(part) for part in parts))
     )
+
+
+def is_words_in_mixed_case(value: str) -> bool:
+    """True for words written in a random mix of cases, with no digit (``_FrIeNdLy-._.-bArD``, a
+    normaliser's test input): lower-cased, every run of letters reads plainly as words (common
+    letter pairs only, a stricter level than :func:`reads_as_word`'s), as a drawn key's runs do not.
+
+    Example:
+        >>> is_words_in_mixed_case("_FrIeNdLy-._.-bArD"), is_words_in_mixed_case("yqDVtkqPECriaLRi")
+        (True, False)
+        >>> is_words_in_mixed_case("Friendly-Bard"), is_words_in_mixed_case("FrIeNdLy9bArD")
+        (False, False)
+    """
+    if any(c.isdigit() for c in value):
+        return False
+    runs = _LETTER_RUN.findall(value)
+    letters = sum(len(run) for run in runs)
+    # a switch of case inside a run after its first letter: `FrIeNdLy`, not `Friendly` or `HTTPServer`
+    switches = sum(1 for run in runs for a, b in zip(run[1:], run[2:]) if a.islower() != b.islower())
+    return (
+        letters >= _MIN_MIXED_CASE_LETTERS and switches >= _MIN_CASE_SWITCHES
+        and all(len(run) < 3 or pair_level(run.lower()) >= _MIXED_CASE_WORD_LEVEL for run in runs)
+    )
+
+
+_LETTER_RUN = re.compile(r"[A-Za-z]+")
+_MIN_MIXED_CASE_LETTERS = 8
+_MIN_CASE_SWITCHES = 4
+# `friendly` 7.0, `bard` 6.7; random letters reach 6.0 about one run of twelve in fifty.
+_MIXED_CASE_WORD_LEVEL = 6.0
 
 
 def is_json_literal(value: str) -> bool:

@@ -1879,3 +1879,42 @@ def test_round_forty_nine_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_forty_nine_still_count(text: str, path: str) -> None:
     assert len(candidates(text, path=path)) >= 1
+
+
+# Rounds 51 (blind, session 23, npm command-line and build tools) and 52 (PyPI packaging and
+# async), read on bfd6a22: Babel's option turned to a flag (`ownPass: !!ownPass`), setuptools'
+# doctest input written as words in a mix of cases (`>>> safe_extra("_FrIeNdLy-._.-bArD")`).
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("  const options = {\n    ownPass: !!ownPass,\n  };\n", "babel-core/lib/config-api-shared.js"),
+        ('def safe_extra(extra):\n    """\n    >>> safe_extra("_FrIeNdLy-._.-bArD")\n    \'_friendly_._._bard\'\n    """\n',
+         "setuptools/_normalization.py"),
+        ('normalized = normalize("tHiS-iS-a-TeSt-NaMe")\n', "app/names.py"),
+    ],
+)
+def test_rounds_fifty_one_and_fifty_two_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"  const options = {{\n    ownPass: !!{KEY},\n  }};\n", "lib/config.js"),  # a value after `!!`
+        (f'    >>> client = Client(api_key="{KEY}")\n', "docs/usage.rst"),  # a prompt's value under a secret name
+        (f'    >>> client = Client("{KEY}")\n', "docs/usage.rst"),  # a drawn key in a doctest
+        ('password = "tHiSiSaTeSt"\n', "app/settings.py"),  # words in mixed case under a password's name
+        ('token = Client("yqDVtkqPECriaLRiWbNzHuXe")\n', "app/main.py"),  # random letters, no digit
+    ],
+)
+def test_secrets_beside_rounds_fifty_one_and_fifty_two_still_count(text: str, path: str) -> None:
+    assert len(candidates(text, path=path)) >= 1
+
+
+# Round 53 (blind, session 23, Debian compression and archives), read on bfd6a22: p7zip's list
+# of the files debhelper installs.
+def test_round_fifty_three_a_debian_file_list_holds_paths() -> None:
+    text = "CPP/7zip/Bundles/Alone/b/g/7za       usr/lib/p7zip\n"
+    assert candidates(text, path="p7zip/debian/p7zip-full.install") == []
+    assert candidates(f"{KEY}\n", path="p7zip/debian/p7zip-full.install") != []  # no path: judged as before
+    assert candidates("token = Zq8xP1/sV9kL2/mN4bW7cR\n", path="app/settings.install") != []  # not under debian/

@@ -414,7 +414,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     # A label in prose is often a verb (`do not pass real_modname`): a typed word needs a literal's place.
     # Between a URL's user and its `@` nothing but the password is written, so a word there
-    # (`mysql://python:HelloSecretScanning@host`) is one too, not a setting's value.
+    # (camel-cased words in a database URL, as GitHub's custom patterns test) is one too, not a
+    # setting's value.
     typed_password = (
         password_place and slot.where != LABEL and (is_typed_word(value, slot.key) or slot.where == URL_USERINFO and value.isalpha())
         and (slot.where != ASSIGNMENT or not names_variables_unquoted(path))

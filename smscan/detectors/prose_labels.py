@@ -40,6 +40,7 @@ _USE_AS = re.compile(
 )
 # Words of a sentence that follow a label without being its value (`the password is ...`).
 _FUNCTION_WORDS = frozenset(["is", "was", "are", "for", "to", "of", "the", "a", "an", "and", "or", "in", "on", "at", "by", "with", "from", "as"])
+_CLOSERS = {"}": "{", "]": "["}
 # A value that calls or indexes something is code, not a written-down secret.
 _CODE_VALUE = re.compile(r"^[&*!]?[\w.$:<>]*[(\[{]")
 # A C macro whose body is another symbol (`#define SNMP_DEFAULT_AUTH_PROTO usmHMACMD5AuthProtocol`)
@@ -127,8 +128,11 @@ def label_values(line: str) -> Iterator[tuple[int, int, str]]:
         if _DEFINE_BEFORE.search(line, 0, match.start("label")) and _SYMBOL.fullmatch(match.group("value")):
             continue  # `#define NAME symbol` quoted in prose (`` `#define AUTH_PROTO usmHMACMD5` ``)
         seen.add(start)
-        # Sentence punctuation after a value is not part of it.
-        while end > start and line[end - 1] in ".):":
+        # Sentence punctuation after a value is not part of it, nor a bracket it did not open
+        # (`{actual, pass: isPass};` closes the object the label sits in).
+        while end > start and (
+            line[end - 1] in ".):" or line[end - 1] in _CLOSERS and _CLOSERS[line[end - 1]] not in line[start : end - 1]
+        ):
             end -= 1
         if end > start and not _CODE_VALUE.match(line[start:end]) and not is_hex_literal(line[start:end]):
             yield start, end, label

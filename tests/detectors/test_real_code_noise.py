@@ -1918,3 +1918,12 @@ def test_round_fifty_three_a_debian_file_list_holds_paths() -> None:
     assert candidates(text, path="p7zip/debian/p7zip-full.install") == []
     assert candidates(f"{KEY}\n", path="p7zip/debian/p7zip-full.install") != []  # no path: judged as before
     assert candidates("token = Zq8xP1/sV9kL2/mN4bW7cR\n", path="app/settings.install") != []  # not under debian/
+
+
+# Rounds 54 to 56 (blind, session 23: PyPI terminal interfaces and markup, npm test frameworks,
+# Debian numerical libraries), read on 1208578: AVA's result object, whose label value ran into
+# the brace that closes it (`{actual, expected, pass: isPass};`).
+def test_round_fifty_five_a_label_value_stops_before_a_bracket_it_did_not_open() -> None:
+    assert candidates("\treturn {actual, expected, pass: isPass};\n", path="ava/lib/snapshot-manager.js") == []
+    assert candidates(f"\treturn {{actual, pass: {KEY}}};\n", path="lib/x.js") == [KEY]  # a value before the brace
+    assert candidates(f"the password: {KEY}]\n", path="notes.txt") == [KEY]

@@ -64,7 +64,6 @@ from smscan.detectors.value_shapes import (
     is_encoded_text,
     is_hex,
     is_json_literal,
-    is_words_in_mixed_case,
     is_list_of_names,
     is_name_of_thing,
     is_integrity_digest,
@@ -75,6 +74,7 @@ from smscan.detectors.value_shapes import (
     is_symbol_name,
     is_typed_ulid,
     is_uuid,
+    is_words_in_mixed_case,
 )
 from smscan.detectors.vendor_prefixes import vendor_of
 

@@ -9,17 +9,19 @@ line not listed is one the query must not report.
 
 Read here:
 
-- a credential: the value on each expected line, read from the line's shape as semgrep-rules'
-  lines are (a URL's password, ``name = value``, a quoted string, a lone long word); an expected
-  line opening a private-key block gives the block. An AWS access key id is an identifier, as in
-  the other sources.
+- a credential: the value on each expected line, read from the line's shape (``ARG name=value``,
+  the whole quoted value of ``name = "..."``, ``name: value``, else as semgrep-rules' lines are: a
+  URL's password, a lone long word); an expected line in a private-key or PuTTY key block (its
+  first line, a header, or its first line of key material) gives the block. AWS access key ids
+  (every prefix) and Google OAuth client ids are identifiers, as in the other sources.
 - a look-alike: each line holding a value (a token of eight or more characters with a digit, or
   of twenty or more) that no expected result names, in a positive or a negative file, the way
   trivy's quiet lines are read; a line one or two characters off a value the same file reports is
   counted and dropped (it tests the query's bounds, not whether the line holds a credential).
 
-An expected line whose value cannot be read, or whose value is degenerate (``aaaa``, ``****``), is
-counted and dropped, and so is the whole file: where its secret is cannot be told, so none of its
+An expected line whose value cannot be read, is a reference (``var.x``, ``${...}``,
+``{{resolve:...}}``), a template or prose, or is degenerate (``aaaa``, ``****``), is counted and
+dropped, and so is the whole file: where its secret is cannot be told, so none of its
 quiet lines can be called a look-alike.
 """
 

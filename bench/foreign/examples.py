@@ -17,6 +17,7 @@ import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections import Counter
 from typing import Any, Iterable, Iterator
 
 
@@ -49,6 +50,20 @@ class Example:
         spans = {k: tuple(Span(**s) for s in row.get(k, [])) for k in ("labels", "negatives", "identifiers")}
         return Example(source=row["source"], id=row["id"], text=row["text"], path_hint=row["path_hint"],
                        meta=row.get("meta", {}), **spans)
+
+
+def whole_file_example(source: str, name: str, text: str, spans: tuple[list[Span], list[Span], list[Span]],
+                       meta: dict[str, Any], counts: Counter[str]) -> Example | None:
+    """A whole test file as one example, scanned under its own name, its (credential, identifier,
+    look-alike) ``spans`` counted; None, counted too, when it holds neither a credential nor a look-alike."""
+    labels, identifiers, negatives = spans
+    counts["credentials"] += len(labels)
+    counts["look_alike_lines"] += len(negatives)
+    if not labels and not negatives:
+        counts["file_without_a_scored_span"] += 1
+        return None
+    return Example(source, name, text, name, labels=tuple(labels), negatives=tuple(negatives),
+                   identifiers=tuple(identifiers), meta=meta)
 
 
 def write_jsonl(path: Path, examples: Iterable[Example]) -> int:

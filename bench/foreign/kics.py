@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from .examples import URL_USER_INFO, Example, Span, is_degenerate, line_starts
+from .examples import URL_USER_INFO, Example, Span, is_degenerate, line_starts, whole_file_example
 from .mirror import Mirror
 from .semgrep_rules import WRAPPERS, line_value, within_edits
 from .trivy import look_alike_lines
@@ -69,16 +69,8 @@ def kics_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
             continue
         text = m.read(path)
         read = read_file(text, expected.get(name, set()), counts)
-        if read is None:
-            continue
-        labels, identifiers, negatives = read
-        counts["credentials"] += len(labels)
-        counts["look_alike_lines"] += len(negatives)
-        if not labels and not negatives:
-            counts["file_without_a_scored_span"] += 1
-            continue
-        yield Example("kics", name, text, name, labels=tuple(labels), negatives=tuple(negatives),
-                      identifiers=tuple(identifiers), meta={"file": path, "pin": meta_pin})
+        if read is not None and (ex := whole_file_example("kics", name, text, read, {"file": path, "pin": meta_pin}, counts)):
+            yield ex
 
 
 def read_file(text: str, reported: set[int], counts: Counter[str]) -> tuple[list[Span], list[Span], list[Span]] | None:

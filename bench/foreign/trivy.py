@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
-from .examples import AWS_KEY_ID, Example, Span, line_starts
+from .examples import AWS_KEY_ID, Example, Span, line_starts, whole_file_example
 from .mirror import Mirror
 
 FOLDER = "pkg/fanal/secret"
@@ -87,15 +87,10 @@ def trivy_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
             continue
         text = m.read(f"{FOLDER}/testdata/{path}")
         findings = [f for case in by_path[path] for f in case.findings]
-        labels, identifiers, negatives = read_file(text, findings, custom_rules, counts)
-        counts["credentials"] += len(labels)
-        counts["look_alike_lines"] += len(negatives)
-        if not labels and not negatives:
-            counts["file_without_a_scored_span"] += 1
-            continue
+        spans = read_file(text, findings, custom_rules, counts)
         name = path.rsplit("/", 1)[-1]
-        yield Example("trivy", name, text, name, labels=tuple(labels), negatives=tuple(negatives),
-                      identifiers=tuple(identifiers), meta={"file": f"{FOLDER}/testdata/{path}", "pin": meta_pin})
+        if ex := whole_file_example("trivy", name, text, spans, {"file": f"{FOLDER}/testdata/{path}", "pin": meta_pin}, counts):
+            yield ex
 
 
 def read_file(text: str, findings: list[Finding], custom_rules: set[str], counts: Counter[str]

@@ -34,7 +34,7 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Iterator
 
-from .examples import AWS_KEY_ID, URL_USER_INFO, Example, Span, line_starts
+from .examples import AWS_KEY_ID, URL_USER_INFO, Example, Span, line_starts, whole_file_example
 from .mirror import Mirror
 
 FOLDER = "tests/fixtures"
@@ -87,14 +87,9 @@ def whispers_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
             counts["fixture_missing"] += 1
             continue
         text = m.read(f"{FOLDER}/{name}")
-        labels, identifiers, negatives = read_fixture(text, compliant_throughout=name in _COMPLIANT_THROUGHOUT)
-        counts["credentials"] += len(labels)
-        counts["look_alike_lines"] += len(negatives)
-        if not labels and not negatives:
-            counts["fixture_without_a_scored_span"] += 1
-            continue
-        yield Example("whispers", name, text, name, labels=tuple(labels), negatives=tuple(negatives),
-                      identifiers=tuple(identifiers), meta={"file": f"{FOLDER}/{name}", "pin": meta_pin})
+        spans = read_fixture(text, compliant_throughout=name in _COMPLIANT_THROUGHOUT)
+        if ex := whole_file_example("whispers", name, text, spans, {"file": f"{FOLDER}/{name}", "pin": meta_pin}, counts):
+            yield ex
 
 
 def read_fixture(text: str, *, compliant_throughout: bool = False) -> tuple[list[Span], list[Span], list[Span]]:

@@ -87,7 +87,7 @@ def _test_file(m: Mirror, path: str, matches: list[tuple[int, int, bool]], meta_
         if not 0 <= start < end <= len(data):
             counts["match_outside_its_file"] += 1
             continue
-        span = (len(data[:start].decode("utf-8", errors="ignore")), len(data[:end].decode("utf-8", errors="ignore")))
+        span = _char_span(data, start, end)
         if not_secret:
             not_secrets.add(span)
         elif is_degenerate(text[span[0]:span[1]]):
@@ -124,7 +124,7 @@ def _test_strings(pattern: dict[str, Any], folder: str, not_secret: bool, meta_p
         if not 0 <= start < end <= len(raw):
             counts["test_match_outside_its_data"] += 1
             continue
-        span = (len(raw[:start].decode("utf-8", errors="ignore")), len(raw[:end].decode("utf-8", errors="ignore")))
+        span = _char_span(raw, start, end)
         ex_id = f"{folder}/{pattern.get('type', 'pattern')}#test{k + 1}"
         meta = {"file": f"{folder}/patterns.yml", "pin": meta_pin}
         text = data if data.endswith("\n") else data + "\n"
@@ -138,3 +138,8 @@ def _test_strings(pattern: dict[str, Any], folder: str, not_secret: bool, meta_p
             counts["credential_test_strings"] += 1
             yield Example("custom-patterns", ex_id, text, guess_path_hint(text), labels=(Span(*span, "rule-example"),),
                           meta=meta)
+
+
+def _char_span(raw: bytes, start: int, end: int) -> tuple[int, int]:
+    """The character span of UTF-8 bytes ``raw[start:end]`` (the patterns' offsets count bytes)."""
+    return len(raw[:start].decode("utf-8", errors="ignore")), len(raw[:end].decode("utf-8", errors="ignore"))

@@ -86,6 +86,8 @@ def read_jsonl(path: Path) -> Iterator[Example]:
 URL_USER_INFO = re.compile(r"://(?P<user>[^:/\s@]+):(?P<password>[^\s/]+)@")
 # An AWS access key id: an identifier (the secret is the access key it pairs with), in every source.
 AWS_KEY_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
+# A Google OAuth client id (`<number>-<id>.apps.googleusercontent.com`): an identifier, not its secret.
+GOOGLE_CLIENT_ID = re.compile(r"^\d+-\w+\.apps\.googleusercontent\.com$")
 
 
 def line_starts(text: str) -> list[int]:

@@ -32,9 +32,9 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from .examples import URL_USER_INFO, Example, Span, is_degenerate, line_starts, whole_file_example
+from .examples import GOOGLE_CLIENT_ID, URL_USER_INFO, Example, Span, is_degenerate, line_starts, whole_file_example
 from .mirror import Mirror
-from .semgrep_rules import WRAPPERS, line_value, within_edits
+from .semgrep_rules import line_value, near_a_reported_value
 from .trivy import look_alike_lines
 
 FOLDER = "assets/queries/common/passwords_and_secrets/test"
@@ -55,7 +55,6 @@ _PROSE = re.compile(r"[:=]\s*[\"']?(?:[A-Za-z,.()-]+\s+){3,}")
 _REFERENCE = re.compile(r"\{\{\s*resolve:|\$\{|^(?:var|local|data)\.|[?:]\s")
 # every AWS key-id prefix (access key, temporary, certificate, context...): identifiers
 _AWS_KEY_ID = re.compile(r"(?:AKIA|ASIA|ACCA|ASCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}")
-_GOOGLE_CLIENT_ID = re.compile(r"^\d+-\w+\.apps\.googleusercontent\.com$")  # an OAuth client id, not its secret
 
 
 def kics_examples(m: Mirror, *, counts: Counter[str]) -> Iterator[Example]:
@@ -113,7 +112,7 @@ def read_file(text: str, reported: set[int], counts: Counter[str]) -> tuple[list
             return None
         values.append(value)
         span = Span(starts[number - 1] + a, starts[number - 1] + b, "rule-example")
-        if _AWS_KEY_ID.fullmatch(value) or _GOOGLE_CLIENT_ID.match(value):
+        if _AWS_KEY_ID.fullmatch(value) or GOOGLE_CLIENT_ID.match(value):
             identifiers.append(Span(span.start, span.end, "identifier"))
             counts["identifier_lines"] += 1
             continue
@@ -124,8 +123,7 @@ def read_file(text: str, reported: set[int], counts: Counter[str]) -> tuple[list
     for span in look_alike_lines(text, quiet_exempt):
         line = text[span.start:span.end]
         found = line_credential(line)
-        words = ([line[found[0][0]:found[0][1]]] if found else []) + [w.strip(WRAPPERS) for w in line.split()]
-        if any(len(v) >= 8 and within_edits(w, v, 2) for w in words for v in values):
+        if near_a_reported_value(line, found[0] if found else None, values):
             counts["look_alike_near_a_reported_value"] += 1
             continue
         negatives.append(span)

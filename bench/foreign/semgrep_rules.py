@@ -30,7 +30,8 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from .examples import AWS_KEY_ID, URL_USER_INFO, Example, Span, guess_path_hint, is_degenerate, whole_text_span
+from .examples import (AWS_KEY_ID, GOOGLE_CLIENT_ID, URL_USER_INFO, Example, Span, guess_path_hint, is_degenerate,
+                       whole_text_span)
 from .mirror import Mirror
 from .ripsecrets import line_secret
 
@@ -46,7 +47,6 @@ _KEY_HEADER = re.compile(r"^[\w-]+: ")  # Version:, Comment: of a PGP block
 # rules whose marked line holds no value: a service-account file's "type" field, a shadow line with no password
 _NO_VALUE_RULES = {"detected-google-gcm-service-account", "detected-etc-shadow"}
 _ID_RULE = re.compile(r"-id(?:-value)?$")  # adobe-client-id, sumologic-access-id, aws-account-id: identifiers
-_GOOGLE_CLIENT_ID = re.compile(r"^\d+-\w+\.apps\.googleusercontent\.com$")  # an OAuth client id, not its secret
 _QUERY_SECRET = re.compile(r"[?&](?:\w*token|\w*secret|key|t)=(?P<value>[^&\s\"'\\#]+)")
 _OPTION = re.compile(r"(?:^|\s)--?(?:p|password|token|api-key|secret)(?:\s+|=)(?P<q>['\"]?)(?P<value>[^\s'\"]+)(?P=q)")
 # `x:_password=<value>`, `--set a.password=<value>`: a value named inside the value read
@@ -54,7 +54,7 @@ _NESTED = re.compile(r"^(?:[A-Za-z][\w-]*\.)*_?(?:password|passwd|auth|authToken
 _XML_ELEMENT = re.compile(r"<(?P<tag>\w+)(?:\s[^<>]*)?>(?P<value>[^<]+)</(?P=tag)>")  # with attributes, unlike ripsecrets'
 _QUOTED = re.compile(r"""(?P<q>["'`])(?P<value>[^"'`\s\\]{8,})(?P=q)""")
 _WORD = re.compile(r"\S+")
-WRAPPERS = "'\"`()[]{}<>\\,;"
+_WRAPPERS = "'\"`()[]{}<>\\,;"
 _OPENS = {"{": "}", "[": "]", "(": ")"}
 
 
@@ -136,7 +136,7 @@ def _positive(lines: list[str], k: int, stem: str, ex_id: str, hint: str | None,
     if is_degenerate(value):
         counts["degenerate_value"] += 1
         return None
-    if user is None and (_ID_RULE.search(stem) or AWS_KEY_ID.fullmatch(value) or _GOOGLE_CLIENT_ID.match(value)):
+    if user is None and (_ID_RULE.search(stem) or AWS_KEY_ID.fullmatch(value) or GOOGLE_CLIENT_ID.match(value)):
         counts["identifier_lines"] += 1
         return Example("semgrep", ex_id, text, hint or guess_path_hint(line),
                        identifiers=(Span(start, end, "identifier"),), meta=meta)
@@ -158,9 +158,7 @@ def _negative(lines: list[str], k: int, ex_id: str, hint: str | None, meta: dict
     # under another name (`other_token: <the Snyk key>`), inside a public-key block, or one or two
     # characters off (`SG.<22>.<42>`: a length the rule's regex rejects) is a test of the rule's bounds
     found = line_value(lines[k])
-    values = [lines[k][a:b] for a, b in ([found[0]] if found else []) + [w.span() for w in _WORD.finditer(lines[k])]]
-    values += [v.strip(WRAPPERS) for v in values]
-    if any(len(r) >= 8 and within_edits(v, r, 2) for v in values for r in reported):
+    if near_a_reported_value(lines[k], found[0] if found else None, reported):
         counts["negative_near_a_reported_value"] += 1
         return None
     counts["negative_lines"] += 1
@@ -168,7 +166,17 @@ def _negative(lines: list[str], k: int, ex_id: str, hint: str | None, meta: dict
                    negatives=whole_text_span(text, "negative-example"), meta=meta)
 
 
-def within_edits(a: str, b: str, n: int) -> bool:
+def near_a_reported_value(line: str, value: tuple[int, int] | None, reported: list[str]) -> bool:
+    """Whether the line's value (``value``, its span) or one of its words, with or without the
+    quotes and brackets around it, is at most two edits from a reported value of eight characters
+    or more: a line that tests a rule's bounds (a length its regex rejects), not whether it holds a
+    credential."""
+    candidates = [line[a:b] for a, b in ([value] if value else []) + [w.span() for w in _WORD.finditer(line)]]
+    candidates += [c.strip(_WRAPPERS) for c in candidates]
+    return any(len(r) >= 8 and _within_edits(c, r, 2) for c in candidates for r in reported)
+
+
+def _within_edits(a: str, b: str, n: int) -> bool:
     """Whether a and b are at most n single-character edits apart."""
     if abs(len(a) - len(b)) > n:
         return False
@@ -270,9 +278,9 @@ def _unwrap(line: str, start: int, end: int) -> tuple[int, int] | None:
         if word is None:
             return None
         end = word.end()
-    while start < end and line[start] in WRAPPERS:
+    while start < end and line[start] in _WRAPPERS:
         start += 1
-    while start < end and line[end - 1] in WRAPPERS:
+    while start < end and line[end - 1] in _WRAPPERS:
         end -= 1
     nested = _NESTED.match(line[start:end])
     if nested:

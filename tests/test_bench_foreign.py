@@ -808,3 +808,40 @@ def test_custom_patterns_expected_matches_are_read_at_byte_offsets(tmp_path: Pat
     assert spans_of(got["vendors/acme_token#test1"]) == [f"{token}x"]  # end_offset -1: to the data's end
     assert spans_of(got["vendors/not_acme.txt"], "negatives") == ["build 20240101-77af9e9"]
     assert counts["pattern_file_of_a_left_out_folder"] == 1
+
+
+def test_sonar_text_examples_give_matches_key_blocks_and_look_alikes(tmp_path: Path, git_env: Path) -> None:
+    import yaml  # type: ignore[import-untyped]
+
+    from bench.foreign.sonar_text import FOLDER, sonar_text_examples
+
+    token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEogIBAAKCAQEAjosMtDUqbE1\n-----END RSA PRIVATE KEY-----"
+    rules = {"provider": {"metadata": {"name": "Acme"}, "rules": [
+        {"id": "acme-url", "detection": {"matching": {"pattern": r"acme://[\w-]++:([^@/\s]++)@"}}, "examples": [
+            # the match held twice: the rule's capture places it; the user before it is an identifier
+            {"text": "URL=acme://airflow:airflow@db/airflow\n", "containsSecret": True, "match": "airflow"},
+            {"text": f"url: acme://bob:{token}@db\n", "containsSecret": True},  # no match: the capture
+            {"text": "url: acme://bob:pass@db\n", "containsSecret": False},
+            # the same secret under a file name the rule skips: a context, not a look-alike
+            {"text": "URL=acme://airflow:airflow@db/airflow\n", "containsSecret": False, "fileName": "appsettings.Dev.json"},
+        ]},
+        {"id": "acme-key", "examples": [
+            {"text": f"k = '''{key}'''\n", "containsSecret": True, "match": "-----BEGIN RSA PRIVATE KEY----- "},
+            {"text": f"a = '{token[:10]}'\nb = '{token[:10]}'\n", "containsSecret": True, "match": token[:10]},
+            {"text": "x = 'aaaaaaaaaaaaaaaa'\n", "containsSecret": True, "match": "aaaaaaaaaaaaaaaa"},
+        ]},
+    ]}}
+    files = {f"{FOLDER}/acme.yaml": yaml.safe_dump(rules).replace("rules:\n", "rules:\n  ${common/shared.yaml}\n", 1),
+             f"{FOLDER}/specifications/schema.yaml": "provider: {}\n"}
+    counts: Counter[str] = Counter()
+    got = {ex.id: ex for ex in sonar_text_examples(mirror_of(tmp_path, "SonarSource/x", files), counts=counts)}
+
+    assert sorted(got) == ["acme-key#0", "acme-url#0", "acme-url#1", "acme-url#2"]
+    url = got["acme-url#0"]
+    assert [(s.start, s.end) for s in url.labels] == [(19, 26)] and spans_of(url, "identifiers") == ["airflow"]
+    assert spans_of(got["acme-url#1"]) == [token] and spans_of(got["acme-url#1"], "identifiers") == ["bob"]
+    assert spans_of(got["acme-url#2"], "negatives") == ["url: acme://bob:pass@db"]
+    assert spans_of(got["acme-key#0"]) == [key]  # the header stands for its block
+    assert counts["look_alike_holding_a_secret_of_its_rule"] == 1
+    assert counts["short_match_held_twice"] == 1 and counts["degenerate_value"] == 1

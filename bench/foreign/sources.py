@@ -22,6 +22,7 @@ from .ripsecrets import ripsecrets_examples
 from .rule_yaml import rule_examples
 from .secretlint import secretlint_examples
 from .semgrep_rules import semgrep_examples
+from .sonar_text import sonar_text_examples
 from .trivy import trivy_examples
 from .whispers import whispers_examples
 
@@ -72,6 +73,9 @@ SOURCES: tuple[Source, ...] = (
     Source("custom-patterns", Pin("advanced-security/secret-scanning-custom-patterns", "9b84660dfcad6cc3d0e2c40a1a5f61dd7edca4b9"),
            "GitHub's secret-scanning custom patterns: each pattern's expected matches in its folder's test files, and its test strings",
            lambda m, c: custom_pattern_examples(m, counts=c)),
+    Source("sonar-text", Pin("SonarSource/sonar-text", "bb9c06ece15cbc4aad5dcd3ebb80b8ea31a9386c"),
+           "SonarQube's secret rules (sonar-text): each rule's examples, with or without a secret, and the match it must report",
+           lambda m, c: sonar_text_examples(m, counts=c)),
 )
 
 

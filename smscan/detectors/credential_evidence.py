@@ -40,6 +40,7 @@ from smscan.detectors.slot_kinds import (
     LABEL,
     PEM,
     PUBLIC_BLOCK,
+    QUERY,
     STRING,
     TOKEN,
     URL_USERINFO,
@@ -70,6 +71,8 @@ from smscan.detectors.value_shapes import (
     is_other_identifier,
     is_prose,
     is_service_code,
+    is_der_public_key,
+    is_encoded_polyline,
     is_ssh_public_key,
     is_symbol_name,
     is_typed_ulid,
@@ -107,6 +110,8 @@ _META_CONTENT_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _META_REACH = 300
+# What follows a command's name when it is called: a parameter (`-AsSecureString`), a string, a variable.
+_COMMAND_ARGUMENTS_AFTER = re.compile(r"[ \t]+(?:-[A-Za-z]|[\"'$(])")
 # The most blank characters around a value that is a file's whole text (a final newline, CRLF).
 _WHOLE_TEXT_BLANKS = 16
 _LAYOUT_ESCAPES = re.compile(r"\\[nrt]")
@@ -324,7 +329,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if is_locale_catalog(path) and vendor_of(value) is None:
         return None
     # A badge's token sits in an image's URL to be shown to every reader (`badge.svg?token=...`).
-    if slot.where == ASSIGNMENT and in_image_query(text, slot.start):
+    if slot.where in (ASSIGNMENT, QUERY) and in_image_query(text, slot.start):
         return None
     # A name written beside the value is named by its last attribute; one inherited from an
     # enclosing object (`credentials.prod`) says secret by its first (:mod:`.enclosing_names`).
@@ -356,7 +361,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     vendor = vendor_of(value)
     # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a
     # stand-in a person wrote in the vendor's shape: a token's body is drawn, not spelt.
-    if vendor is not None and _WORDED_BODY.fullmatch(value[len(vendor):]):
+    # So is one before a body of a character or two repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`).
+    if vendor is not None and (_WORDED_BODY.fullmatch(value[len(vendor):]) or len(set(value[len(vendor):])) <= 2):
         return None
     if vendor is not None:
         return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus
@@ -373,7 +379,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A UUID under a secret name is a key (API keys and tokens are often drawn as UUIDs);
     # under any other name it is an id.
     secret_uuid = place == "secret" and is_uuid(value)
-    if is_ssh_public_key(value) or continues_ssh_public_key(text, slot.start):
+    if is_ssh_public_key(value) or continues_ssh_public_key(text, slot.start) or is_der_public_key(value):
         return None
     # After `Basic` only base64 of `user:password` is a credential; after any scheme, words
     # joined by hyphens describe a token (`Bearer a-token-string`), which a machine never draws,
@@ -408,8 +414,11 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # (`"X-Amz-Server-Side-Encryption-Customer-Key": b64key,`), a PowerShell command a call
     # (`$password = Get-AnsibleParam -obj $params`); a name the text itself assigns is that
     # variable, whatever the file (`srx2_pass = getpass(...)`, then `conn.password = srx2_pass`).
+    # A PowerShell command followed by its arguments is a call in any file (`$PASSWORD = Read-Host
+    # "MySQL password" -AsSecureString` in a README).
     if slot.where == ASSIGNMENT and (
         (is_code_name(value) or is_command_name(value)) and names_variables_unquoted(path) or binds_name(text, value)
+        or is_command_name(value) and _COMMAND_ARGUMENTS_AFTER.match(text, slot.end)
     ):
         return None
     # A label in prose is often a verb (`do not pass real_modname`): a typed word needs a literal's place.
@@ -440,6 +449,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or has_troff_escape(value)
         or is_json_literal(value)
         or is_words_in_mixed_case(value)
+        or is_encoded_polyline(value)
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):

@@ -112,6 +112,10 @@ _SWAPPED_LETTER = re.compile(r"[A-Za-z][013457@$][A-Za-z]")
 # A value shown with one end masked by a run of mask characters and a few characters left
 # (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
 _PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
+# A key with its end masked for a reader (`AIzaSyHqGowa85aImLDP7-sd7gcGlgKnuxxxxxx`, `sk-...Fxxxxxxx`):
+# a run of five x of one case, or four stars, closing a longer value; a drawn key ends so about
+# once in thirty million.
+_MASKED_END = re.compile(r"(?:x{5,}|X{5,}|\*{4,}|•{4,})$")
 # The start of AWS's documented secret access key and access key id: copies edit the end with
 # a word that says what they are (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`); an edit
 # with no such word (`...bPxRfiCYSECRETSKEY`) is judged as any value is.
@@ -155,6 +159,9 @@ _DOCUMENTED_EXAMPLES = frozenset(
         # The storage account key of Microsoft's Azurite emulator (devstoreaccount1), the same in
         # every installation.
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+        # GitHub's fixed password word for a token sent as the user (`login <token>`, `password
+        # x-oauth-basic` in a `.netrc`): the same in every file, documented by GitHub.
+        "x-oauth-basic",
         # The access key pair of MinIO's public playground server (play.min.io), printed in
         # MinIO's README and every example of its SDKs.
         "Q3AM3UQ867SPQQA43P2F",
@@ -228,8 +235,8 @@ def is_placeholder(value: str) -> bool:
     bracketed name, or it spells ``your ...``/``... here``.
 
     Example:
-        >>> [is_placeholder(v) for v in ("changeme", "<YOUR_API_KEY>", "xxxxxxxx", "Zq8xP1sV9")]
-        [True, True, True, False]
+        >>> [is_placeholder(v) for v in ("changeme", "<YOUR_API_KEY>", "xxxxxxxx", "Zq8xP1sV9", "AIzaSyHq7-sd7gcGlgKnuxxxxxx")]
+        [True, True, True, False, True]
     """
     stripped = value.strip().strip("'\"`")
     if not stripped:
@@ -237,7 +244,10 @@ def is_placeholder(value: str) -> bool:
     if _BRACKETED.match(stripped):
         return True
     masked = sum(1 for char in stripped if char in _MASK_CHARS)
-    if len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6) or _PARTLY_MASKED.match(stripped):
+    if (
+        len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6) or _PARTLY_MASKED.match(stripped)
+        or _MASKED_END.search(stripped)
+    ):
         return True
     if is_counting_run(stripped) or is_patterned(stripped) or _SELF_DESCRIBED_INSIDE.search(stripped):
         return True

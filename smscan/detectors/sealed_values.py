@@ -8,6 +8,8 @@
 - an Ansible Vault block (``$ANSIBLE_VAULT;1.1;AES256`` and its hex lines);
 - Netmiko's ``__encrypt__<iv>:<ciphertext>`` (the key is ``NETMIKO_TOOLS_KEY`` in the
   environment), folded over lines as a YAML ``>`` block writes it;
+- a Travis CI ``secure:`` value (encrypted for the repository's public key; Travis holds the
+  private one): one long base64 run, as ``travis encrypt`` writes it;
 - a Zuul secret, ``!encrypted/pkcs1-oaep`` and the base64 chunks below it (encrypted for the
   project's public key; Zuul's scheduler holds the private one), the tag included.
 
@@ -32,6 +34,7 @@ _NETMIKO = re.compile(r"__encrypt__[A-Za-z0-9+/=_\-]+:[A-Za-z0-9+/=_\-]+(?:[ \t]
 _ZUUL_ENCRYPTED = re.compile(
     r"!encrypted/pkcs1-oaep(?:[ \t]+[|>][-+]?)?[ \t]*(?:\r?\n[ \t]+(?:-[ \t]+)?[A-Za-z0-9+/=]{8,}[ \t]*(?=\r?\n|$))+"
 )
+_TRAVIS_SECURE = re.compile(r"^[ \t]*(?:-[ \t]+)?secure:[ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{100,}={0,2})[\"']?[ \t]*$", re.MULTILINE)
 _ANSIBLE_VAULT = re.compile(r"\$ANSIBLE_VAULT;[\d.]+;\w+(?:;\w+)?[ \t]*\r?\n(?:[ \t]*[0-9a-f]{2,}[ \t]*\r?\n?)+")
 
 
@@ -44,6 +47,7 @@ def sealed_spans(text: str) -> list[tuple[int, int]]:
         ['ENC(niPUshUdY2n2I8RC+tBSo8qtkogreiny)']
     """
     spans = [(m.start(), m.end()) for pattern in (_JASYPT, _SPRING_CIPHER, _SOPS, _ANSIBLE_VAULT, _NETMIKO, _ZUUL_ENCRYPTED) for m in pattern.finditer(text)]
+    spans.extend((m.start("value"), m.end("value")) for m in _TRAVIS_SECURE.finditer(text))
     if _SEALED_SECRET.search(text):
         for block in _SEALED_DATA_KEY.finditer(text):
             indent = len(block.group("indent"))

@@ -11,6 +11,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
+from smscan.detectors.expansion_defaults import defaulted_span
 from smscan.detectors.slot_kinds import HEADER, URL_USERINFO, Slot
 
 # A scheme is a short word (`https`, `mongodb+srv`): read unbounded, a long run of its characters
@@ -19,6 +20,12 @@ from smscan.detectors.slot_kinds import HEADER, URL_USERINFO, Slot
 _URL_USERINFO = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://(?P<user>[^\s:/@'\"`<>]*):(?P<password>[^\s'\"`<>/]+)@"
     r"(?=[\w\[.\-])"
+)
+# A URL whose user part alone is a token (`https://<token>@github.com`): letters, digits and
+# `_` with both a letter and a digit, at least 20 of them; a person's user name is shorter or
+# holds a dot or a hyphen.
+_URL_TOKEN_USER = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://(?P<user>(?=[A-Za-z_]*\d)(?=\d*[A-Za-z])[A-Za-z0-9_]{20,})@(?=[\w\[.\-])"
 )
 # A service's fixed password word, an extension's `x-` name: GitHub's
 # `https://<token>:x-oauth-basic@github.com` carries the token as the user.
@@ -46,12 +53,17 @@ def has_url_password(text: str) -> bool:
 def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
     """The password of each ``scheme://user:password@host`` in ``text`` (spans shifted by ``offset``).
     Where the password is a word the service fixes, the user is the token (none when the user is a
-    template the token is filled into: ``https://{token}:x-oauth-basic@github.com``).
+    template the token is filled into: ``https://{token}:x-oauth-basic@github.com``); where it is an
+    expansion with a default (``${DB_PASSWORD:-x}``), the default; where the user part alone is
+    token-shaped (``https://<token>@github.com``), the user.
 
     Example:
         >>> text = "postgres://app:hunter2@db/x https://Zq8xP1sV9kL2:x-oauth-basic@github.com/a.git"
         >>> [text[s.start:s.end] for s in url_passwords(text)]
         ['hunter2', 'Zq8xP1sV9kL2']
+        >>> text = "pg://app:${PGPASSWORD:-Zq8xP1sV9kL2}@db https://Zq8xP1sV9kL2mN4bW7cRtY5@github.com/a"
+        >>> [text[s.start:s.end] for s in url_passwords(text)]
+        ['Zq8xP1sV9kL2', 'Zq8xP1sV9kL2mN4bW7cRtY5']
     """
     for match in _URL_USERINFO.finditer(text):
         part = "password"
@@ -59,7 +71,13 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
             if not match.group("user") or _TEMPLATE_USER.match(match.group("user")):
                 continue
             part = "user"
+        elif (default := defaulted_span(match.group("password"))) is not None:
+            start = match.start("password")
+            yield Slot(offset + start + default[0], offset + start + default[1], "url", URL_USERINFO)
+            continue
         yield Slot(offset + match.start(part), offset + match.end(part), "url", URL_USERINFO)
+    for match in _URL_TOKEN_USER.finditer(text):
+        yield Slot(offset + match.start("user"), offset + match.end("user"), "url", URL_USERINFO)
 
 
 _MIN_PRINTABLE_SHARE = 0.9

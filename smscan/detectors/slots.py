@@ -51,6 +51,7 @@ from smscan.detectors.command_forms import (
     option_values,
 )
 from smscan.detectors.enclosing_names import share_enclosing_names
+from smscan.detectors.expansion_defaults import expansion_defaults
 from smscan.detectors.jwk_members import jwk_public_spans
 from smscan.detectors.literal_values import literal_values
 from smscan.detectors.named_tokens import name_bare_tokens
@@ -166,6 +167,7 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     found.extend(credential_file_slots(text))
     found.extend(url_passwords(text))
     found.extend(header_values(text))
+    found.extend(expansion_defaults(text))
     lines = text.split("\n")
     line_starts = []
     offset = 0

@@ -30,6 +30,9 @@ _TYPED_ID_PREFIX = re.compile(rf"(?<![\w\-]){ID_TYPE_PREFIX}$")
 _TYPE_REACH = 16
 # An image's path: what a badge URL ends in before its query.
 _IMAGE_PATH = re.compile(r"\.(?:svg|png|gif|jpe?g|webp)$", re.IGNORECASE)
+# Markdown's image syntax up to its URL: `![Codecov](`, the alt text on one line.
+_MARKDOWN_IMAGE_BEFORE = re.compile(r"!\[[^\]\n]*\]\($")
+_MARKDOWN_ALT_REACH = 200
 
 
 def token_runs(line: str, offset: int) -> Iterator[Slot]:
@@ -82,9 +85,16 @@ def in_image_query(text: str, start: int) -> bool:
         >>> line = ".. image:: https://codecov.io/gh/o/r/graph/badge.svg?token=Jq7Xw2Lp9K"
         >>> in_image_query(line, line.index("Jq7")), in_image_query(line.replace(".svg", ""), line.index("Jq7") - 4)
         (True, False)
+        >>> line = "[![Codecov](https://img.shields.io/codecov/c/github/o/r?token=Jq7Xw2Lp9K)](https://codecov.io)"
+        >>> in_image_query(line, line.index("Jq7"))
+        True
     """
     url = _url_with_query_at(text, start)
-    return url is not None and _IMAGE_PATH.search(url.group(), 0, url.group().find("?")) is not None
+    if url is None:
+        return False
+    # Markdown shows the URL after `![alt](` as an image, whatever its path (a shields.io badge).
+    return _IMAGE_PATH.search(url.group(), 0, url.group().find("?")) is not None or _MARKDOWN_IMAGE_BEFORE.search(
+        text, max(url.start() - _MARKDOWN_ALT_REACH, 0), url.start()) is not None
 
 
 def _url_with_query_at(text: str, start: int) -> re.Match[str] | None:

@@ -156,6 +156,9 @@ _REST_ROLE_VALUE = re.compile(r"^:[\w+\-]+(?::[\w+\-]+)?:$")
 # A web analytics property's id, public in every page that loads the tag (Google Analytics 4's
 # `G-DFLYZZK12P`, Universal Analytics' `UA-12345678-1`).
 _ANALYTICS_ID = re.compile(r"^(?:G-[A-Z0-9]{8,12}|UA-\d{4,10}-\d{1,4})$")
+# A GitHub App's client id (`Iv1.` and 16 hex, or `Iv23` and 16 letters and digits): public, sent
+# in every authorization URL; its secret is another value.
+_GITHUB_APP_CLIENT_ID = re.compile(r"^Iv(?:1\.[0-9a-f]{16}|23[A-Za-z0-9]{16})$")
 # Substitutions alone (tox's `{env:OUT_DIR}{/}`, `{name}{ext}`): filled in where the value is used.
 # Each is a name in one case, a `source:NAME` lookup or one sign; a braced run of mixed case and
 # digits is a value (Jenkins writes its secrets `{AQAAABAAAA...}`).
@@ -403,6 +406,8 @@ _NUMBERED_FIELD = re.compile(r"^\d+:[A-Za-z][\w ]*:[\w\-():]+$")
 # Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
 # was cut from a rendered page.
 _MARKUP_TAG = re.compile(r"</?[a-z][a-z0-9]*>")
+# An HTML character reference, named or numbered (`&Eacute;`, `&#233;`, `&#xE9;`).
+_HTML_ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}\d{0,2}|#\d{2,6}|#[xX][0-9A-Fa-f]{2,5});")
 
 
 def is_prose(value: str) -> bool:
@@ -424,10 +429,14 @@ def is_escaped_word(value: str) -> bool:
     them (``_5#y2L"F4Q8z\n\xec]/``).
 
     Example:
-        >>> is_escaped_word("Sis\\u00e4llysluettelo"), is_escaped_word("q8\\x9fZ\\x01mN")
-        (True, False)
+        >>> is_escaped_word("Sis\\u00e4llysluettelo"), is_escaped_word("q8\\x9fZ\\x01mN"), is_escaped_word("P&Eacute;REZ")
+        (True, False, True)
     """
     rest, escapes = _ANY_ESCAPE.subn("", value)
+    if escapes > 0 and rest.isalpha():
+        return True
+    # HTML's character references (`P&Eacute;REZ`, `caf&#233;`): a word as a page writes it.
+    rest, escapes = _HTML_ENTITY.subn("", value)
     if escapes > 0 and rest.isalpha():
         return True
     # Serialized bytes around a dotted name, written with octal and layout escapes (a protobuf
@@ -715,6 +724,7 @@ def is_other_identifier(
         or is_path_data(value)
         or _CHECK_DIGITS.match(value)
         or _ANALYTICS_ID.match(value)
+        or _GITHUB_APP_CLIENT_ID.match(value)
         # Letters in a random mix of cases are a name by shape, and a password drawn from letters
         # where a password is written (a word shape, kept by ``words=False``).
         or _IDENTIFIER.match(value) and (words or not is_random_case(value))
@@ -1103,6 +1113,53 @@ def is_ssh_public_key(value: str) -> bool:
     return value.startswith(_SSH_PUBLIC_BLOB)
 
 
+# DER's tags: a SEQUENCE, an OBJECT IDENTIFIER, a BIT STRING.
+_DER_SEQUENCE, _DER_OID, _DER_BIT_STRING = 0x30, 0x06, 0x03
+_DER_HEAD_CHARS = 64  # base64 enough for the outer header and the algorithm's identifier
+
+
+def is_der_public_key(value: str) -> bool:
+    """True for the base64 of a DER public key (X.509's SubjectPublicKeyInfo: ``MFkwEwYHKoZIzj0CAQYI...``,
+    ``MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A...``): a SEQUENCE of an algorithm (a SEQUENCE opening with
+    its OBJECT IDENTIFIER) and the key as a BIT STRING. Private keys open with a version INTEGER
+    (PKCS#1, PKCS#8, SEC 1), and an encrypted PKCS#8 key holds an OCTET STRING where the BIT
+    STRING would be, so neither is read as public.
+
+    Example:
+        >>> spki = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE" + "q8xP1sV9kL2mN4bW7cRtY5" * 3
+        >>> is_der_public_key(spki), is_der_public_key("MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg")
+        (True, False)
+    """
+    if not value.startswith("M") or len(value) < 32:
+        return False
+    head = value[:_DER_HEAD_CHARS]
+    head = head[: len(head) // 4 * 4]
+    try:
+        der = base64.b64decode(head, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    outer = _der_element(der, 0)  # the key's outer SEQUENCE
+    algorithm = _der_element(der, outer[1]) if outer is not None and outer[0] == _DER_SEQUENCE else None
+    if algorithm is None or algorithm[0] != _DER_SEQUENCE or algorithm[1] >= len(der) or der[algorithm[1]] != _DER_OID:
+        return False
+    return algorithm[2] < len(der) and der[algorithm[2]] == _DER_BIT_STRING
+
+
+def _der_element(der: bytes, position: int) -> tuple[int, int, int] | None:
+    """The element at ``position``: its tag, where its content starts and where it ends (None
+    when its header is cut off or malformed)."""
+    if position + 2 > len(der):
+        return None
+    first = der[position + 1]
+    if first < 0x80:
+        return der[position], position + 2, position + 2 + first
+    count = first & 0x7F
+    if not 1 <= count <= 3 or position + 2 + count > len(der):
+        return None
+    start = position + 2 + count
+    return der[position], start, start + int.from_bytes(der[position + 2 : start], "big")
+
+
 # A line that only carries base64 on: a quoted piece (`b"..."`, `"..."`), or a bare run ending
 # in a line continuation, with the brackets, commas and `+` that join pieces.
 _BASE64_PIECE_LINE = re.compile(r"""[\s(+]*(?:[bBuUrR]?["'])?(?:[\w-]+ )?([A-Za-z0-9+/]+={0,2})["']?[\s,)+\\]*$""")
@@ -1170,6 +1227,9 @@ _IMAGE_REFERENCE = re.compile(
     r"^(?:[a-z0-9][a-z0-9.\-]*(?::\d+)?/)*[a-z0-9][a-z0-9._\-]*:v?\d+(?:\.\d+)*"
     r"(?:[a-z][a-z0-9]*(?:\.\d[a-z0-9]*)*)?(?:[-_.][a-z][a-z0-9]*(?:\.\d[a-z0-9]*)*)*$"
 )
+# A model named by its provider and a variant word (`zai-coding-cn/glm-5.2:high`,
+# `meta-llama/llama-3.1-8b-instruct:free`): a lower-case path, then `:` and a word.
+_MODEL_REFERENCE = re.compile(r"^[a-z0-9][a-z0-9.\-]*(?:/[a-z0-9][a-z0-9._\-]*)+:[a-z]{2,}(?:[-_.][a-z0-9]+)*$")
 # Settings and build ids of words with numbers: `ctx512-stride384-fp32`, `py312-cp312`.
 _NUMBERED_WORDS = re.compile(r"^(?=.*[a-z]{4})[a-z]{2,}\d{1,4}(?:-[a-z]{2,}\d{1,4})+$")
 # A regular expression's group of alternatives, capturing or not (`(?:rF|FR|fr)`).
@@ -1202,12 +1262,50 @@ def is_list_of_names(value: str) -> bool:
     group = _REGEX_GROUP.fullmatch(value)
     if group is not None:
         value = group.group("inside")
-    parts = [part.removeprefix("#") for part in re.split(r"[|,^]", value)]  # DTD's `#PCDATA|b|it`
+    # DTD's `#PCDATA|b|it`; PROJ's grid files `@conus,@ntv2_0.gsb` (`@`: optional)
+    parts = [part.removeprefix("#").removeprefix("@") for part in re.split(r"[|,^]", value)]
     return (
         len(parts) >= 2
-        and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part)) for part in parts)
+        and all(part and (_IDENTIFIER.match(part) or _WORD_PIECES.match(part) or _FILE_NAME.match(part)) for part in parts)
         and (len(parts) >= 4 or any(_PLAIN_WORD.search(part) for part in parts))
     )
+
+
+# Google's encoded polyline: each character is 63 plus five bits, a set 0x20 bit continuing a number.
+_POLYLINE_FIRST, _POLYLINE_LAST = 63, 126
+_POLYLINE_MORE = 0x20
+# The characters base64 and passwords rarely hold that a polyline's alphabet holds.
+_POLYLINE_MARKS = frozenset("~|`^@{}[]\\")
+_POLYLINE_MIN_MARKS = 2
+
+
+def is_encoded_polyline(value: str) -> bool:
+    """True for a Google encoded polyline (``_p~iF~ps|U_ulLnnqC_mqNvxq`@``): every character
+    in ``?``..``~``, at least two of its marks no key alphabet holds (``~``, ``|``, a backtick),
+    and its first point a latitude and longitude (at 5 or 6 decimals) on Earth.
+
+    Example:
+        >>> is_encoded_polyline("_p~iF~ps|U_ulLnnqC_mqNvxq`@"), is_encoded_polyline("Zq8~xP1|sV9kL2")
+        (True, False)
+    """
+    if len(value) < 10 or any(not _POLYLINE_FIRST <= ord(c) <= _POLYLINE_LAST for c in value):
+        return False
+    if sum(c in _POLYLINE_MARKS for c in value) < _POLYLINE_MIN_MARKS:
+        return False
+    numbers: list[int] = []
+    shift = result = 0
+    for char in value:
+        chunk = ord(char) - _POLYLINE_FIRST
+        result |= (chunk & 0x1F) << shift
+        shift += 5
+        if not chunk & _POLYLINE_MORE:
+            numbers.append(~(result >> 1) if result & 1 else result >> 1)
+            shift = result = 0
+            if len(numbers) == 2:
+                break
+    if len(numbers) < 2:
+        return False
+    return any(abs(numbers[0]) <= 90 * scale and abs(numbers[1]) <= 180 * scale for scale in (10**5, 10**6))
 
 
 def is_words_in_mixed_case(value: str) -> bool:
@@ -1285,7 +1383,7 @@ def is_name_of_thing(value: str) -> bool:
         >>> is_name_of_thing("SmolLM2-135M-Instruct"), is_name_of_thing("Qwen2.5-Coder-7B"), is_name_of_thing("Zq8x-P1sV-9kL2")
         (True, True, False)
     """
-    if _IMAGE_REFERENCE.match(value) or _CSS_SELECTOR.match(value) or _NUMBERED_WORDS.match(value):
+    if _IMAGE_REFERENCE.match(value) or _MODEL_REFERENCE.match(value) or _CSS_SELECTOR.match(value) or _NUMBERED_WORDS.match(value):
         return True
     if _NAME_LIST.match(value):
         # `fp32,bf16,autocast`, `ECDHE+AESGCM`, `secevent+jwt`: each item a name or a word.

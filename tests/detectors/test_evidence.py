@@ -12,7 +12,7 @@ from smscan.detectors.prose_labels import label_values, table_values
 from smscan.detectors.query_strings import query_values
 from smscan.detectors.secret_names import name_class
 from smscan.detectors.slots import find_slots
-from smscan.detectors.value_shapes import is_name_of_thing, is_other_identifier
+from smscan.detectors.value_shapes import is_der_public_key, is_name_of_thing, is_other_identifier
 from smscan.detectors.vendor_prefixes import find_vendor_tokens, vendor_of
 
 KEY = "Zq8xP1sV9kL2mN4bT7wR"
@@ -404,3 +404,68 @@ def test_an_armoured_block_of_encoded_text_is_no_private_key() -> None:
 def test_a_public_key_name_says_its_value_is_public() -> None:
     text = 'DOTENV_PUBLIC_KEY="037cfbfc90234cfdab7eb54050566293789efaa1a35dc420749662db400dc9c4b2"\n'
     assert name_class("DOTENV_PUBLIC_KEY") == "identifier" and judged(text) == [(text[19:-2], None)]
+
+
+# Shapes read off SonarSource's secret rules (sonar-text, session 24; measured blind first, then tuned on).
+def test_the_default_of_a_secret_variables_expansion_is_its_value() -> None:
+    compose = f"    environment:\n      POSTGRES_PASSWORD: ${{POSTGRES_PASSWORD:-{KEY}}}\n"
+    assert judged(compose) == [(KEY, CredentialRule().secret_bonus)]
+    url = f"DSN: postgres://app:${{DB_PASSWORD:-{KEY}}}@db:5432/app\n"
+    assert judged(url) == [(KEY, CredentialRule().secret_bonus)]
+    # a user's or a port's default is no secret; an expansion without a default is a reference
+    assert [v for v, e in judged("USER: ${POSTGRES_USER:-w3badmin}\nPORT: ${PORT:-5432}\n") if e is not None] == []
+    assert [v for v, e in judged("DSN: postgres://app:${DB_PASSWORD}@db/app\n") if e is not None] == []
+
+
+def test_a_token_written_as_a_urls_only_user_is_a_credential() -> None:
+    token = "9f3c1ab07d5e2c4b8a6f0e1d3c5b7a9e8d6c4b2a"  # smscan: ignore
+    assert judged(f"git clone https://{token}@github.com/acme/app.git\n") == [(token, CredentialRule().secret_bonus)]
+    # a person's user name, or one with a dot or a hyphen, is not read as a token
+    for text in ("git clone https://deploy-bot@github.com/acme/app.git\n", "url: https://first.last2024example@host.example/x\n"):
+        assert [value for value, evidence in judged(text) if evidence is not None] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '$DB_PASSWORD = Read-Host "Database administrator password" -AsSecureString\n',  # a call, in a README
+        'assertThat(app.getClientId(), equalTo("Iv1.7e2a91c04bd35f68"));\n',  # a GitHub App's client id
+        'key = "AIzaSyQw7eR4tY8uI2oP6aS3dF9gH1jK-lZxxxxxx"\n',  # a key with its end masked
+        'token = "sk-Tq9wE3rT7yU1iO5pA8sD2fG6hJ0kL4zXxxxxxx"\n',
+        "gl_token=glpat-bbbbbbbbbbbbbbbbbbbb\n",  # a vendor's prefix before a repeated character
+    ],
+)
+def test_sonar_text_look_alikes_are_no_credentials(text: str) -> None:
+    assert [value for value, evidence in judged(text) if evidence is not None] == []
+
+
+def test_githubs_fixed_password_word_is_no_password_and_the_login_beside_it_is_the_token() -> None:
+    token = "a4f0c2e19b7d35f8e6a1c0d9b2e4f7a3c5d8e0b1"  # smscan: ignore
+    found = [value for value, evidence in judged(f"machine github.com\nlogin {token}\npassword x-oauth-basic\n")
+             if evidence is not None]
+    assert found == [token]
+
+
+def test_beside_the_sonar_text_look_alikes_secrets_still_count() -> None:
+    assert [v for v, e in judged(f'$DB_PASSWORD = "{KEY}"\n') if e is not None] == [KEY]
+    assert [v for v, e in judged(f'key = "AIzaSyQw7eR4tY8uI2oP6aS3dF9gH1jK-lZ{KEY[:6]}"\n') if e is not None] != []
+    assert [v for v, e in judged("gl_token=glpat-Zq8xP1sV9kL2mN4bT7wR\n") if e is not None] != []
+
+
+def test_a_der_public_key_is_public_and_a_der_private_key_is_not() -> None:
+    import base64
+    import random
+
+    rng = random.Random(24)
+    point = bytes([0x04]) + bytes(rng.randrange(256) for _ in range(64))
+    algorithm = bytes.fromhex("301306072a8648ce3d020106082a8648ce3d030107")  # ecPublicKey, prime256v1
+    bit_string = bytes([0x03, len(point) + 1, 0x00]) + point
+    spki = bytes([0x30, len(algorithm) + len(bit_string)]) + algorithm + bit_string
+    public = base64.b64encode(spki).decode()
+    assert is_der_public_key(public) and judged(f'const ecPub = "{public}";\n') == [(public, None)]
+    # SEC 1's private key opens with its version: a credential still
+    secret = bytes([0x04, 0x20]) + bytes(rng.randrange(256) for _ in range(32))
+    sec1 = bytes([0x30, len(secret) + 3, 0x02, 0x01, 0x01]) + secret
+    private = base64.b64encode(sec1).decode()
+    assert not is_der_public_key(private)
+    assert [evidence is not None for _, evidence in judged(f'const ecKey = "{private}";\n')] == [True]

@@ -1927,3 +1927,54 @@ def test_round_fifty_five_a_label_value_stops_before_a_bracket_it_did_not_open()
     assert candidates("\treturn {actual, expected, pass: isPass};\n", path="ava/lib/snapshot-manager.js") == []
     assert candidates(f"\treturn {{actual, pass: {KEY}}};\n", path="lib/x.js") == [KEY]  # a value before the brace
     assert candidates(f"the password: {KEY}]\n", path="notes.txt") == [KEY]
+
+
+def _encoded_polyline(points: list[tuple[float, float]]) -> str:
+    """Google's polyline encoding of ``points`` (5 decimals), written here from its description."""
+    out, last = [], (0, 0)
+    for lat, lng in points:
+        here = (round(lat * 1e5), round(lng * 1e5))
+        for delta in (here[0] - last[0], here[1] - last[1]):
+            value = ~(delta << 1) if delta < 0 else delta << 1
+            while value >= 0x20:
+                out.append(chr((0x20 | (value & 0x1F)) + 63))
+                value >>= 5
+            out.append(chr(value + 63))
+        last = here
+    return "".join(out)
+
+
+# Rounds 57 to 62 (blind, session 24: PyPI geospatial, npm maps, Debian network tools, PyPI text
+# tools, npm Markdown, Debian embedded databases), read on f9dc062: an encoded polyline in a map
+# library's README, a model named by its provider and variant in an agent's run record, PROJ's list
+# of grid files, Travis CI's encrypted variables, a word with an HTML character reference, a
+# Codecov badge's token in a Markdown image.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"polyline.decode('{_encoded_polyline([(48.85661, 2.35222), (48.8738, 2.2950), (48.8606, 2.3376)])}');\n",
+         "polyline/README.md"),
+        ('  "model": "acme-labs-eu/orca-3.1:turbo",\n', "pkg/.runs/artifacts/a1b2_meta.json"),
+        ("  nadgrids: '@alpha,@beta,@grid_v2_1.gsb,@grid1_can.dat',\n", "proj/lib/constants/Datum.js"),
+        ("env:\n  global:\n  - secure: " + base64.b64encode(bytes(range(7, 256, 2)) * 2).decode() + "\n", "pkg/.travis.yml"),
+        (">>> # only 'J&Eacute;R&Ocirc;ME' is acceptable\n", "ftfy/README.md"),
+        ("[![Codecov](https://img.shields.io/codecov/c/github/o/r?token=Q7W2E9R4T1&style=flat)](https://codecov.io)\n",
+         "shiki/README.md"),
+    ],
+)
+def test_rounds_fifty_seven_to_sixty_two_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"polyline.decode('{KEY}');\n", "polyline/README.md"),  # a drawn key where a polyline was
+        (f'  "model": "acme-labs-eu/orca-3.1:turbo", "api_key": "{KEY}",\n', "pkg/run.json"),
+        (f"  nadgrids: '@alpha,@beta', password: '{KEY}',\n", "lib/Datum.js"),
+        (f"env:\n  global:\n  - token: {KEY}\n", "pkg/.travis.yml"),  # a plain value in the same file
+        (f"[Build](https://ci.example.org/build?token={KEY})\n", "notes.txt"),  # a link, not an image
+    ],
+)
+def test_secrets_beside_rounds_fifty_seven_to_sixty_two_still_count(text: str, path: str) -> None:
+    assert KEY in candidates(text, path=path)

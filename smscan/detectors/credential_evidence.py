@@ -110,6 +110,10 @@ _META_CONTENT_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _META_REACH = 300
+_MIN_URL_WORD = 8
+# A template's call that reads a secret by name (`{{ secret "db-password" }}`, `{{ env "TOKEN" }}`):
+# the quoted value is the name it looks up.
+_TEMPLATE_LOOKUP_BEFORE = re.compile(r"""\{\{-?[ \t]*(?:secret|env|getenv|vault|lookup|ssm|credential)[ \t]+["']$""", re.IGNORECASE)
 # What follows a command's name when it is called: a parameter (`-AsSecureString`), a string, a variable.
 _COMMAND_ARGUMENTS_AFTER = re.compile(r"[ \t]+(?:-[A-Za-z]|[\"'$(])")
 # The most blank characters around a value that is a file's whole text (a final newline, CRLF).
@@ -459,7 +463,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     before = text[max(text.rfind("\n", window, slot.start) + 1, window) : slot.start]
     if place != "secret" and (place == "identifier" or _IDENTIFIER_CONTEXT.search(before) or in_plain_query(text, slot.start)):
         return None
-    if has_digest_name_before(before):
+    if has_digest_name_before(before) or _TEMPLATE_LOOKUP_BEFORE.search(before):
         return None
     if place != "secret" and _LOOKUP_BEFORE.search(before) or _MEASURED_BEFORE.search(before):
         return None
@@ -479,7 +483,12 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return None
     # Layout escapes break text into lines (`MED\nYDPWNLRF...`, a protein's sequence): a value of
     # one class of characters around them is text of that class.
-    if len(set(value)) < 4 or (character_classes(_LAYOUT_ESCAPES.sub("", value)) < 2 and not letter_key and not secret_uuid):
+    # Between a URL's user and its `@` a word of one case is a password too (`redis://bob:<word>@host`),
+    # once it is longer than the short words people leave there as stand-ins.
+    url_word = typed_password and slot.where == URL_USERINFO and len(value) >= _MIN_URL_WORD
+    if len(set(value)) < 4 or (
+        character_classes(_LAYOUT_ESCAPES.sub("", value)) < 2 and not letter_key and not secret_uuid and not url_word
+    ):
         return None
     if slot.where == TOKEN or (slot.where == ARGUMENT and place != "secret"):
         if len(value) < rule.min_length_token or character_classes(value) < 2:

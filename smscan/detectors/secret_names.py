@@ -40,7 +40,7 @@ IDENTIFIER_WORDS = frozenset(
     rev revision etag version ver release build tag ref head oid nonce fingerprint trace correlation
     request session_id cache color colour name path file dir url uri urn host endpoint homepage
     identifier identifiers doi signature signatures verification idempotency sid kid uid uids
-    user users username usernames usr basename dirname revisionid boundary
+    user users username usernames usr basename dirname filename filenames pathname revisionid boundary
     """.split()
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:

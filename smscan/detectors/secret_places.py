@@ -64,9 +64,20 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
         >>> text = "pg://app:${PGPASSWORD:-Zq8xP1sV9kL2}@db https://Zq8xP1sV9kL2mN4bW7cRtY5@github.com/a"
         >>> [text[s.start:s.end] for s in url_passwords(text)]
         ['Zq8xP1sV9kL2', 'Zq8xP1sV9kL2mN4bW7cRtY5']
+        >>> text = "pg://${PGUSER:-app}:${PGPASSWORD:-Zq8xP1sV9kL2}@db pg://${PGUSER:-app}:${PGPASSWORD}@db"
+        >>> [text[s.start:s.end] for s in url_passwords(text)]
+        ['Zq8xP1sV9kL2']
     """
     for match in _URL_USERINFO.finditer(text):
         part = "password"
+        # A user written as an expansion with a default (`${DB_USER:-app}:${DB_PASSWORD:-x}@`) holds
+        # a `:`; the password starts after the `}:` that closes it.
+        if match.group("user").startswith("${") and "}:" in match.group("password"):
+            start = match.start("password") + match.group("password").index("}:") + 2
+            default = defaulted_span(text[start : match.end("password")])
+            if default is not None:
+                yield Slot(offset + start + default[0], offset + start + default[1], "url", URL_USERINFO)
+            continue
         if _FIXED_PASSWORD.fullmatch(match.group("password")):
             if not match.group("user") or _TEMPLATE_USER.match(match.group("user")):
                 continue

@@ -91,7 +91,10 @@ _ASSIGNED = re.compile(
     r"(?<![\w.\-$@])(?:(?![A-Za-z_$@])[\w.\-])*(?P<key>[A-Za-z_$@][\w.\-$@]*)[\"']?[ \t]*(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]*(?P<value>(?:(?!</)[^\s'\"`,;])+)"
 )
 # Blanks around an element's text are layout (Maven's `<password>  ...  </password>`; readers trim them).
-_XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?:\s[^<>]*)?>[ \t]*(?P<value>[^<>\s]+)[ \t]*</(?P=tag)>")
+_XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?P<attributes>\s[^<>]*)?>[ \t]*(?P<value>[^<>\s]+)[ \t]*</(?P=tag)>")
+# A generic element keyed by an attribute names its text by it: Java's properties XML
+# (`<entry key="db.password">...</entry>`), nmap's output (`<elem key="filename">...</elem>`).
+_KEYING_ATTRIBUTE = re.compile(r"""\b(?:key|name)[ \t]*=[ \t]*["'](?P<name>[^"'<>]+)["']""")
 # HTML's elements of presentation hold a page's text, not a setting their tag names: generated API
 # docs put every identifier in a `<span>`, `<code>` or `<a>` (`<span class="n">str50subclass</span>`).
 # DocBook's inline elements do the same in manuals (systemd's `<varname>MIIMonitorSec=</varname>`,
@@ -353,7 +356,9 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         # An element's text is a literal as a string's body is (`<conn>Server=db;Password=...</conn>`,
         # `<env>DB_PASSWORD=...</env>`): its values come out with their own names.
         element_spans.append((match.start("value"), match.end("value")))
-        yield from literal_values(line, match.start("value"), match.end("value"), match.group("tag"), offset, ASSIGNMENT)
+        keyed = _KEYING_ATTRIBUTE.search(match.group("attributes") or "")
+        name = keyed.group("name") if keyed else match.group("tag")
+        yield from literal_values(line, match.start("value"), match.end("value"), name, offset, ASSIGNMENT)
     for match in _ASSIGNED.finditer(line):
         if _inside(match.start("value"), quoted_spans) or _inside(match.start("value"), element_spans):
             continue

@@ -469,3 +469,19 @@ def test_a_der_public_key_is_public_and_a_der_private_key_is_not() -> None:
     private = base64.b64encode(sec1).decode()
     assert not is_der_public_key(private)
     assert [evidence is not None for _, evidence in judged(f'const ecKey = "{private}";\n')] == [True]
+
+
+def test_a_word_of_one_case_between_a_urls_user_and_its_at_sign_is_a_password_once_long() -> None:
+    assert [v for v, e in judged('hosts: ["redis://bob:quintarelmosk@10.0.0.7:6379/0"]\n') if e is not None] == ["quintarelmosk"]
+    assert [v for v, e in judged('hosts: ["redis://bob:mosk@10.0.0.7:6379/0"]\n') if e is not None] == []
+
+
+def test_a_templates_secret_lookup_names_the_secret_it_reads() -> None:
+    text = 'spring.datasource.password={{`{{ secret "db-pass1" }}`}}\n'
+    assert [v for v, e in judged(text) if e is not None] == []
+    assert [v for v, e in judged(f'spring.datasource.password={{{{ default "{KEY}" .Values.pw }}}}\n') if e is not None] == [KEY]
+
+
+def test_a_url_password_after_a_user_written_as_an_expansion() -> None:
+    text = f"DSN: postgresql://${{PGUSER:-admin}}:${{PGPASSWORD:-{KEY}}}@db:5432/app\n"
+    assert [v for v, e in judged(text) if e is not None] == [KEY]

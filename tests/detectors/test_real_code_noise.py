@@ -1978,3 +1978,11 @@ def test_rounds_fifty_seven_to_sixty_two_ordinary_text(text: str, path: str) -> 
 )
 def test_secrets_beside_rounds_fifty_seven_to_sixty_two_still_count(text: str, path: str) -> None:
     assert KEY in candidates(text, path=path)
+
+
+# Round 59 (blind, session 24, Debian network tools): nmap's sample output names a folder's
+# random name by the element's `key` attribute; Java's properties XML names its entries the same way.
+def test_round_fifty_nine_an_element_keyed_by_an_attribute_is_named_by_it() -> None:
+    folder = "c3d9e41f7a2b6058e1d4c7a9b3f2"
+    assert candidates(f'--         <elem key="filename">{folder}</elem>\n', path="nmap/scripts/smb-ls.nse") == []
+    assert candidates(f'<entry key="db.password">{KEY}</entry>\n', path="conf/app.xml") == [KEY]

@@ -19,17 +19,19 @@ from smscan.detectors.slot_kinds import ASSIGNMENT, Slot
 _DEFAULTED = re.compile(r"\$\{(?P<name>[A-Za-z_]\w*):?[-=](?P<default>[^\s${}'\"`]+)\}")
 
 
-def expansion_defaults(text: str) -> Iterator[Slot]:
-    """A slot for the default of each expansion of a secret-named variable in ``text``.
+def expansion_defaults(text: str) -> Iterator[tuple[tuple[int, int], Slot]]:
+    """Each expansion of a secret-named variable with a default in ``text``: the expansion's span
+    (a string or an assignment whose value is the whole expansion is that expansion, not a value)
+    and a slot for its default.
 
     Example:
         >>> text = "url: postgres://app:${DB_PASSWORD:-Zq8xP1sV9kL2}@db ${DB_USER:-app} ${TOKEN:-}"
-        >>> [(text[s.start:s.end], s.key) for s in expansion_defaults(text)]
-        [('Zq8xP1sV9kL2', 'DB_PASSWORD')]
+        >>> [(text[a:b], text[s.start:s.end], s.key) for (a, b), s in expansion_defaults(text)]
+        [('${DB_PASSWORD:-Zq8xP1sV9kL2}', 'Zq8xP1sV9kL2', 'DB_PASSWORD')]
     """
     for match in _DEFAULTED.finditer(text):
         if is_secret_name(match.group("name")):
-            yield Slot(match.start("default"), match.end("default"), match.group("name"), ASSIGNMENT)
+            yield (match.start(), match.end()), Slot(match.start("default"), match.end("default"), match.group("name"), ASSIGNMENT)
 
 
 def defaulted_span(value: str) -> tuple[int, int] | None:

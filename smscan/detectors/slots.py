@@ -170,7 +170,8 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     found.extend(credential_file_slots(text))
     found.extend(url_passwords(text))
     found.extend(header_values(text))
-    found.extend(expansion_defaults(text))
+    defaulted = dict(expansion_defaults(text))
+    found.extend(defaulted.values())
     lines = text.split("\n")
     line_starts = []
     offset = 0
@@ -183,6 +184,9 @@ def _slots_of(text: str) -> tuple[Slot, ...]:
     for index, start, end, column in table_values(lines):
         found.append(Slot(line_starts[index] + start, line_starts[index] + end, column, LABEL))
     found.extend(Slot(start, end, "", VENDOR) for start, end, _ in find_vendor_tokens(text))
+    # A string or a value that is one whole expansion with a default holds the default's slot.
+    if defaulted:
+        found = [s for s in found if (s.start, s.end) not in defaulted]
     found = _drop_within(found, sealed_spans(text) + jwk_public_spans(text))
     # A private key or a vendor's token stays what it is inside a parameter's description (an
     # "e.g." in a docstring); any other value there is the description's prose.

@@ -412,6 +412,8 @@ def test_the_default_of_a_secret_variables_expansion_is_its_value() -> None:
     assert judged(compose) == [(KEY, CredentialRule().secret_bonus)]
     url = f"DSN: postgres://app:${{DB_PASSWORD:-{KEY}}}@db:5432/app\n"
     assert judged(url) == [(KEY, CredentialRule().secret_bonus)]
+    quoted = f'password: "${{DB_PASSWORD:-{KEY}}}"\n'  # the string is the expansion; its default the value
+    assert judged(quoted) == [(KEY, CredentialRule().secret_bonus)]
     # a user's or a port's default is no secret; an expansion without a default is a reference
     assert [v for v, e in judged("USER: ${POSTGRES_USER:-w3badmin}\nPORT: ${PORT:-5432}\n") if e is not None] == []
     assert [v for v, e in judged("DSN: postgres://app:${DB_PASSWORD}@db/app\n") if e is not None] == []

@@ -37,7 +37,7 @@ from .mirror import Mirror
 from .rule_yaml import compile_pattern
 
 FOLDER = "sonar-text-plugin/src/main/resources/org/sonar/plugins/secrets/configuration"
-_INCLUDE_LINE = re.compile(r"^\s*\$\{[^}]*\}\s*$", re.M)
+_INCLUDE_LINE = re.compile(r"^[ \t]*\$\{common/[^}\n]*\}[ \t]*$", re.M)
 # a key's first line, and what ends the block it opens
 _KEY_HEAD = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:|<RSAKeyValue>")
 _KEY_END = re.compile(r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|Private-MAC: *\w+|</RSAKeyValue>")
@@ -63,7 +63,7 @@ def _rule_examples(rule: dict[str, Any], *, path: str, pin: str, counts: Counter
     meta = {"rule": rid, "rule_name": (rule.get("metadata") or {}).get("name"), "file": path, "pin": pin}
     pattern = compile_pattern(str(((rule.get("detection") or {}).get("matching") or {}).get("pattern") or ""))
     examples = [ex for ex in rule.get("examples") or [] if isinstance(ex, dict) and isinstance(ex.get("text"), str)]
-    secret_values = {str(ex["match"]) for ex in examples if ex.get("containsSecret") and ex.get("match")}
+    secret_values = {str(ex["match"]).strip() for ex in examples if ex.get("containsSecret") and ex.get("match")}
     for k, ex in enumerate(examples):
         text: str = ex["text"]
         hint = str(ex.get("fileName") or guess_path_hint(text))

@@ -111,6 +111,9 @@ _META_CONTENT_BEFORE = re.compile(
 )
 _META_REACH = 300
 _MIN_URL_WORD = 8
+# Words a default or a documented password is made of (`postgres:mysecretpassword`, `guest:guestpass`).
+_URL_STAND_IN_WORD = re.compile(r"pass|secret|admin|guest|changeme|example|test|demo|default|root|user", re.IGNORECASE)
+_URL_USER_REACH = 200
 # A template's call that reads a secret by name (`{{ secret "db-password" }}`, `{{ env "TOKEN" }}`):
 # the quoted value is the name it looks up.
 _TEMPLATE_LOOKUP_BEFORE = re.compile(r"""\{\{-?[ \t]*(?:secret|env|getenv|vault|lookup|ssm|credential)[ \t]+["']$""", re.IGNORECASE)
@@ -485,7 +488,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # one class of characters around them is text of that class.
     # Between a URL's user and its `@` a word of one case is a password too (`redis://bob:<word>@host`),
     # once it is longer than the short words people leave there as stand-ins.
-    url_word = typed_password and slot.where == URL_USERINFO and len(value) >= _MIN_URL_WORD
+    url_word = (
+        typed_password and slot.where == URL_USERINFO and len(value) >= _MIN_URL_WORD
+        and not _URL_STAND_IN_WORD.search(value) and value != _url_user_before(text, slot.start)
+    )
     if len(set(value)) < 4 or (
         character_classes(_LAYOUT_ESCAPES.sub("", value)) < 2 and not letter_key and not secret_uuid and not url_word
     ):
@@ -517,6 +523,12 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
             return None
         return 0.0
     return None
+
+
+def _url_user_before(text: str, start: int) -> str:
+    """The user of the URL whose password starts at ``start`` (``postgres`` in ``//postgres:...``)."""
+    scheme_end = text.rfind("://", max(start - _URL_USER_REACH, 0), start)
+    return text[scheme_end + 3 : start - 1] if scheme_end != -1 else ""
 
 
 def _is_whole_text(text: str, value: str) -> bool:

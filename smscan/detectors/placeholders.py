@@ -113,9 +113,9 @@ _SWAPPED_LETTER = re.compile(r"[A-Za-z][013457@$][A-Za-z]")
 # (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
 _PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
 # A key with its end masked for a reader (`AIzaSyHqGowa85aImLDP7-sd7gcGlgKnuxxxxxx`, `sk-...Fxxxxxxx`):
-# a run of five x of one case, or four stars, closing a longer value; a drawn key ends so about
-# once in thirty million.
-_MASKED_END = re.compile(r"(?:x{5,}|X{5,}|\*{4,}|•{4,})$")
+# a run of five x of one case, or four stars or bullets, closing a longer value. A drawn
+# alphanumeric key ends in five x of one case about once in a billion; never in a star.
+_MASK_END_RUNS = {"x": 5, "X": 5, "*": 4, "•": 4}
 # The start of AWS's documented secret access key and access key id: copies edit the end with
 # a word that says what they are (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`); an edit
 # with no such word (`...bPxRfiCYSECRETSKEY`) is judged as any value is.
@@ -246,7 +246,7 @@ def is_placeholder(value: str) -> bool:
     masked = sum(1 for char in stripped if char in _MASK_CHARS)
     if (
         len(set(stripped)) <= 2 or (masked >= 4 and masked / len(stripped) >= 0.6) or _PARTLY_MASKED.match(stripped)
-        or _MASKED_END.search(stripped)
+        or _has_masked_end(stripped)
     ):
         return True
     if is_counting_run(stripped) or is_patterned(stripped) or _SELF_DESCRIBED_INSIDE.search(stripped):
@@ -271,6 +271,13 @@ def is_placeholder(value: str) -> bool:
     if opens and words[0] == "my" and _SWAPPED_LETTER.search(stripped):
         return False
     return (opens and words[0] in ("your", "my", "insert", "enter", "replace", "put")) or words[-1] == "here"
+
+
+def _has_masked_end(value: str) -> bool:
+    """True when ``value`` ends in a run of one mask character long enough to mean masking."""
+    last = value[-1:]
+    run = _MASK_END_RUNS.get(last)
+    return run is not None and len(value) - len(value.rstrip(last)) >= run
 
 
 def is_counting_run(value: str) -> bool:

@@ -9,7 +9,8 @@
 - Netmiko's ``__encrypt__<iv>:<ciphertext>`` (the key is ``NETMIKO_TOOLS_KEY`` in the
   environment), folded over lines as a YAML ``>`` block writes it;
 - a Travis CI ``secure:`` value (encrypted for the repository's public key; Travis holds the
-  private one): one long base64 run, as ``travis encrypt`` writes it;
+  private one): one base64 run of an RSA block (128, 256 or 512 bytes), as ``travis encrypt``
+  writes it;
 - a Zuul secret, ``!encrypted/pkcs1-oaep`` and the base64 chunks below it (encrypted for the
   project's public key; Zuul's scheduler holds the private one), the tag included.
 
@@ -20,6 +21,8 @@ is judged. (A Jenkins ``{AQAAABAAAA...}`` secret is not sealed this way: the key
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 _SEALED_SECRET = re.compile(r"^\s*kind:\s*SealedSecret\s*$", re.MULTILINE)
@@ -38,6 +41,17 @@ _TRAVIS_SECURE = re.compile(r"^[ \t]*(?:-[ \t]+)?secure:[ \t]*[\"']?(?P<value>[A
 _ANSIBLE_VAULT = re.compile(r"\$ANSIBLE_VAULT;[\d.]+;\w+(?:;\w+)?[ \t]*\r?\n(?:[ \t]*[0-9a-f]{2,}[ \t]*\r?\n?)+")
 
 
+_RSA_BLOCK_BYTES = frozenset({128, 256, 512})
+
+
+def _is_rsa_block(value: str) -> bool:
+    """True when base64 ``value`` decodes to exactly one RSA block (1024, 2048 or 4096 bits)."""
+    try:
+        return len(base64.b64decode(value, validate=True)) in _RSA_BLOCK_BYTES
+    except (binascii.Error, ValueError):
+        return False
+
+
 def sealed_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sealed value of ``text``, sorted.
 
@@ -47,7 +61,7 @@ def sealed_spans(text: str) -> list[tuple[int, int]]:
         ['ENC(niPUshUdY2n2I8RC+tBSo8qtkogreiny)']
     """
     spans = [(m.start(), m.end()) for pattern in (_JASYPT, _SPRING_CIPHER, _SOPS, _ANSIBLE_VAULT, _NETMIKO, _ZUUL_ENCRYPTED) for m in pattern.finditer(text)]
-    spans.extend((m.start("value"), m.end("value")) for m in _TRAVIS_SECURE.finditer(text))
+    spans.extend((m.start("value"), m.end("value")) for m in _TRAVIS_SECURE.finditer(text) if _is_rsa_block(m.group("value")))
     if _SEALED_SECRET.search(text):
         for block in _SEALED_DATA_KEY.finditer(text):
             indent = len(block.group("indent"))

@@ -64,9 +64,9 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
         >>> text = "pg://app:${PGPASSWORD:-Zq8xP1sV9kL2}@db https://Zq8xP1sV9kL2mN4bW7cRtY5@github.com/a"
         >>> [text[s.start:s.end] for s in url_passwords(text)]
         ['Zq8xP1sV9kL2', 'Zq8xP1sV9kL2mN4bW7cRtY5']
-        >>> text = "pg://${PGUSER:-app}:${PGPASSWORD:-Zq8xP1sV9kL2}@db pg://${PGUSER:-app}:${PGPASSWORD}@db"
+        >>> text = "pg://${U:-app}:${PGPASSWORD:-Zq8xP1sV9kL2}@db pg://${U:-app}:${PGPASSWORD}@db pg://${U:-app}:Zq8xP1sV9kL3@db"
         >>> [text[s.start:s.end] for s in url_passwords(text)]
-        ['Zq8xP1sV9kL2']
+        ['Zq8xP1sV9kL2', 'Zq8xP1sV9kL3']
     """
     for match in _URL_USERINFO.finditer(text):
         part = "password"
@@ -74,9 +74,12 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
         # a `:`; the password starts after the `}:` that closes it.
         if match.group("user").startswith("${") and "}:" in match.group("password"):
             start = match.start("password") + match.group("password").index("}:") + 2
-            default = defaulted_span(text[start : match.end("password")])
+            password = text[start : match.end("password")]
+            default = defaulted_span(password)
             if default is not None:
                 yield Slot(offset + start + default[0], offset + start + default[1], "url", URL_USERINFO)
+            elif not password.startswith("$"):  # a password written out; an expansion is a reference
+                yield Slot(offset + start, offset + match.end("password"), "url", URL_USERINFO)
             continue
         if _FIXED_PASSWORD.fullmatch(match.group("password")):
             if not match.group("user") or _TEMPLATE_USER.match(match.group("user")):

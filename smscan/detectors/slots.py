@@ -94,6 +94,7 @@ _ASSIGNED = re.compile(
 _XML_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w:.\-]*)(?P<attributes>\s[^<>]*)?>[ \t]*(?P<value>[^<>\s]+)[ \t]*</(?P=tag)>")
 # A generic element keyed by an attribute names its text by it: Java's properties XML
 # (`<entry key="db.password">...</entry>`), nmap's output (`<elem key="filename">...</elem>`).
+# A tag that says secret keeps its own name (`<password name="main">`).
 _KEYING_ATTRIBUTE = re.compile(r"""\b(?:key|name)[ \t]*=[ \t]*["'](?P<name>[^"'<>]+)["']""")
 # HTML's elements of presentation hold a page's text, not a setting their tag names: generated API
 # docs put every identifier in a `<span>`, `<code>` or `<a>` (`<span class="n">str50subclass</span>`).
@@ -361,7 +362,7 @@ def _line_slots(line: str, offset: int) -> Iterator[Slot]:
         # `<env>DB_PASSWORD=...</env>`): its values come out with their own names.
         element_spans.append((match.start("value"), match.end("value")))
         keyed = _KEYING_ATTRIBUTE.search(match.group("attributes") or "")
-        name = keyed.group("name") if keyed else match.group("tag")
+        name = keyed.group("name") if keyed and not is_secret_name(match.group("tag")) else match.group("tag")
         yield from literal_values(line, match.start("value"), match.end("value"), name, offset, ASSIGNMENT)
     for match in _ASSIGNED.finditer(line):
         if _inside(match.start("value"), quoted_spans) or _inside(match.start("value"), element_spans):

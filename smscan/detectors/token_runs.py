@@ -33,6 +33,9 @@ _IMAGE_PATH = re.compile(r"\.(?:svg|png|gif|jpe?g|webp)$", re.IGNORECASE)
 # Markdown's image syntax up to its URL: `![Codecov](`, the alt text on one line.
 _MARKDOWN_IMAGE_BEFORE = re.compile(r"!\[[^\]\n]*\]\($")
 _MARKDOWN_ALT_REACH = 200
+# The hosts and paths of status badges, whose tokens are made to be shown.
+_BADGE_URL = re.compile(r"://(?:img\.shields\.io|badgen\.net|codecov\.io|coveralls\.io|[\w.\-]*circleci\.com|"
+                        r"[\w.\-]*travis-ci\.(?:com|org)|sonarcloud\.io|[\w.\-]*codacy\.com)/|/badges?\b", re.IGNORECASE)
 
 
 def token_runs(line: str, offset: int) -> Iterator[Slot]:
@@ -92,9 +95,11 @@ def in_image_query(text: str, start: int) -> bool:
     url = _url_with_query_at(text, start)
     if url is None:
         return False
-    # Markdown shows the URL after `![alt](` as an image, whatever its path (a shields.io badge).
-    return _IMAGE_PATH.search(url.group(), 0, url.group().find("?")) is not None or _MARKDOWN_IMAGE_BEFORE.search(
-        text, max(url.start() - _MARKDOWN_ALT_REACH, 0), url.start()) is not None
+    # Markdown shows the URL after `![alt](` as an image: a badge's (shields.io's) has no image suffix.
+    return _IMAGE_PATH.search(url.group(), 0, url.group().find("?")) is not None or (
+        _BADGE_URL.search(url.group()) is not None
+        and _MARKDOWN_IMAGE_BEFORE.search(text, max(url.start() - _MARKDOWN_ALT_REACH, 0), url.start()) is not None
+    )
 
 
 def _url_with_query_at(text: str, start: int) -> re.Match[str] | None:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
+from html.entities import html5 as html5_entities
 import json
 import re
 from collections.abc import Iterator
+from itertools import accumulate
 from urllib.parse import unquote_plus
 
 from smscan.detectors.letter_pairs import pair_level, reads_as_word
@@ -406,8 +408,9 @@ _NUMBERED_FIELD = re.compile(r"^\d+:[A-Za-z][\w ]*:[\w\-():]+$")
 # Markup: a value that holds an HTML tag (`returned</p>`, `<b>note`; HTML writes them in lower case)
 # was cut from a rendered page.
 _MARKUP_TAG = re.compile(r"</?[a-z][a-z0-9]*>")
-# An HTML character reference, named or numbered (`&Eacute;`, `&#233;`, `&#xE9;`).
-_HTML_ENTITY = re.compile(r"&(?:[A-Za-z]{2,8}\d{0,2}|#\d{2,6}|#[xX][0-9A-Fa-f]{2,5});")
+# An HTML character reference, named or numbered (`&Eacute;`, `&#233;`, `&#xE9;`); a named one
+# counts only when HTML defines it (`&pass;` is no reference).
+_HTML_ENTITY = re.compile(r"&(?:(?P<name>[A-Za-z]{2,8}\d{0,2})|#\d{2,6}|#[xX][0-9A-Fa-f]{2,5});")
 
 
 def is_prose(value: str) -> bool:
@@ -436,9 +439,10 @@ def is_escaped_word(value: str) -> bool:
     if escapes > 0 and rest.isalpha():
         return True
     # HTML's character references (`P&Eacute;REZ`, `caf&#233;`): a word as a page writes it.
-    rest, escapes = _HTML_ENTITY.subn("", value)
-    if escapes > 0 and rest.isalpha():
-        return True
+    references = list(_HTML_ENTITY.finditer(value))
+    if references and all(m.group("name") is None or m.group("name") + ";" in html5_entities for m in references):
+        if _HTML_ENTITY.sub("", value).isalpha():
+            return True
     # Serialized bytes around a dotted name, written with octal and layout escapes (a protobuf
     # descriptor's options: `\n\024com.coreos.jetcd.apiP\001`).
     rest, escapes = _OCTAL_OR_LAYOUT_ESCAPE.subn("", value)
@@ -1123,7 +1127,9 @@ def is_der_public_key(value: str) -> bool:
     ``MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A...``): a SEQUENCE of an algorithm (a SEQUENCE opening with
     its OBJECT IDENTIFIER) and the key as a BIT STRING. Private keys open with a version INTEGER
     (PKCS#1, PKCS#8, SEC 1), and an encrypted PKCS#8 key holds an OCTET STRING where the BIT
-    STRING would be, so neither is read as public.
+    STRING would be, so neither is read as public. PKCS#1's ``RSA PUBLIC KEY`` (a bare SEQUENCE of
+    two INTEGERs) and keys whose algorithm parameters run past the first 48 bytes (DSA) are not
+    recognised: they stay candidates, judged as any value is.
 
     Example:
         >>> spki = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE" + "q8xP1sV9kL2mN4bW7cRtY5" * 3
@@ -1274,21 +1280,23 @@ def is_list_of_names(value: str) -> bool:
 # Google's encoded polyline: each character is 63 plus five bits, a set 0x20 bit continuing a number.
 _POLYLINE_FIRST, _POLYLINE_LAST = 63, 126
 _POLYLINE_MORE = 0x20
-# The characters base64 and passwords rarely hold that a polyline's alphabet holds.
-_POLYLINE_MARKS = frozenset("~|`^@{}[]\\")
+# The characters of a polyline's alphabet that neither base64 nor a typed password holds often.
+_POLYLINE_MARKS = frozenset("~|`")
 _POLYLINE_MIN_MARKS = 2
+_POLYLINE_MIN_LENGTH = 16
 
 
 def is_encoded_polyline(value: str) -> bool:
     """True for a Google encoded polyline (``_p~iF~ps|U_ulLnnqC_mqNvxq`@``): every character
-    in ``?``..``~``, at least two of its marks no key alphabet holds (``~``, ``|``, a backtick),
-    and its first point a latitude and longitude (at 5 or 6 decimals) on Earth.
+    in ``?``..``~``, at least two of ``~``, ``|`` and the backtick, and the whole value decoding to
+    whole numbers that pair into points, every point (the running sum of the pairs, at 5 or 6
+    decimals) a latitude and longitude on Earth.
 
     Example:
-        >>> is_encoded_polyline("_p~iF~ps|U_ulLnnqC_mqNvxq`@"), is_encoded_polyline("Zq8~xP1|sV9kL2")
+        >>> is_encoded_polyline("_p~iF~ps|U_ulLnnqC_mqNvxq`@"), is_encoded_polyline("Zq8~xP1|sV9kL2mN4b")
         (True, False)
     """
-    if len(value) < 10 or any(not _POLYLINE_FIRST <= ord(c) <= _POLYLINE_LAST for c in value):
+    if len(value) < _POLYLINE_MIN_LENGTH or any(not _POLYLINE_FIRST <= ord(c) <= _POLYLINE_LAST for c in value):
         return False
     if sum(c in _POLYLINE_MARKS for c in value) < _POLYLINE_MIN_MARKS:
         return False
@@ -1301,11 +1309,14 @@ def is_encoded_polyline(value: str) -> bool:
         if not chunk & _POLYLINE_MORE:
             numbers.append(~(result >> 1) if result & 1 else result >> 1)
             shift = result = 0
-            if len(numbers) == 2:
-                break
-    if len(numbers) < 2:
-        return False
-    return any(abs(numbers[0]) <= 90 * scale and abs(numbers[1]) <= 180 * scale for scale in (10**5, 10**6))
+    if shift or not numbers or len(numbers) % 2:
+        return False  # a number left unfinished, or a latitude without its longitude
+    latitudes = list(accumulate(numbers[0::2]))
+    longitudes = list(accumulate(numbers[1::2]))
+    return any(
+        all(abs(lat) <= 90 * scale for lat in latitudes) and all(abs(lng) <= 180 * scale for lng in longitudes)
+        for scale in (10**5, 10**6)
+    )
 
 
 def is_words_in_mixed_case(value: str) -> bool:

@@ -475,7 +475,14 @@ def test_a_der_public_key_is_public_and_a_der_private_key_is_not() -> None:
 
 def test_a_word_of_one_case_between_a_urls_user_and_its_at_sign_is_a_password_once_long() -> None:
     assert [v for v, e in judged('hosts: ["redis://bob:quintarelmosk@10.0.0.7:6379/0"]\n') if e is not None] == ["quintarelmosk"]
-    assert [v for v, e in judged('hosts: ["redis://bob:mosk@10.0.0.7:6379/0"]\n') if e is not None] == []
+    # short, the user's own name, or a default's words: what images and READMEs leave there
+    for url in ("redis://bob:mosk@10.0.0.7/0", "postgresql://postgres:postgres@db/x", "redis://default:mysecretpassword@db/x"):
+        assert [v for v, e in judged(f'hosts: ["{url}"]\n') if e is not None] == []
+
+
+def test_an_html_reference_is_read_only_where_html_defines_it() -> None:
+    assert [v for v, e in judged('password = "Secret&pass;Word"\n') if e is not None] == ["Secret&pass;Word"]
+    assert [v for v, e in judged('name = "J&Eacute;R&Ocirc;ME"\n') if e is not None] == []
 
 
 def test_a_templates_secret_lookup_names_the_secret_it_reads() -> None:
@@ -487,3 +494,5 @@ def test_a_templates_secret_lookup_names_the_secret_it_reads() -> None:
 def test_a_url_password_after_a_user_written_as_an_expansion() -> None:
     text = f"DSN: postgresql://${{PGUSER:-admin}}:${{PGPASSWORD:-{KEY}}}@db:5432/app\n"
     assert [v for v, e in judged(text) if e is not None] == [KEY]
+    written = f"DSN: postgresql://${{PGUSER:-admin}}:{KEY}@db:5432/app\n"  # the password written out
+    assert [v for v, e in judged(written) if e is not None] == [KEY]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import random
 
 import pytest
 
@@ -1956,7 +1957,7 @@ def _encoded_polyline(points: list[tuple[float, float]]) -> str:
          "polyline/README.md"),
         ('  "model": "acme-labs-eu/orca-3.1:turbo",\n', "pkg/.runs/artifacts/a1b2_meta.json"),
         ("  nadgrids: '@alpha,@beta,@grid_v2_1.gsb,@grid1_can.dat',\n", "proj/lib/constants/Datum.js"),
-        ("env:\n  global:\n  - secure: " + base64.b64encode(bytes(range(7, 256, 2)) * 2).decode() + "\n", "pkg/.travis.yml"),
+        ("env:\n  global:\n  - secure: " + base64.b64encode(bytes(range(256))).decode() + "\n", "pkg/.travis.yml"),
         (">>> # only 'J&Eacute;R&Ocirc;ME' is acceptable\n", "ftfy/README.md"),
         ("[![Codecov](https://img.shields.io/codecov/c/github/o/r?token=Q7W2E9R4T1&style=flat)](https://codecov.io)\n",
          "shiki/README.md"),
@@ -1974,10 +1975,13 @@ def test_rounds_fifty_seven_to_sixty_two_ordinary_text(text: str, path: str) -> 
         (f"  nadgrids: '@alpha,@beta', password: '{KEY}',\n", "lib/Datum.js"),
         (f"env:\n  global:\n  - token: {KEY}\n", "pkg/.travis.yml"),  # a plain value in the same file
         (f"[Build](https://ci.example.org/build?token={KEY})\n", "notes.txt"),  # a link, not an image
+        (f"![chart](https://api.example.org/v1/chart?api_key={KEY})\n", "README.md"),  # an image, no badge
+        ('value: "jF@kLq^wZp{RtYbHsQ}"\n', "conf/app.yaml"),  # signs a polyline's alphabet holds, no polyline
+        ("  - secure: " + base64.b64encode(random.Random(59).randbytes(250)).decode() + "\n", "conf/app.yaml"),  # no RSA block
     ],
 )
 def test_secrets_beside_rounds_fifty_seven_to_sixty_two_still_count(text: str, path: str) -> None:
-    assert KEY in candidates(text, path=path)
+    assert candidates(text, path=path) != [] and (KEY not in text or KEY in candidates(text, path=path))
 
 
 # Round 59 (blind, session 24, Debian network tools): nmap's sample output names a folder's
@@ -1986,3 +1990,5 @@ def test_round_fifty_nine_an_element_keyed_by_an_attribute_is_named_by_it() -> N
     folder = "c3d9e41f7a2b6058e1d4c7a9b3f2"
     assert candidates(f'--         <elem key="filename">{folder}</elem>\n', path="nmap/scripts/smb-ls.nse") == []
     assert candidates(f'<entry key="db.password">{KEY}</entry>\n', path="conf/app.xml") == [KEY]
+    # a tag that says secret keeps its name whatever its attributes
+    assert candidates(f'<password name="main">{KEY}</password>\n', path="conf/app.xml") == [KEY]

@@ -23,10 +23,12 @@ _URL_USERINFO = re.compile(
 )
 # A URL whose user part alone is a token (`https://<token>@github.com`): letters, digits and
 # `_` with both a letter and a digit, at least 20 of them; a person's user name is shorter or
-# holds a dot or a hyphen.
+# holds a dot or a hyphen. Drawn, letters and digits alternate often (`_MIN_ALTERNATIONS`); a
+# name with a number after it (`http://jdoe1984@mail.example`, a mangled address) changes once.
 _URL_TOKEN_USER = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://(?P<user>(?=[A-Za-z_]*\d)(?=\d*[A-Za-z])[A-Za-z0-9_]{20,})@(?=[\w\[.\-])"
 )
+_MIN_ALTERNATIONS = 4
 # A service's fixed password word, an extension's `x-` name: GitHub's
 # `https://<token>:x-oauth-basic@github.com` carries the token as the user.
 _FIXED_PASSWORD = re.compile(r"x-[a-z]+(?:-[a-z]+)*")
@@ -91,7 +93,9 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
             continue
         yield Slot(offset + match.start(part), offset + match.end(part), "url", URL_USERINFO)
     for match in _URL_TOKEN_USER.finditer(text):
-        yield Slot(offset + match.start("user"), offset + match.end("user"), "url", URL_USERINFO)
+        user = match.group("user")
+        if sum(a.isdigit() != b.isdigit() for a, b in zip(user, user[1:])) >= _MIN_ALTERNATIONS:
+            yield Slot(offset + match.start("user"), offset + match.end("user"), "url", URL_USERINFO)
 
 
 _MIN_PRINTABLE_SHARE = 0.9

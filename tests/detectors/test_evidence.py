@@ -423,7 +423,8 @@ def test_a_token_written_as_a_urls_only_user_is_a_credential() -> None:
     token = "9f3c1ab07d5e2c4b8a6f0e1d3c5b7a9e8d6c4b2a"  # smscan: ignore
     assert judged(f"git clone https://{token}@github.com/acme/app.git\n") == [(token, CredentialRule().secret_bonus)]
     # a person's user name, or one with a dot or a hyphen, is not read as a token
-    for text in ("git clone https://deploy-bot@github.com/acme/app.git\n", "url: https://first.last2024example@host.example/x\n"):
+    for text in ("git clone https://deploy-bot@github.com/acme/app.git\n", "url: https://first.last2024example@host.example/x\n",
+                 '<a href="http://jonathanquillfeather1984@mail.example">mail</a>\n'):  # a name and a number
         assert [value for value, evidence in judged(text) if evidence is not None] == []
 
 

@@ -63,6 +63,7 @@ from smscan.detectors.value_shapes import (
     is_command_name,
     is_dashed_code,
     is_der_public_key,
+    is_encoded_blob,
     is_encoded_polyline,
     is_encoded_text,
     is_hex,
@@ -457,6 +458,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_json_literal(value)
         or is_words_in_mixed_case(value)
         or is_encoded_polyline(value)
+        or is_encoded_blob(value)
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):

@@ -41,6 +41,7 @@ IDENTIFIER_WORDS = frozenset(
     request session_id cache color colour name path file dir url uri urn host endpoint homepage
     identifier identifiers doi signature signatures verification idempotency sid kid uid uids
     user users username usernames usr basename dirname filename filenames pathname revisionid boundary
+    heading anchor
     """.split()
 )
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:

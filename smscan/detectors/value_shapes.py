@@ -490,6 +490,27 @@ def is_encoded_text(value: str) -> bool:
     return not _CREDENTIAL_PAIR.match(text) or is_placeholder(text.replace(":", " "))
 
 
+# Binary data in base64 this long or longer is a payload (firmware, an image, a font), not a key:
+# twice a 512-bit HMAC key, the longest secret drawn as raw bytes; a private key this long is
+# DER, whose first byte opens a SEQUENCE.
+_MIN_BLOB_BYTES = 128
+_DER_SEQUENCE_BYTE = 0x30
+
+
+def is_encoded_blob(value: str) -> bool:
+    """True for base64 of 128 bytes or more that is no DER structure (esptool's flasher stubs,
+    an embedded image): data a file carries, never a secret's value unless a name says so.
+
+    Example:
+        >>> is_encoded_blob(base64.b64encode(bytes(range(1, 256)) * 2).decode()), is_encoded_blob("Zq8xP1sV9kL2mN4b")
+        (True, False)
+    """
+    if len(value) < _MIN_BLOB_BYTES * 4 // 3:
+        return False
+    decoded = _base64_decoded(value)
+    return decoded is not None and len(decoded) >= _MIN_BLOB_BYTES and decoded[0] != _DER_SEQUENCE_BYTE
+
+
 def _base64_decoded(value: str) -> bytes | None:
     """The bytes of a base64 value of twelve characters or more (either alphabet), else None."""
     if len(value) < 12 or not _BASE64.match(value):
@@ -936,7 +957,7 @@ def is_symbol_name(value: str) -> bool:
 
 
 # A troff escape of a manual page: a font change (`\fIDUMP\fR`) or the zero-width `\&`.
-_TROFF_ESCAPE = re.compile(r"\\f[BIRP]|\\&")
+_TROFF_ESCAPE = re.compile(r"\\f[BIRP]|\\&|\\e")  # a font change, a zero-width break, a printed backslash
 
 
 def has_troff_escape(value: str) -> bool:
@@ -946,6 +967,8 @@ def has_troff_escape(value: str) -> bool:
     Example:
         >>> has_troff_escape(r"\fIDUMP\fR_\fIVHOSTS"), has_troff_escape(r"types\&"), has_troff_escape("Zq8x\\P1sV")
         (True, True, False)
+        >>> has_troff_escape(r"1084839148.1212\en")  # `\e` prints the backslash of `\n`
+        True
     """
     return _TROFF_ESCAPE.search(value) is not None
 

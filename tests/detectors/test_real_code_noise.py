@@ -1977,7 +1977,7 @@ def test_rounds_fifty_seven_to_sixty_two_ordinary_text(text: str, path: str) -> 
         (f"[Build](https://ci.example.org/build?token={KEY})\n", "notes.txt"),  # a link, not an image
         (f"![chart](https://api.example.org/v1/chart?api_key={KEY})\n", "README.md"),  # an image, no badge
         ('value: "jF@kLq^wZp{RtYbHsQ}"\n', "conf/app.yaml"),  # signs a polyline's alphabet holds, no polyline
-        ("  - secure: " + base64.b64encode(random.Random(59).randbytes(250)).decode() + "\n", "conf/app.yaml"),  # no RSA block
+        ("  - secure: " + base64.b64encode(random.Random(59).randbytes(100)).decode() + "\n", "conf/app.yaml"),  # no RSA block
     ],
 )
 def test_secrets_beside_rounds_fifty_seven_to_sixty_two_still_count(text: str, path: str) -> None:
@@ -1992,3 +1992,35 @@ def test_round_fifty_nine_an_element_keyed_by_an_attribute_is_named_by_it() -> N
     assert candidates(f'<entry key="db.password">{KEY}</entry>\n', path="conf/app.xml") == [KEY]
     # a tag that says secret keeps its name whatever its attributes
     assert candidates(f'<password name="main">{KEY}</password>\n', path="conf/app.xml") == [KEY]
+
+
+# Rounds 63 to 65 (blind, session 24, on the session's final code a9e6f2d: npm state management,
+# PyPI hardware protocols, Debian build tools): esptool's flasher stubs as base64 in JSON, a
+# timestamp written with troff's printed backslash in libarchive's `tar.5`, a Google Docs heading
+# anchor in a link of Fossil's docs.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('{\n    "text": "' + base64.b64encode(random.Random(64).randbytes(600)).decode() + '",\n    "data": "'
+         + base64.b64encode(random.Random(65).randbytes(160)).decode() + '"\n}\n', "esptool/targets/stub_flasher/1/esp32.json"),
+        (".Dl 25 ctime=1084839148.1212\\en\n", "libarchive/tar.5"),
+        ("[japi]: https://docs.example.org/document/d/1fX/view#heading=h.6k0k5plm18p1\n", "www/caps/index.md"),
+    ],
+)
+def test_rounds_sixty_three_to_sixty_five_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        # a DER private key stays a key however long; a short random value under a neutral name stays a value
+        ('{"data": "' + base64.b64encode(bytes([0x30, 0x82, 0x01, 0x20]) + random.Random(66).randbytes(288)).decode() + '"}\n',
+         "conf/keys.json"),
+        ('{"data": "' + base64.b64encode(random.Random(67).randbytes(48)).decode() + '"}\n', "conf/keys.json"),
+        ('{"api_key": "' + base64.b64encode(random.Random(68).randbytes(160)).decode() + '"}\n', "conf/keys.json"),  # named
+        (f"[api]: https://api.example.org/v1?key={KEY}#heading=h.6k0k5plm18p1\n", "docs/index.md"),
+    ],
+)
+def test_secrets_beside_rounds_sixty_three_to_sixty_five_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

@@ -495,6 +495,7 @@ def is_encoded_text(value: str) -> bool:
 # DER, whose first byte opens a SEQUENCE.
 _MIN_BLOB_BYTES = 128
 _DER_SEQUENCE_BYTE = 0x30
+_MAX_BLOB_PRINTABLE_SHARE = 0.75  # random bytes are about 38% printable; text is all of it
 
 
 def is_encoded_blob(value: str) -> bool:
@@ -504,11 +505,18 @@ def is_encoded_blob(value: str) -> bool:
     Example:
         >>> is_encoded_blob(base64.b64encode(bytes(range(1, 256)) * 2).decode()), is_encoded_blob("Zq8xP1sV9kL2mN4b")
         (True, False)
+        >>> is_encoded_blob(base64.b64encode(b"eyJhbGciOiJSUzI1NiJ9." * 10).decode())  # text: a JWT wrapped again
+        False
     """
     if len(value) < _MIN_BLOB_BYTES * 4 // 3:
         return False
     decoded = _base64_decoded(value)
-    return decoded is not None and len(decoded) >= _MIN_BLOB_BYTES and decoded[0] != _DER_SEQUENCE_BYTE
+    if decoded is None or len(decoded) < _MIN_BLOB_BYTES or decoded[0] == _DER_SEQUENCE_BYTE:
+        return False
+    # Binary, not encoded text: a token or a key file wrapped in base64 once more reads as text
+    # (`ZXlKaGJHY2lP...` is a JWT) and is judged as text is.
+    printable = sum(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
+    return printable < _MAX_BLOB_PRINTABLE_SHARE * len(decoded)
 
 
 def _base64_decoded(value: str) -> bytes | None:

@@ -112,6 +112,9 @@ _META_CONTENT_BEFORE = re.compile(
 )
 _META_REACH = 300
 _MIN_URL_WORD = 8
+# A JSON Web Key's private members: raw key bytes in base64url under one- or two-letter names
+# (`d`, `p`, `qi`), never a payload (:mod:`.jwk_members` reads the public ones).
+_JWK_PRIVATE_MEMBERS = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 # Words a default or a documented password is made of (`postgres:mysecretpassword`, `guest:guestpass`).
 _URL_STAND_IN_WORD = re.compile(r"pass|secret|admin|guest|changeme|example|test|demo|default|root|user", re.IGNORECASE)
 _URL_USER_REACH = 200
@@ -458,7 +461,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_json_literal(value)
         or is_words_in_mixed_case(value)
         or is_encoded_polyline(value)
-        or is_encoded_blob(value)
+        or is_encoded_blob(value) and attribute_name(slot.key) not in _JWK_PRIVATE_MEMBERS
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):

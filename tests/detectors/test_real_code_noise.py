@@ -2024,3 +2024,10 @@ def test_rounds_sixty_three_to_sixty_five_ordinary_text(text: str, path: str) ->
 )
 def test_secrets_beside_rounds_sixty_three_to_sixty_five_still_count(text: str, path: str) -> None:
     assert candidates(text, path=path) != []
+
+
+def test_a_json_web_keys_private_members_are_no_payload() -> None:
+    # round 29's development keystore: raw key bytes under `d`, `p`, `qi` stay candidates however long
+    member = base64.urlsafe_b64encode(random.Random(29).randbytes(256)).decode().rstrip("=")
+    text = f"  keys: [{{\n    kty: 'RSA',\n    d: '{member}',\n  }}],\n"
+    assert candidates(text, path="lib/consts/dev_keystore.js") == [member]

@@ -29,6 +29,9 @@ _URL_TOKEN_USER = re.compile(
     r"\b[A-Za-z][A-Za-z0-9+.\-]{0,39}://(?P<user>(?=[A-Za-z_]*\d)(?=\d*[A-Za-z])[A-Za-z0-9_]{20,})@(?=[\w\[.\-])"
 )
 _MIN_ALTERNATIONS = 4
+# A Sentry DSN's user is the project's public key, sent from every browser that reports to it
+# (`https://<32 hex>@o1.ingest.sentry.io/1`): no secret.
+_SENTRY_HOST = re.compile(r"[\w.\-]*sentry[\w.\-]*[/:]")
 # A service's fixed password word, an extension's `x-` name: GitHub's
 # `https://<token>:x-oauth-basic@github.com` carries the token as the user.
 _FIXED_PASSWORD = re.compile(r"x-[a-z]+(?:-[a-z]+)*")
@@ -94,6 +97,8 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
         yield Slot(offset + match.start(part), offset + match.end(part), "url", URL_USERINFO)
     for match in _URL_TOKEN_USER.finditer(text):
         user = match.group("user")
+        if _SENTRY_HOST.match(text, match.end()):
+            continue
         if sum(a.isdigit() != b.isdigit() for a, b in zip(user, user[1:])) >= _MIN_ALTERNATIONS:
             yield Slot(offset + match.start("user"), offset + match.end("user"), "url", URL_USERINFO)
 

@@ -424,7 +424,8 @@ def test_a_token_written_as_a_urls_only_user_is_a_credential() -> None:
     assert judged(f"git clone https://{token}@github.com/acme/app.git\n") == [(token, CredentialRule().secret_bonus)]
     # a person's user name, or one with a dot or a hyphen, is not read as a token
     for text in ("git clone https://deploy-bot@github.com/acme/app.git\n", "url: https://first.last2024example@host.example/x\n",
-                 '<a href="http://jonathanquillfeather1984@mail.example">mail</a>\n'):  # a name and a number
+                 '<a href="http://jonathanquillfeather1984@mail.example">mail</a>\n',  # a name and a number
+                 'dsn="https://4e1c2b9a07d35f68e2a1c0d9b3e4f7a2@o7.ingest.sentry.io/5",\n'):  # a DSN's public key
         assert [value for value, evidence in judged(text) if evidence is not None] == []
 
 

@@ -1315,6 +1315,7 @@ _POLYLINE_MORE = 0x20
 _POLYLINE_MARKS = frozenset("~|`")
 _POLYLINE_MIN_MARKS = 2
 _POLYLINE_MIN_LENGTH = 16
+_POLYLINE_MAX_SHIFT = 35
 
 
 def is_encoded_polyline(value: str) -> bool:
@@ -1337,6 +1338,8 @@ def is_encoded_polyline(value: str) -> bool:
         chunk = ord(char) - _POLYLINE_FIRST
         result |= (chunk & 0x1F) << shift
         shift += 5
+        if shift > _POLYLINE_MAX_SHIFT:
+            return False  # no coordinate needs more than seven chunks; a long run would grow one number without end
         if not chunk & _POLYLINE_MORE:
             numbers.append(~(result >> 1) if result & 1 else result >> 1)
             shift = result = 0

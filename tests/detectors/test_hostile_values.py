@@ -193,3 +193,8 @@ def test_a_range_of_thousands_of_digits_is_judged_without_error() -> None:
     value = "1" * 5000 + "-" + "2" * 5000
     assert not is_other_identifier(value)
     judged_slots(f'x = "{value}"\n', CredentialRule(), path="data.py")
+
+
+def test_a_long_run_of_polyline_characters_is_read_in_linear_time() -> None:
+    # `~` continues a polyline number: read without a bound, one run grew a single number without end
+    assert finishes("TEXT = 'value = \"' + '~' * 400000 + '\"\\n'\n")

@@ -845,3 +845,65 @@ def test_sonar_text_examples_give_matches_key_blocks_and_look_alikes(tmp_path: P
     assert spans_of(got["acme-key#0"]) == [key]  # the header stands for its block
     assert counts["look_alike_holding_a_secret_of_its_rule"] == 1
     assert counts["short_match_held_twice"] == 1 and counts["degenerate_value"] == 1
+
+
+def test_horusec_examples_give_reported_values_identifiers_and_safe_samples(tmp_path: Path, git_env: Path) -> None:
+    from bench.foreign.horusec import ENGINES, horusec_examples
+
+    token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
+    samples = (
+        "package leaks\n\nconst (\n"
+        f"\tSampleVulnerableHSLEAKS1 = `\nservices:\n  app:\n    environment:\n      ACME_TOKEN: '{token}'\n`\n"
+        "\tSampleSafeHSLEAKS1 = `\nservices:\n  app:\n    environment:\n      ACME_TOKEN: ${ACME_TOKEN}\n`\n"
+        "\tSampleVulnerableHSLEAKS2 = `\n      ACME_CLIENT_ID: '148695999071979'\n`\n"
+        f"\tSampleVulnerableHSLEAKS3 = `\ndsn := \"postgresql://gorm:{token}@127.0.0.1:5432/gorm\"\n`\n"
+        "\tSampleVulnerableHSLEAKS4 = `\n      ACME_WEBHOOK: 'https://hooks.acme.test/services/T0/B1/x9Kq2Lm8Zr'\n`\n"
+        ")\n")
+    rules = "".join(f'func New{k}() {{\n\tMetadata: engine.Metadata{{\n\t\tID: "HS-LEAKS-{k}",\n\t\tName: "{name}",\n'
+                    for k, name in ((1, "Acme token"), (2, "Acme Client ID"), (3, "Password found in a hardcoded URL"),
+                                    (4, "Acme webhook")))
+
+    def case(k: int, src: str, *found: tuple[str, int]) -> str:
+        findings = "".join(f"{{\n CodeSample: `{code}`,\n SourceLocation: engine.Location{{\n Line: {line},\n}},\n}},"
+                           for code, line in found)
+        return f'{{\n Name: "HS-LEAKS-{k}",\n Src: {src},\n Findings: []engine.Finding{{{findings}}},\n}},\n'
+
+    tests = (case(1, "SampleVulnerableHSLEAKS1", (f"ACME_TOKEN: '{token}'", 5))
+             + case(2, "SampleVulnerableHSLEAKS2", ("ACME_CLIENT_ID: '148695999071979'", 2))
+             + case(3, "SampleVulnerableHSLEAKS3", ("dsn := ", 2))
+             + case(4, "SampleVulnerableHSLEAKS4", ("ACME_WEBHOOK:", 2))
+             + case(1, "SampleVulnerableHSLEAKS1", ("no such line", 3))
+             + f'{{\n Name: "HS-LEAKS-1",\n Src: SampleSafeHSLEAKS1,\n}},\n')
+    other = 'func NewX() {\n\tMetadata: engine.Metadata{\n\t\tID: "HS-JAVA-1",\n\t\tName: "Weak hash",\n'
+    files = {f"{ENGINES}/leaks/samples.go": samples, f"{ENGINES}/leaks/rules.go": rules,
+             f"{ENGINES}/leaks/rules_test.go": tests,
+             f"{ENGINES}/java/samples.go": "const (\n\tSampleVulnerableHSJAVA1 = `x = md5('abc')`\n)\n",
+             f"{ENGINES}/java/rules.go": other,
+             f"{ENGINES}/java/rules_test.go": case(1, "SampleVulnerableHSJAVA1", ("x = md5('abc')", 1)).replace(
+                 "HS-LEAKS-1", "HS-JAVA-1")}
+    counts: Counter[str] = Counter()
+    got = [ex for ex in horusec_examples(mirror_of(tmp_path, "ZupIT/x", files), counts=counts)]
+
+    by_id = {ex.id: ex for ex in got}
+    assert sorted(by_id) == ["HS-LEAKS-1#safe", "HS-LEAKS-1#vulnerable", "HS-LEAKS-2#vulnerable",
+                             "HS-LEAKS-3#vulnerable", "HS-LEAKS-4#vulnerable"]  # the Java rule is no secret rule
+    assert spans_of(by_id["HS-LEAKS-1#vulnerable"]) == [token]
+    assert by_id["HS-LEAKS-1#vulnerable"].path_hint == "docker-compose.yml"
+    # a client id is an identifier; a URL's password is the secret and its user an identifier
+    assert spans_of(by_id["HS-LEAKS-2#vulnerable"]) == []
+    assert spans_of(by_id["HS-LEAKS-2#vulnerable"], "identifiers") == ["148695999071979"]
+    assert spans_of(by_id["HS-LEAKS-3#vulnerable"]) == [token]
+    assert spans_of(by_id["HS-LEAKS-3#vulnerable"], "identifiers") == ["gorm"]
+    # a vendor's rule reports its URL whole (a webhook)
+    assert spans_of(by_id["HS-LEAKS-4#vulnerable"]) == ["https://hooks.acme.test/services/T0/B1/x9Kq2Lm8Zr"]
+    assert spans_of(by_id["HS-LEAKS-1#safe"], "negatives") == [by_id["HS-LEAKS-1#safe"].text.strip()]
+    assert counts["finding_code_not_on_its_line"] == 1 and counts["identifiers"] == 1
+
+
+def test_horusec_line_value_skips_a_url_without_a_password_under_a_credentials_rule() -> None:
+    from bench.foreign.horusec import line_value
+
+    line = 'MongoClient.connect("mongodb://localhost:27017/mydb", function(err, db) {'
+    assert line_value(line, url_is_value=False) is None
+    assert line_value('  password: "",', url_is_value=False) is None
+    assert line_value("\tPASSWORD: s3cr3tValue9", url_is_value=False) == ((11, 23), None)

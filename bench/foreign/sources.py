@@ -16,6 +16,7 @@ from .custom_patterns import custom_pattern_examples
 from .detect_secrets_tests import detect_secrets_examples
 from .examples import Example
 from .gitleaks import gitleaks_examples
+from .horusec import horusec_examples
 from .kics import kics_examples
 from .mirror import Mirror, Pin
 from .ripsecrets import ripsecrets_examples
@@ -76,6 +77,9 @@ SOURCES: tuple[Source, ...] = (
     Source("sonar-text", Pin("SonarSource/sonar-text", "bb9c06ece15cbc4aad5dcd3ebb80b8ea31a9386c"),
            "SonarQube's secret rules (sonar-text): each rule's examples, with or without a secret, and the match it must report",
            lambda m, c: sonar_text_examples(m, counts=c)),
+    Source("horusec", Pin("ZupIT/horusec", "873d4104a6aa89be8f86d93db8e416909d9add87"),
+           "Horusec's rule tests: the vulnerable and safe samples of its secret rules, and the lines each must report",
+           lambda m, c: horusec_examples(m, counts=c)),
 )
 
 

@@ -64,6 +64,7 @@ from smscan.detectors.value_shapes import (
     is_dashed_code,
     is_der_public_key,
     is_encoded_blob,
+    is_codec_list,
     is_encoded_polyline,
     is_encoded_text,
     is_hex,
@@ -80,7 +81,7 @@ from smscan.detectors.value_shapes import (
     is_uuid,
     is_words_in_mixed_case,
 )
-from smscan.detectors.vendor_prefixes import vendor_of
+from smscan.detectors.vendor_prefixes import in_vendor_key_path, vendor_of
 
 # A git commit id, and the words of a file's name that say it records one.
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
@@ -160,7 +161,9 @@ _HEX_DIGEST_LENGTHS = frozenset([32, 40, 56, 64, 96, 128])
 # Last words of a name that say its value is a format (a pack template, a date picture, a regex).
 # An expression is one too (API Gateway's `ApiKeySelectionExpression`, `$request.header.x-api-key`).
 _FORMAT_WORDS = frozenset(
-    ["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates", "expression", "expr"]
+    ["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates", "expression", "expr",
+     # getopt's option letters (`shortopts = "hvlo:xif:nb:s:13gt:"`): a format of a command's options
+     "opts", "shortopts", "optstring", "getopt"]
 )
 
 # How far before a value its context words are looked for: a word of `_IDENTIFIER_CONTEXT` and
@@ -375,7 +378,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # So is one before a body of a character or two repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`).
     if vendor is not None and (_WORDED_BODY.fullmatch(value[len(vendor):]) or len(set(value[len(vendor):])) <= 2):
         return None
-    if vendor is not None:
+    if vendor is not None or in_vendor_key_path(text, slot.start):
         return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus
     # A test suite's unnamed strings are its inputs and the outputs it expects (digests, cookies,
     # nonces, encoded payloads, parser cases); a key that leaks through a test is bound to a secret
@@ -461,6 +464,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_json_literal(value)
         or is_words_in_mixed_case(value)
         or is_encoded_polyline(value)
+        or is_codec_list(value)
         or is_encoded_blob(value) and attribute_name(slot.key) not in _JWK_PRIVATE_MEMBERS
     ):
         return None

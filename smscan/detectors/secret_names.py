@@ -97,9 +97,12 @@ _ACTION_WORDS = frozenset(["change", "reset", "forgot", "forgotten", "recover", 
 _PUBLIC_WORDS = frozenset(["public", "pub", "publishable"])
 # Words of a URL's host or path that say its path carries a secret: a webhook (`hooks.slack.com`,
 # `/api/webhooks/`), a bot, a trigger, a token or key, an API that takes its key in the path
-# (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`). A path under none
-# of them names a document, a video or a commit (`drive.google.com/file/d/<id>/view`): an id.
-SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api", re.IGNORECASE)
+# (`eth-mainnet.alchemyapi.io/v2/<key>`, `/api/v1/<device token>/telemetry`), or a blockchain RPC
+# provider's host, whose URLs end in the project's key (`mainnet.infura.io/v3/<key>`,
+# `<name>.quiknode.pro/<token>/`). A path under none of them names a document, a video or a commit
+# (`drive.google.com/file/d/<id>/view`): an id.
+SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api"
+                              r"|infura\.io|quiknode\.pro|getblock\.io", re.IGNORECASE)
 # A type ending in `id` written before an id and a colon, as APIs print ids (Dropbox's
 # `dbid:AAH4f99T...`, `id:a4ayc_80_...`): the word says what follows.
 ID_TYPE_PREFIX = r"[a-z]*id:"

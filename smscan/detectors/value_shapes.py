@@ -1308,6 +1308,22 @@ def is_list_of_names(value: str) -> bool:
     )
 
 
+# RFC 6381's `codecs` parameter of a media type: each codec a sample entry's code and its dotted
+# profile and level (`avc1.42E01E`, `mp4a.40.2`, `av01.0.01M.08`, `vp09.00.50.08`, `hvc1.1.6.L93.B0`).
+_CODEC = r"(?:avc[13]|hvc1|hev1|mp4a|mp4v|av01|vp0[89]|dvh[1e]|dva[1v]|ac-3|ec-3|stpp|wvtt)(?:\.[0-9A-Za-z]{1,8})+"
+_CODEC_LIST = re.compile(rf"{_CODEC}(?:\s*,\s*{_CODEC})*")
+
+
+def is_codec_list(value: str) -> bool:
+    """True when ``value`` names media codecs as a browser's ``canPlayType`` takes them.
+
+    Example:
+        >>> is_codec_list("avc1.42E01E,mp4a.40.2"), is_codec_list("av01.0.01M.08"), is_codec_list("avc1.Zq8xP1sV9kL2mN4b")
+        (True, True, False)
+    """
+    return _CODEC_LIST.fullmatch(value) is not None
+
+
 # Google's encoded polyline: each character is 63 plus five bits, a set 0x20 bit continuing a number.
 _POLYLINE_FIRST, _POLYLINE_LAST = 63, 126
 _POLYLINE_MORE = 0x20

@@ -65,6 +65,11 @@ _UNPREFIXED = re.compile(
     r"|(?P<mailchimp>[0-9a-f]{32}-us[0-9]{1,2}))(?![A-Za-z0-9_\-=])"
 )
 _JWT = re.compile(r"(?<![\w\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+# Blockchain RPC providers take the project's key as a path segment of their URL (Infura's
+# `https://mainnet.infura.io/v3/<key>`, QuickNode's `https://<name>.quiknode.pro/<token>/`,
+# GetBlock's `https://go.getblock.io/<token>/`): what ends right before a value of one.
+_KEY_PATH_URL = re.compile(r"(?:https?|wss?)://(?:[\w-]+\.)*(?:infura\.io|quiknode\.pro|getblock\.io)(?::\d+)?/(?:[\w.-]+/)*\Z")
+_URL_REACH = 200  # a provider URL's start is within this many characters of its key
 
 
 def vendor_of(value: str) -> str | None:
@@ -91,3 +96,23 @@ def find_vendor_tokens(text: str) -> list[tuple[int, int, str]]:
     found += [(m.start(), m.end(), "jwt") for m in _JWT.finditer(text)]
     found += [(m.start(), m.end(), m.lastgroup or "") for m in _UNPREFIXED.finditer(text)]
     return found
+
+
+def in_vendor_key_path(text: str, start: int) -> bool:
+    """True when the value at ``start`` is a path segment of a URL of a provider that takes its key
+    in the path (:data:`_KEY_PATH_URL`): the provider's documented place for the key.
+
+    Example:
+        >>> line = "rpc = 'https://mainnet.infura.io/v3/" + "9f2c4d1e8b7a" * 2 + "5e3c6d0a'"
+        >>> in_vendor_key_path(line, line.index("9f2c")), in_vendor_key_path(line.replace("infura", "example"), line.index("9f2c"))
+        (True, False)
+    """
+    window = max(start - _URL_REACH, 0)
+    line_start = text.rfind("\n", window, start) + 1 or window
+    scheme = text.rfind("://", line_start, start)
+    if scheme == -1:
+        return False
+    opening = scheme
+    while opening > line_start and text[opening - 1].isalpha():
+        opening -= 1
+    return _KEY_PATH_URL.match(text, opening, start) is not None

@@ -498,3 +498,14 @@ def test_a_url_password_after_a_user_written_as_an_expansion() -> None:
     assert [v for v, e in judged(text) if e is not None] == [KEY]
     written = f"DSN: postgresql://${{PGUSER:-admin}}:{KEY}@db:5432/app\n"  # the password written out
     assert [v for v, e in judged(written) if e is not None] == [KEY]
+
+
+def test_a_key_in_the_path_of_an_rpc_providers_url_is_the_providers_key() -> None:
+    # sonar-text (session 24's leftover; tuned): Infura takes the project's key as its URL's last segment
+    key = "ac08c9ada68044d38f55d4cb4749d54a"  # smscan: ignore
+    found = judged(f"const NETWORKS = {{\n    '1': 'https://mainnet.infura.io/v3/{key}',\n}}\n")
+    assert found == [(key, CredentialRule().vendor_bonus)]
+    assert judged(f"wss://mainnet.infura.io/ws/v3/{key}\n") == [(key, CredentialRule().vendor_bonus)]
+    # the same segment on another host is an id, and a stand-in on Infura's is a stand-in
+    assert [e for _, e in judged(f"url = 'https://mainnet.example.io/v3/{key}'\n") if e is not None] == []
+    assert [e for _, e in judged("url = 'https://mainnet.infura.io/v3/YOUR_INFURA_PROJECT_ID'\n") if e is not None] == []

@@ -2031,3 +2031,28 @@ def test_a_json_web_keys_private_members_are_no_payload() -> None:
     member = base64.urlsafe_b64encode(random.Random(29).randbytes(256)).decode().rstrip("=")
     text = f"  keys: [{{\n    kty: 'RSA',\n    d: '{member}',\n  }}],\n"
     assert candidates(text, path="lib/consts/dev_keystore.js") == [member]
+
+
+# Rounds 66 to 68 (blind, session 25, on session 24's code 7ca08e3: PyPI audio, npm media players,
+# Debian printing filters): a media type's codecs in hls.js, getopt's option letters in potrace.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("    (['avc1.42E01E,mp4a.40.2', 'av01.0.01M.08', 'vp09.00.50.08'].some(\n", "hls.js/src/is-supported.ts"),
+        ('static const char *shortopts = "hvlo:xif:nb:s:13gt:";\n', "potrace/src/mkbitmap.c"),
+    ],
+)
+def test_rounds_sixty_six_to_sixty_eight_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        # a token after a codec's code is no codec; a secret under a key's name stays one beside options
+        (f"    (['avc1.{KEY}'].some(\n", "src/is-supported.ts"),
+        (f'static const char *api_key = "{KEY}";\n', "src/mkbitmap.c"),
+    ],
+)
+def test_secrets_beside_rounds_sixty_six_to_sixty_eight_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

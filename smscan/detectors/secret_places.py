@@ -74,27 +74,22 @@ def url_passwords(text: str, offset: int = 0) -> Iterator[Slot]:
         ['Zq8xP1sV9kL2', 'Zq8xP1sV9kL3']
     """
     for match in _URL_USERINFO.finditer(text):
-        part = "password"
+        user, password, start = match.group("user"), match.group("password"), match.start("password")
         # A user written as an expansion with a default (`${DB_USER:-app}:${DB_PASSWORD:-x}@`) holds
         # a `:`; the password starts after the `}:` that closes it.
-        if match.group("user").startswith("${") and "}:" in match.group("password"):
-            start = match.start("password") + match.group("password").index("}:") + 2
+        expanded_user = user.startswith("${") and "}:" in password
+        if expanded_user:
+            start += password.index("}:") + 2
             password = text[start : match.end("password")]
-            default = defaulted_span(password)
-            if default is not None:
-                yield Slot(offset + start + default[0], offset + start + default[1], "url", URL_USERINFO)
-            elif not password.startswith("$"):  # a password written out; an expansion is a reference
-                yield Slot(offset + start, offset + match.end("password"), "url", URL_USERINFO)
+        elif _FIXED_PASSWORD.fullmatch(password):
+            if user and not _TEMPLATE_USER.match(user):
+                yield Slot(offset + match.start("user"), offset + match.end("user"), "url", URL_USERINFO)
             continue
-        if _FIXED_PASSWORD.fullmatch(match.group("password")):
-            if not match.group("user") or _TEMPLATE_USER.match(match.group("user")):
-                continue
-            part = "user"
-        elif (default := defaulted_span(match.group("password"))) is not None:
-            start = match.start("password")
+        default = defaulted_span(password)
+        if default is not None:
             yield Slot(offset + start + default[0], offset + start + default[1], "url", URL_USERINFO)
-            continue
-        yield Slot(offset + match.start(part), offset + match.end(part), "url", URL_USERINFO)
+        elif not (expanded_user and password.startswith("$")):  # after an expanded user, an expansion is a reference
+            yield Slot(offset + start, offset + match.end("password"), "url", URL_USERINFO)
     for match in _URL_TOKEN_USER.finditer(text):
         user = match.group("user")
         if _SENTRY_HOST.match(text, match.end()):

@@ -468,7 +468,7 @@ def is_encoded_text(value: str) -> bool:
         decoded = base32
     if decoded is None:
         return False
-    printable = [32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded]
+    printable = [_is_text_byte(byte) for byte in decoded]
     readable = all(printable)
     # Text with a byte or two garbled (a corrupted copy) is still text: random bytes are printable
     # about 37% of the time, so 90% of sixteen or more is far beyond chance.
@@ -515,8 +515,13 @@ def is_encoded_blob(value: str) -> bool:
         return False
     # Binary, not encoded text: a token or a key file wrapped in base64 once more reads as text
     # (`ZXlKaGJHY2lP...` is a JWT) and is judged as text is.
-    printable = sum(32 <= byte < 127 or byte in (9, 10, 13) for byte in decoded)
+    printable = sum(_is_text_byte(byte) for byte in decoded)
     return printable < _MAX_BLOB_PRINTABLE_SHARE * len(decoded)
+
+
+def _is_text_byte(byte: int) -> bool:
+    """A byte of text: printable ASCII, a tab or a line break."""
+    return 32 <= byte < 127 or byte in (9, 10, 13)
 
 
 def _base64_decoded(value: str) -> bytes | None:

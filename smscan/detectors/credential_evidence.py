@@ -60,11 +60,11 @@ from smscan.detectors.value_shapes import (
     is_chance_name,
     is_character_set,
     is_code_name,
+    is_codec_list,
     is_command_name,
     is_dashed_code,
     is_der_public_key,
     is_encoded_blob,
-    is_codec_list,
     is_encoded_polyline,
     is_encoded_text,
     is_hex,
@@ -75,13 +75,14 @@ from smscan.detectors.value_shapes import (
     is_other_identifier,
     is_prose,
     is_service_code,
+    is_spelt_body,
     is_ssh_public_key,
     is_symbol_name,
     is_typed_ulid,
     is_uuid,
     is_words_in_mixed_case,
 )
-from smscan.detectors.vendor_prefixes import in_vendor_key_path, vendor_of
+from smscan.detectors.vendor_prefixes import in_vendor_key_path, is_publishable_key, vendor_of
 
 # A git commit id, and the words of a file's name that say it records one.
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}")
@@ -373,10 +374,16 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     ):
         return None
     vendor = vendor_of(value)
-    # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a
-    # stand-in a person wrote in the vendor's shape: a token's body is drawn, not spelt.
-    # So is one before a body of a character or two repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`).
-    if vendor is not None and (_WORDED_BODY.fullmatch(value[len(vendor):]) or len(set(value[len(vendor):])) <= 2):
+    # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`, and
+    # spelt with a twist: `glpat_hellOworld380_testin`) is a stand-in a person wrote in the vendor's
+    # shape: a token's body is drawn, not spelt. So is one before a body of a character or two
+    # repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`).
+    if vendor is not None and (
+        _WORDED_BODY.fullmatch(value[len(vendor):]) or is_spelt_body(value[len(vendor):]) or len(set(value[len(vendor):])) <= 2
+    ):
+        return None
+    # Stripe's publishable keys are made to be published: every checkout page's script holds one.
+    if is_publishable_key(value):
         return None
     if vendor is not None or in_vendor_key_path(text, slot.start):
         return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus

@@ -116,3 +116,18 @@ def in_vendor_key_path(text: str, start: int) -> bool:
     while opening > line_start and text[opening - 1].isalpha():
         opening -= 1
     return _KEY_PATH_URL.match(text, opening, start) is not None
+
+
+# Stripe's publishable keys (`pk_live_...`, `pk_test_...`) identify an account to its checkout
+# pages and are published in them: no secret.
+_PUBLISHABLE_KEY = re.compile(r"pk_(?:live|test)_[A-Za-z0-9]{16,}")
+
+
+def is_publishable_key(value: str) -> bool:
+    """True for a Stripe publishable key, public by design.
+
+    Example:
+        >>> is_publishable_key("pk_live_j5krY8XTgIcDaHDb3YrsAfCl"), is_publishable_key("sk_live_j5krY8XTgIcDaHDb3YrsAfCl")
+        (True, False)
+    """
+    return _PUBLISHABLE_KEY.fullmatch(value) is not None

@@ -75,7 +75,6 @@ from smscan.detectors.value_shapes import (
     is_other_identifier,
     is_prose,
     is_service_code,
-    is_spelt_body,
     is_ssh_public_key,
     is_symbol_name,
     is_typed_ulid,
@@ -374,13 +373,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     ):
         return None
     vendor = vendor_of(value)
-    # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`, and
-    # spelt with a twist: `glpat_hellOworld380_testin`) is a stand-in a person wrote in the vendor's
-    # shape: a token's body is drawn, not spelt. So is one before a body of a character or two
-    # repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`).
-    if vendor is not None and (
-        _WORDED_BODY.fullmatch(value[len(vendor):]) or is_spelt_body(value[len(vendor):]) or len(set(value[len(vendor):])) <= 2
-    ):
+    # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a
+    # stand-in a person wrote in the vendor's shape: a token's body is drawn, not spelt.
+    # So is one before a body of a character or two repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`).
+    if vendor is not None and (_WORDED_BODY.fullmatch(value[len(vendor):]) or len(set(value[len(vendor):])) <= 2):
         return None
     # Stripe's publishable keys are made to be published: every checkout page's script holds one.
     if is_publishable_key(value):

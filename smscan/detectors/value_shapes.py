@@ -1397,30 +1397,7 @@ def is_words_in_mixed_case(value: str) -> bool:
     )
 
 
-def is_spelt_body(body: str) -> bool:
-    """True for a token's body spelt from words, a capital or a digit run mixed in
-    (``hellOworld380_testin``, ``Need5_T00-be-exactly-40-chars--ELse_failing``): a stand-in a person
-    wrote after a vendor's prefix. A drawn body's letter runs are short or pair as no word's do
-    (about 1 body of 20 drawn characters in 5,000 reads as spelt).
-
-    Example:
-        >>> is_spelt_body("hellOworld380_testin"), is_spelt_body("seems_too000Sshorty"), is_spelt_body("Zq8xP1sV9kL2mN4bW7cR")
-        (True, True, False)
-    """
-    runs = [run.lower() for run in _LETTER_RUN.findall(body) if len(run) >= _SPELT_RUN]
-    letters = sum(len(run) for run in runs)
-    return (
-        letters >= _MIN_SPELT_LETTERS and letters >= _MIN_SPELT_SHARE * sum(c.isalnum() for c in body)
-        and max(len(run) for run in runs) >= _MIN_SPELT_WORD
-        and all(pair_level(run) >= _SPELT_WORD_LEVEL for run in runs)
-    )
-
-
 _LETTER_RUN = re.compile(r"[A-Za-z]+")
-# A spelt body: runs of three letters or more hold 12 letters and three quarters of its letters
-# and digits, one of them six long, each pairing as words do (`testin` 6.6, `sshorty` 6.5).
-_SPELT_RUN, _MIN_SPELT_LETTERS, _MIN_SPELT_SHARE, _MIN_SPELT_WORD = 3, 12, 0.75, 6
-_SPELT_WORD_LEVEL = 6.3
 _MIN_MIXED_CASE_LETTERS = 8
 _MIN_CASE_SWITCHES = 4
 # `friendly` 7.0, `bard` 6.7; random letters reach 6.0 about one run of twelve in fifty.

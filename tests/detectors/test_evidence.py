@@ -511,15 +511,6 @@ def test_a_key_in_the_path_of_an_rpc_providers_url_is_the_providers_key() -> Non
     assert [e for _, e in judged("url = 'https://mainnet.infura.io/v3/YOUR_INFURA_PROJECT_ID'\n") if e is not None] == []
 
 
-def test_a_vendor_prefix_before_spelt_words_is_a_stand_in_and_before_a_drawn_body_a_token() -> None:
-    # detect-secrets' GitLab plugin tests (a tuned source): look-alikes spelt with a twist
-    for stand_in in ("glpat-hellOworld380_testin", "glptt-Need5_T00-be-exactly-40-chars--ELse_failing",
-                     "gldt-seems_too000Sshorty"):
-        assert [e for _, e in judged(f'token = "{stand_in}"\n') if e is not None] == [], stand_in
-    drawn = "glpat-Zq8xP1sV9kL2mN4bT7wR"  # smscan: ignore
-    assert [v for v, e in judged(f'token = "{drawn}"\n') if e is not None] == [drawn]
-
-
 def test_a_stripe_publishable_key_is_public_and_its_secret_key_is_not() -> None:
     body = "j5krY8XTgIcDaHDb3YrsAfCl"
     assert [e for _, e in judged(f'STRIPE_KEY = "pk_live_{body}"\n') if e is not None] == []

@@ -29,7 +29,7 @@ from smscan.detectors.dns_records import in_dns_key_record
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
-from smscan.detectors.placeholders import is_stand_in
+from smscan.detectors.placeholders import is_cut_stand_in, is_stand_in
 from smscan.detectors.secret_places import is_basic_credentials
 from smscan.detectors.secret_names import attribute_name, is_password_name, name_class, name_words, value_name_class
 from smscan.detectors.slot_kinds import (
@@ -276,6 +276,17 @@ def _closed_boundaries(text: str) -> frozenset[str]:
     return frozenset(_CLOSING_DELIMITER.findall(text))
 
 
+_MAX_REPEATED_UNIT = 4
+
+
+def _is_repeated_unit(body: str) -> bool:
+    """True for a body made of one run of up to four characters said over and over (``123123123``)."""
+    return any(
+        len(body) >= 3 * size and body == (body[:size] * (len(body) // size + 1))[: len(body)]
+        for size in range(1, _MAX_REPEATED_UNIT + 1)
+    ) or len(set(body)) <= 2
+
+
 def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -> float | None:
     """The evidence a slot adds to its value's surprise, or None when it cannot be a credential.
 
@@ -295,7 +306,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A zone's DNSKEY or RRSIG record publishes a key or a signature to every resolver (:mod:`.dns_records`).
     if in_dns_key_record(text, slot.start):
         return None
-    if is_stand_in(value) or is_test_path(path) and (
+    if is_stand_in(value) or is_cut_stand_in(text, slot.start, slot.end) or is_test_path(path) and (
         is_made_up(value) or is_expected_digest(text, slot.start, slot.end) or in_test_vector(text, slot.start)
     ):
         return None
@@ -375,8 +386,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     vendor = vendor_of(value)
     # A vendor's prefix before words (`sk_test_iter_forwards_options`, `glpat-private-token`) is a
     # stand-in a person wrote in the vendor's shape: a token's body is drawn, not spelt.
-    # So is one before a body of a character or two repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`).
-    if vendor is not None and (_WORDED_BODY.fullmatch(value[len(vendor):]) or len(set(value[len(vendor):])) <= 2):
+    # So is one before a body of a few characters repeated (`glpat-aaaaaaaaaaaaaaaaaaaa`,
+    # `GR1348941` and `123` over and over).
+    if vendor is not None and (_WORDED_BODY.fullmatch(value[len(vendor):]) or _is_repeated_unit(value[len(vendor):])):
         return None
     # Stripe's publishable keys are made to be published: every checkout page's script holds one.
     if is_publishable_key(value):

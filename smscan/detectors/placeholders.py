@@ -476,6 +476,28 @@ def is_encoded_stand_in(value: str) -> bool:
     return decoded.isprintable() and is_placeholder(decoded) if decoded else False
 
 
+# What follows a value its slot cut short at a blank or a mask: the rest of a bracketed phrase
+# (`<Openverse API token>`), or a run of mask characters (`xoxp-5723...-####################`).
+_BRACKET_WORDS_AFTER = re.compile(r"(?:[ \t]+[\w.-]+)+>")
+_MASK_RUN_AFTER = re.compile(r"[#*•]{4,}")
+
+
+def is_cut_stand_in(text: str, start: int, end: int) -> bool:
+    """True when the value at ``start:end`` of ``text`` opens a stand-in that goes on past it: the
+    first word of a bracketed phrase, or a value a run of mask characters continues.
+
+    Example:
+        >>> text = 'curl -H "Authorization: Bearer <Openverse API token>"; token4: xoxp-5723-####'
+        >>> is_cut_stand_in(text, text.index("<Op"), text.index(" API")), is_cut_stand_in(text, text.index("xoxp"), text.index("#"))
+        (True, True)
+        >>> is_cut_stand_in("k = <Zq8xP1sV9kL2mN4b> x", 4, 20)
+        False
+    """
+    if text.startswith("<", start) and _BRACKET_WORDS_AFTER.match(text, end):
+        return True
+    return _MASK_RUN_AFTER.match(text, end) is not None
+
+
 def is_stand_in(value: str) -> bool:
     """A value never reported as a credential: a reference, placeholder, documented example or
     an excerpt cut short with an ellipsis, or one of them encoded."""

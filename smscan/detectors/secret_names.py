@@ -60,8 +60,10 @@ _KIND_WORDS = frozenset(
 # (`secret_id_accessor`). A secret named `..._id` without a key (Vault's `secret_id`) stays secret,
 # and so does an access key's id (`aws_access_key_id`), half of the pair that signs requests.
 _ID_WORDS = frozenset(["id", "ids"])
-# What an id names that is kept elsewhere: a key, or a stored credential (Jenkins' `credentialsId`).
-_STORED = frozenset(["key", "credential", "credentials"])
+# What an id names that is kept elsewhere: a key, a stored credential (Jenkins' `credentialsId`),
+# a store of secrets (.NET's `UserSecretsId`). An OAuth client's id is public too (`AUTH0_CLIENT_ID`);
+# Vault's `secret_id` is the secret of its pair.
+_STORED = frozenset(["key", "credential", "credentials", "secrets"])
 # A digest of a key or secret ends its name too (`X-Goog-Encryption-Key-Sha256`, `secret_hash`).
 _ID_OF_WORDS = frozenset(["keyid", "accessor", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "fingerprint"])
 # Ids glued to the thing they name, one word in a name of capitals or lower case.
@@ -122,7 +124,8 @@ def name_class(name: str) -> str:
         ('secret', 'identifier', 'neutral', 'neutral')
     """
     words = _glue_digests(name_words(name))
-    if len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_address_token(words):
+    if (len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_address_token(words)
+            or _names_forgery_token(words)):
         return "identifier"
     # An id glued to what it names (`CLOUDFRONT_HOSTEDZONEID`, `tenantid`, `AzureClientId` reads apart).
     if words and words[-1].endswith(_GLUED_ID_ENDINGS):
@@ -138,6 +141,9 @@ def name_class(name: str) -> str:
     # A version names a release, whatever it is of (`auth_version == "3.x_password"`).
     if len(words) > 1 and words[-1] in ("version", "versions"):
         return "identifier"
+    # A name names a thing (`container_name`, `key_vault_name`, `secret_name: db-creds`): the name, not the thing.
+    if len(words) > 1 and words[-1] == "name":
+        return "identifier"
     if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
         return "neutral"
     if len(words) > 1 and words[0] in _ACTION_WORDS and words[-1] in PASSWORD_WORDS:
@@ -147,7 +153,7 @@ def name_class(name: str) -> str:
     if len(words) > 1 and (
         last in _ID_OF_WORDS
         or "".join(words[-2:]) in _SPLIT_ID_OF_WORDS
-        or (last in _ID_WORDS and not _STORED.isdisjoint(words[:-1]) and "access" not in words)
+        or (last in _ID_WORDS and (not _STORED.isdisjoint(words[:-1]) or words[-2] == "client") and "access" not in words)
     ):
         return "identifier"
     if _says(words, SECRET_WORDS, _GLUED_SECRET) or "apikey" in "".join(words):
@@ -178,9 +184,20 @@ def _glue_digests(words: list[str]) -> list[str]:
 
 
 def _names_public_key(words: list[str]) -> bool:
-    """A public key is public (`DOTENV_PUBLIC_KEY`, `ssh_pubkey`, `vapid_public_key_b64`)."""
-    return any(word in ("pubkey", "pubkeys") or word in _PUBLIC_WORDS and after in ("key", "keys")
+    """A public key or token is public (`DOTENV_PUBLIC_KEY`, `ssh_pubkey`, `vapid_public_key_b64`,
+    Mapbox's `publicToken`)."""
+    return any(word in ("pubkey", "pubkeys") or word in _PUBLIC_WORDS and after in ("key", "keys", "token", "tokens")
                for word, after in zip(words, [*words[1:], ""]))
+
+
+# A form's token against cross-site request forgery is handed to every visitor of the page
+# (`csrf-token`, Rails' `authenticity_token`, Django's `csrfmiddlewaretoken`): no credential.
+_FORGERY_WORDS = frozenset(["csrf", "xsrf", "authenticity", "csrfmiddlewaretoken", "antiforgery"])
+
+
+def _names_forgery_token(words: list[str]) -> bool:
+    return bool(words) and (words[-1] == "csrfmiddlewaretoken" or words[-1] in ("token", "tokens", "csrf", "xsrf")
+                            and not _FORGERY_WORDS.isdisjoint(words))
 
 
 # Words before `token` that make it an address, not a key: a page token marks a place in a

@@ -515,3 +515,40 @@ def test_a_stripe_publishable_key_is_public_and_its_secret_key_is_not() -> None:
     body = "j5krY8XTgIcDaHDb3YrsAfCl"
     assert [e for _, e in judged(f'STRIPE_KEY = "pk_live_{body}"\n') if e is not None] == []
     assert [v for v, e in judged(f'STRIPE_KEY = "sk_live_{body}"\n') if e is not None] == [f"sk_live_{body}"]
+
+
+# Gitleaks' false positives, KICS' and Nosey Parker's negative examples (tuned sources, session 25).
+@pytest.mark.parametrize(
+    "text",
+    [
+        '    container_name       = "dp-prasdasdase-001"\n',
+        ' "key_vault_name": "web21prqodx24021",\n',
+        "  <UserSecretsId>79a3edd0-2092-40a2-a04d-dcb46d5ca9ed</UserSecretsId>\n",
+        "export AUTH0_CLIENT_ID='oCloQt7XYc1HFas3gSBtYAcekWY25MlF'\n",
+        'publicToken = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"\n',
+        '<input type="hidden" name="authenticity_token" value="7SWa-Fo1_hsC6oovfBsJFLGPUl2EhkSWPbJhWANwgaJWBDl1vxd9" />\n',
+        "csrf-token=Mj2qykJO5rELyHgezQ69nzUX0i3OH67V7+V4eUrLfpuyOuxmiW9rhROG/Whikle15syazJOkrjJa3U2AbhIvUw==\n",
+        '  -H "Authorization: Bearer <Openverse API token>" \\\n',
+        'sumo_access_key   = "<SUMOLOGIC ACCESS KEY>"\n',
+        '"token4": "xoxp-572370529330-573807301142-572331691188-####################"\n',
+        "GR134894112312312312312312312\n",
+    ],
+)
+def test_names_of_things_public_tokens_and_cut_stand_ins_are_no_credentials(text: str) -> None:
+    assert [v for v, e in judged(text) if e is not None] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f"export AUTH0_CLIENT_SECRET='{KEY}'\n", KEY),
+        (f'  "secret_id": "{KEY}",\n', KEY),  # Vault AppRole's secret half
+        (f'access_token = "{KEY}"\n', KEY),
+        (f'  -H "Authorization: Bearer {KEY}" \\\n', KEY),
+        ('"token4": "xoxp-572370529330-573807301142-572331691188-4ddbc191d40ee098cbaae6f3523ada2d"\n',
+         "xoxp-572370529330-573807301142-572331691188-4ddbc191d40ee098cbaae6f3523ada2d"),
+        ("GR1348941Zq8xP1sV9kL2mN4bT7wR\n", "GR1348941Zq8xP1sV9kL2mN4bT7wR"),
+    ],
+)
+def test_beside_names_of_things_and_cut_stand_ins_secrets_still_count(text: str, secret: str) -> None:
+    assert [v for v, e in judged(text) if e is not None] == [secret]

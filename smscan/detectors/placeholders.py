@@ -82,8 +82,8 @@ _BRACKETED = re.compile(r"^(?:<[^<>]+>|&lt;(?:(?!&gt;).)+&gt;|\[[A-Za-z _\-]+\]|
 # Words that mark a value as a stand-in when the value is made of words.
 _STAND_IN_WORDS = frozenset(
     """
-    changeme change replaceme replace me your yours my placeholder dummy fake sample example examples
-    todo fixme tbd redacted hidden masked removed insert enter put here goes foo bar baz qux
+    changeme changeit change replaceme replace me your yours my placeholder dummy fake sample example examples
+    todo fixme tbd redacted hidden masked obfuscated removed insert enter put here goes foo bar baz qux
     none null nil undefined empty default mock test testing tests demo xxx xxxx secret password
     passwd token apikey key value string mysecret mypassword mytoken pass pwd user username
     unset notset
@@ -94,7 +94,7 @@ _NAMED_KIND = re.compile(r"^[a-z]+(?:_[a-z]+)*_(?:token|key|secret|password|pass
 # Words a negated stand-in holds after its `not` (`not-set`, `not-a-valid-key`, `not_configured`).
 _NEGATED_WORDS = _STAND_IN_WORDS | frozenset("a an set valid real used configured provided available".split())
 # Words a real key never holds as a whole word of its own (`-`, `_` or case-separated).
-_SELF_DESCRIBED = frozenset("placeholder dummy fake mock redacted invalid revoked sample example".split())
+_SELF_DESCRIBED = frozenset("placeholder dummy fake mock redacted obfuscated invalid revoked sample example".split())
 # Words a value spells out, glued or not, to say it is no real key (`glsa_iNValIdinValiD...`,
 # `dummytokenvalue`): seven letters or more of one case-folded word are no chance in a random key
 # (26^-7 a position), so only longer words are read inside others.

@@ -552,3 +552,11 @@ def test_names_of_things_public_tokens_and_cut_stand_ins_are_no_credentials(text
 )
 def test_beside_names_of_things_and_cut_stand_ins_secrets_still_count(text: str, secret: str) -> None:
     assert [v for v, e in judged(text) if e is not None] == [secret]
+
+
+def test_javas_default_keystore_password_and_an_obfuscated_password_are_stand_ins() -> None:
+    # sonar-text's look-alikes (a tuned source): `changeit` is the JDK truststore's documented default
+    for url in ("db_url: mysql+pymysql://fed-mgr:changeit@db:3306/fed_mgr\n",
+                'SqlSettingsDefaultDataSource = "mysql://mmuser:obfuscated@localhost/mattermost_test"\n'):
+        assert [v for v, e in judged(url) if e is not None] == [], url
+    assert [v for v, e in judged("db_url: mysql+pymysql://fed-mgr:ch4ng3d1t@db:3306/fed_mgr\n") if e is not None] == ["ch4ng3d1t"]

@@ -113,9 +113,9 @@ _SWAPPED_LETTER = re.compile(r"[A-Za-z][013457@$][A-Za-z]")
 # (`---wXyZ`, `****1a2b`, `sk_live_xxxx`): what a reader is shown of a key, not the key.
 _PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}[*•#\-xX]{3,})$")
 # A key with its end masked for a reader (`AIzaSyHqGowa85aImLDP7-sd7gcGlgKnuxxxxxx`, `sk-...Fxxxxxxx`):
-# a run of five x of one case, or four stars or bullets, closing a longer value. A drawn
-# alphanumeric key ends in five x of one case about once in a billion; never in a star.
-_MASK_END_RUNS = {"x": 5, "X": 5, "*": 4, "•": 4}
+# a run of five x of one case, or four stars, bullets or hashes, closing a longer value. A drawn
+# alphanumeric key ends in five x of one case about once in a billion; never in a star or a hash.
+_MASK_END_RUNS = {"x": 5, "X": 5, "*": 4, "•": 4, "#": 4}
 # The start of AWS's documented secret access key and access key id: copies edit the end with
 # a word that says what they are (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`); an edit
 # with no such word (`...bPxRfiCYSECRETSKEY`) is judged as any value is.

@@ -560,3 +560,8 @@ def test_javas_default_keystore_password_and_an_obfuscated_password_are_stand_in
                 'SqlSettingsDefaultDataSource = "mysql://mmuser:obfuscated@localhost/mattermost_test"\n'):
         assert [v for v, e in judged(url) if e is not None] == [], url
     assert [v for v, e in judged("db_url: mysql+pymysql://fed-mgr:ch4ng3d1t@db:3306/fed_mgr\n") if e is not None] == ["ch4ng3d1t"]
+
+
+def test_a_value_ending_in_a_run_of_hashes_is_masked() -> None:
+    assert [v for v, e in judged('slack_token: "xoxp-5723-####"\n') if e is not None] == []
+    assert [v for v, e in judged(f'slack_token: "{KEY}#1"\n') if e is not None] != []

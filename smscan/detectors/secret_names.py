@@ -196,6 +196,7 @@ _FORGERY_WORDS = frozenset(["csrf", "xsrf", "authenticity", "csrfmiddlewaretoken
 
 
 def _names_forgery_token(words: list[str]) -> bool:
+    """A token against request forgery (`csrf_token`, `_csrf`, `authenticity_token`), handed to every visitor."""
     return bool(words) and (words[-1] == "csrfmiddlewaretoken" or words[-1] in ("token", "tokens", "csrf", "xsrf")
                             and not _FORGERY_WORDS.isdisjoint(words))
 

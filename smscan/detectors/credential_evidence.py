@@ -48,7 +48,7 @@ from smscan.detectors.slot_kinds import (
 )
 from smscan.detectors.slots import find_slots
 from smscan.detectors.token_runs import in_image_query, in_plain_query
-from smscan.detectors.test_context import is_expected_digest, is_made_up, is_test_path
+from smscan.detectors.test_context import in_doctest, is_expected_digest, is_made_up, is_test_path
 from smscan.detectors.test_vectors import in_test_vector
 from smscan.detectors.tool_records import is_tool_record
 from smscan.detectors.value_shapes import (
@@ -306,7 +306,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A zone's DNSKEY or RRSIG record publishes a key or a signature to every resolver (:mod:`.dns_records`).
     if in_dns_key_record(text, slot.start):
         return None
-    if is_stand_in(value) or is_cut_stand_in(text, slot.start, slot.end) or is_test_path(path) and (
+    # In a test (a test file, or a doctest's example line) a value typed by hand is made-up test data.
+    in_a_test = is_test_path(path) or in_doctest(text, slot.start)
+    if is_stand_in(value) or is_cut_stand_in(text, slot.start, slot.end) or in_a_test and (
         is_made_up(value) or is_expected_digest(text, slot.start, slot.end) or in_test_vector(text, slot.start)
     ):
         return None

@@ -87,6 +87,27 @@ def is_test_path(path: str) -> bool:
     return any(part.lower() in _TEST_DIRS for part in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))
 
 
+# A doctest's example (`>>> connect(password="hunter2")`, or a `... ` line continuing one) is a
+# test written in a docstring or a document; a line longer than this is no doctest's.
+_DOCTEST_LINE = re.compile(r"[ \t]*(?:>>>|\.\.\.)[ \t]")
+_DOCTEST_REACH = 400
+
+
+def in_doctest(text: str, start: int) -> bool:
+    r"""True when the value at ``start`` is on a doctest's example line: test data, as in a test file.
+
+    Example:
+        >>> text = 'Example:\n    >>> connect(host="db", password="hunter2")\n'
+        >>> in_doctest(text, text.index("hunter2")), in_doctest('connect(password="hunter2")', 18)
+        (True, False)
+    """
+    window = max(start - _DOCTEST_REACH, 0)
+    line_start = text.rfind("\n", window, start) + 1
+    if line_start == 0 and window > 0:
+        return False
+    return _DOCTEST_LINE.match(text, line_start) is not None
+
+
 def is_made_up(value: str) -> bool:
     """True for a value typed by hand: most of its letters and digits are keyboard rows, repeats,
     counting or words (half of them, when a word says the value is not real), it has too few

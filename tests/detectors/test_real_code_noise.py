@@ -2056,3 +2056,14 @@ def test_rounds_sixty_six_to_sixty_eight_ordinary_text(text: str, path: str) -> 
 )
 def test_secrets_beside_rounds_sixty_six_to_sixty_eight_still_count(text: str, path: str) -> None:
     assert candidates(text, path=path) != []
+
+
+# Round 72 (blind, session 25, on 59fe1e5: PyPI task queues): dramatiq's docstring example passes a
+# typed password in a doctest line, a test written in a docstring (the rq test suite's private key,
+# the round's other alarm, is a key and stays one).
+def test_round_seventy_two_a_typed_password_in_a_doctest_is_test_data() -> None:
+    doc = '    """Example:\n\n      >>> RedisBroker(host="127.0.0.1", port=6379, db=0, password="hunter2")\n    """\n'
+    assert candidates(doc, path="dramatiq/brokers/redis.py") == []
+    # the same value outside a doctest line is a password written in code; a drawn key in a doctest stays a key
+    assert candidates('RedisBroker(host="127.0.0.1", password="hunter2x9Q")\n', path="app/settings.py") != []
+    assert candidates(doc.replace("hunter2", KEY), path="dramatiq/brokers/redis.py") == [KEY]

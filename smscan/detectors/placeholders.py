@@ -168,6 +168,19 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "zuf+tfteSlswRu7BJ86wekitnifILbZam1KYY3TG",
     }
 )
+# The domain parameters of the curves every cryptography library writes out in hex: secp256k1's
+# (Bitcoin's, Ethereum's) and NIST P-256's base point and order, and P-256's constant b (SEC 2).
+_CURVE_CONSTANTS = frozenset(
+    {
+        "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798",
+        "483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8",
+        "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141",
+        "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296",
+        "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5",
+        "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
+        "5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b",
+    }
+)
 _BASE64_BODY = re.compile(r"^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_\-]+)={0,2}$")
 # What may come before a value's first word: `--my-flag`, `${MY_VAR}`, `<your key>`.
 _BEFORE_FIRST_WORD = "-_${}()[]<>%@#:/.'\"` "
@@ -440,8 +453,9 @@ def _json_object(part: str) -> dict[str, object] | None:
 
 
 def is_documented_example(value: str) -> bool:
-    """True for keys that vendors publish as examples (AWS's ``...EXAMPLE``, jwt.io's token), and
-    edits of AWS's that keep its start and say so at the end (``...bPxRfiCYSAMPLEKEY``, ``...TESTKEY``).
+    """True for keys that vendors publish as examples (AWS's ``...EXAMPLE``, jwt.io's token), edits
+    of AWS's that keep its start and say so at the end (``...bPxRfiCYSAMPLEKEY``, ``...TESTKEY``),
+    and the published constants of common elliptic curves.
 
     Example:
         >>> is_documented_example("AKIAIOSFODNN7EXAMPLE"), is_documented_example("AKIAZQ3P8V")
@@ -449,6 +463,7 @@ def is_documented_example(value: str) -> bool:
     """
     return (
         "EXAMPLE" in value.upper() or value in _DOCUMENTED_EXAMPLES or "EXAMPLE" in _decoded(value).upper()
+        or value.lower().removeprefix("0x") in _CURVE_CONSTANTS
         or any(value.startswith(start) and _EDITED_END.search(value, len(start)) for start in _DOCUMENTED_STARTS)
     )
 

@@ -2067,3 +2067,14 @@ def test_round_seventy_two_a_typed_password_in_a_doctest_is_test_data() -> None:
     # the same value outside a doctest line is a password written in code; a drawn key in a doctest stays a key
     assert candidates('RedisBroker(host="127.0.0.1", password="hunter2x9Q")\n', path="app/settings.py") != []
     assert candidates(doc.replace("hunter2", KEY), path="dramatiq/brokers/redis.py") == [KEY]
+
+
+# Round 75 (blind, session 25, on 59fe1e5: npm blockchain libraries): bitcoinjs-lib checks its
+# curve library against secp256k1's base point, written out in hex.
+def test_round_seventy_five_an_elliptic_curves_published_constants_are_no_key() -> None:
+    text = "      h('79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'),\n"
+    assert candidates(text, path="bitcoinjs-lib/src/ecc_lib.js") == []
+    assert candidates(text.upper().replace("H(", "h("), path="src/ecc_lib.js") == []
+    # a private key in the same place, one digit off the constant, is a key
+    key = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81799"
+    assert candidates(f"const privateKey = '{key}';\n", path="src/wallet.js") == [key]

@@ -482,6 +482,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_words_in_mixed_case(value)
         or is_encoded_polyline(value)
         or is_codec_list(value)
+        # digits and marks alone (`(10)-00-843-32`): a number written out, a phone's or a date's
+        or not any(char.isalpha() for char in value)
         or is_encoded_blob(value) and attribute_name(slot.key) not in _JWK_PRIVATE_MEMBERS
     ):
         return None

@@ -47,7 +47,8 @@ IDENTIFIER_WORDS = frozenset(
 # Last words of a name that say its value names a kind of thing, not the thing: `auth_type:
 # "API-Key"`, `grant_type`, `token_format`, `secret_name: db-creds`, `auth_header: "X-Api-Key"`.
 # A protocol or mechanism names how to authenticate (`auth_protocol = "X11-COOKIE-1"`,
-# `sasl_mechanism: PLAIN`), never with what.
+# `sasl_mechanism: PLAIN`), never with what. (A name ending in `name`, `type` or `kind` says
+# identifier before these are read: :func:`name_class`.)
 _KIND_WORDS = frozenset(
     """
     type types mode modes method methods scheme schemes kind kinds format formats algorithm algorithms name
@@ -121,7 +122,7 @@ def name_class(name: str) -> str:
 
     Example:
         >>> name_class("stripeSecretKey"), name_class("gitSha"), name_class("timeout"), name_class("auth_type")
-        ('secret', 'identifier', 'neutral', 'neutral')
+        ('secret', 'identifier', 'neutral', 'identifier')
     """
     words = _glue_digests(name_words(name))
     if (len(words) > 1 and words[-1] in _ADDRESS_WORDS or _names_public_key(words) or _names_address_token(words)
@@ -141,8 +142,9 @@ def name_class(name: str) -> str:
     # A version names a release, whatever it is of (`auth_version == "3.x_password"`).
     if len(words) > 1 and words[-1] in ("version", "versions"):
         return "identifier"
-    # A name names a thing (`container_name`, `key_vault_name`, `secret_name: db-creds`): the name, not the thing.
-    if len(words) > 1 and words[-1] == "name":
+    # A name names a thing (`container_name`, `key_vault_name`, `secret_name: db-creds`): the name,
+    # not the thing; a type or kind names a kind of thing (`xsi_type = "dcterms:W3CDTF"`, `token_type`).
+    if len(words) > 1 and words[-1] in ("name", "type", "types", "kind", "kinds"):
         return "identifier"
     if len(words) > 1 and (words[-1] in _KIND_WORDS or words[-1] in _HOLDER_WORDS):
         return "neutral"

@@ -1237,8 +1237,14 @@ def continues_ssh_public_key(text: str, start: int) -> bool:
 
 
 def is_uuid(value: str) -> bool:
-    """True for an RFC 4122 UUID (``5f0c2a9e-6a47-4b8e-9d7a-3c2f1e0b9a88``)."""
-    return bool(_UUID.match(value))
+    """True for an RFC 4122 UUID (``5f0c2a9e-6a47-4b8e-9d7a-3c2f1e0b9a88``), also in the braces
+    Microsoft's formats write a GUID in (``{3e2802c4-a4d2-4d8b-9148-e3be6c30e623}``).
+
+    Example:
+        >>> is_uuid("{3e2802c4-a4d2-4d8b-9148-e3be6c30e623}"), is_uuid('68D230F3-CF80-4859-8CE7-A43EE81993B5}"')
+        (True, True)
+    """
+    return bool(_UUID.match(value.strip("{}\"'")))
 
 
 def is_hex(value: str) -> bool:

@@ -2078,3 +2078,31 @@ def test_round_seventy_five_an_elliptic_curves_published_constants_are_no_key() 
     # a private key in the same place, one digit off the constant, is a key
     key = "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81799"
     assert candidates(f"const privateKey = '{key}';\n", path="src/wallet.js") == [key]
+
+
+# Rounds 76 and 77 (blind, session 25, on 32fb8b5: PyPI office documents, npm fake data): an XML
+# schema type under `xsi_type`, GUIDs in Microsoft's braces (an Office part's URI, a table style's
+# id), a number pattern a fake-data README shows as a call's result.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('        xsi_type = "dcterms:W3CDTF"\n', "xlsxwriter/core.py"),
+        ('        attributes = [("uri", "{3e2802c4-a4d2-4d8b-9148-e3be6c30e623}")]\n', "xlsxwriter/metadata.py"),
+        ('<a:tblStyle styleId="{68D230F3-CF80-4859-8CE7-A43EE81993B5}" styleName="Light Style 1 - Accent 6">\n',
+         "ppt/tableStyles.xml"),
+        ("casual.numerify(format); // '(10)-00-843-32'\n", "casual/README.md"),
+    ],
+)
+def test_rounds_seventy_six_and_seventy_seven_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'        api_key = "{KEY}"\n', "xlsxwriter/core.py"),  # a key's name beside the type's
+        ('db_password = "(10)-00-843-32"\n', "app/settings.py"),  # digits where a password is written
+    ],
+)
+def test_secrets_beside_rounds_seventy_six_and_seventy_seven_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

@@ -57,6 +57,7 @@ from smscan.detectors.value_shapes import (
     encodes_hex_key,
     has_digest_name_before,
     has_troff_escape,
+    is_blurhash,
     is_chance_name,
     is_character_set,
     is_code_name,
@@ -482,8 +483,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_words_in_mixed_case(value)
         or is_encoded_polyline(value)
         or is_codec_list(value)
-        # digits and marks alone (`(10)-00-843-32`): a number written out, a phone's or a date's
-        or not any(char.isalpha() for char in value)
+        or is_blurhash(value)
+        # digits and marks with a letter at most (`(10)-00-843-32`, ImageMagick's kernel
+        # `3x1-0-0:1,1,0`): a number or a numeric spec written out
+        or sum(char.isalpha() for char in value) <= 1
         or is_encoded_blob(value) and attribute_name(slot.key) not in _JWK_PRIVATE_MEMBERS
     ):
         return None

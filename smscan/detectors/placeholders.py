@@ -47,6 +47,7 @@ _PRINTF_FIELD = r"%(?:\([A-Za-z_]\w*\))?[-#0 +]?\d*(?:\.\d+)?[sdixXfr]"
 # of four characters or more, whole (`":zle:$WIDGET"`): a password's `$` rarely starts such a run.
 _EMBEDDED_REFERENCE = re.compile(
     r"\$[A-Z][A-Z0-9_]{3,}(?![A-Za-z0-9_])|\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[$#][A-Z][A-Z0-9_.]*\}|\{[A-Za-z_][\w.]*\}|\{\d*\}|"
+    r"@[A-Z][A-Z0-9_]{2,}@|"
     + _PRINTF_FIELD
 )
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
@@ -237,6 +238,8 @@ def _points_elsewhere(expansion: str) -> bool:
         return True  # a printf conversion, a Zabbix macro (`vfs.fs.size[{#FSNAME},used]`)
     if expansion.startswith("$") and expansion[1:2].isupper():
         return True  # a shell variable (`$WIDGET`)
+    if expansion.startswith("@"):
+        return True  # a substitution configure or CMake fills in (`@UNBOUND_SHARE_DIR@`)
     inside = expansion[1:-1]
     return inside == "" or inside.isdigit() or bool(_FORMAT_FIELD.fullmatch(inside))
 

@@ -1335,6 +1335,26 @@ def is_codec_list(value: str) -> bool:
     return _CODEC_LIST.fullmatch(value) is not None
 
 
+# A BlurHash (a blurred image's placeholder, base 83): its first character says how many colour
+# components follow, so its length is fixed by it (4 + 2 per component); base 83's signs beyond
+# base64's (`:`, `|`, `^`, ...) mark it as no base64 token.
+_BASE83 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~"
+_BASE83_ONLY = frozenset("#$%*,.:;?@[]^{|}~")
+
+
+def is_blurhash(value: str) -> bool:
+    """True for a BlurHash: base 83, as long as its first character says, holding a sign base64 lacks.
+
+    Example:
+        >>> is_blurhash("UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH"), is_blurhash("UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5N")
+        (True, False)
+    """
+    if len(value) < 6 or any(char not in _BASE83 for char in value) or _BASE83_ONLY.isdisjoint(value):
+        return False
+    size = _BASE83.index(value[0])
+    return len(value) == 4 + 2 * (size % 9 + 1) * (size // 9 + 1)
+
+
 # Google's encoded polyline: each character is 63 plus five bits, a set 0x20 bit continuing a number.
 _POLYLINE_FIRST, _POLYLINE_LAST = 63, 126
 _POLYLINE_MORE = 0x20

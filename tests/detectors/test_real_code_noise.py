@@ -2106,3 +2106,31 @@ def test_rounds_seventy_six_and_seventy_seven_ordinary_text(text: str, path: str
 )
 def test_secrets_beside_rounds_seventy_six_and_seventy_seven_still_count(text: str, path: str) -> None:
     assert candidates(text, path=path) != []
+
+
+# Rounds 79 and 81 (blind, session 25, on the final code 2d1fa4c: PyPI images, Debian DNS
+# resolvers): ImageMagick's kernel spec in Wand's guide, a BlurHash in blurhash's README, a path
+# configure fills in (`@UNBOUND_SHARE_DIR@`) in unbound's example config.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("                       kernel='3x1-0-0:1,1,0',\n", "docs/guide/morphology.rst"),
+        ("# Result: 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH'\n", "blurhash/README.md"),
+        ('\t# python-script: "@UNBOUND_SHARE_DIR@/ubmodule-tst.py"\n', "doc/example.conf.in"),
+    ],
+)
+def test_rounds_seventy_nine_and_eighty_one_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"                       kernel='{KEY}',\n", "docs/guide/morphology.rst"),
+        ("password = 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH'\n", "app/settings.py"),  # a password's place keeps it
+        (f'\t# python-script: "@UNBOUND_SHARE_DIR@/{KEY}"\n', "doc/example.conf.in"),
+        ('pin_password = "3x1-0-0:1,1,0"\n', "app/settings.py"),
+    ],
+)
+def test_secrets_beside_rounds_seventy_nine_and_eighty_one_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

@@ -1336,10 +1336,10 @@ def is_codec_list(value: str) -> bool:
 
 
 # A BlurHash (a blurred image's placeholder, base 83): its first character says how many colour
-# components follow, so its length is fixed by it (4 + 2 per component); base 83's signs beyond
-# base64's (`:`, `|`, `^`, ...) mark it as no base64 token.
+# components follow, so its length is fixed by it (4 + 2 per component); base 83's signs that no
+# token alphabet holds (`:`, `|`, `^`, ...; not the dots and commas of JWTs and lists) mark it.
 _BASE83 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~"
-_BASE83_ONLY = frozenset("#$%*,.:;?@[]^{|}~")
+_BASE83_ONLY = frozenset("#$%*:;?@[]^{|}~")
 
 
 def is_blurhash(value: str) -> bool:
@@ -1348,6 +1348,8 @@ def is_blurhash(value: str) -> bool:
     Example:
         >>> is_blurhash("UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH"), is_blurhash("UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5N")
         (True, False)
+        >>> is_blurhash("pk.eyJ1" + "a" * 81)  # a dotted token of the length `p` says: no sign of base 83's own
+        False
     """
     if len(value) < 6 or any(char not in _BASE83 for char in value) or _BASE83_ONLY.isdisjoint(value):
         return False

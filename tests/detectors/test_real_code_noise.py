@@ -2130,6 +2130,9 @@ def test_rounds_seventy_nine_and_eighty_one_ordinary_text(text: str, path: str) 
         ("password = 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH'\n", "app/settings.py"),  # a password's place keeps it
         (f'\t# python-script: "@UNBOUND_SHARE_DIR@/{KEY}"\n', "doc/example.conf.in"),
         ('pin_password = "3x1-0-0:1,1,0"\n', "app/settings.py"),
+        # a token of base 83's letters as long as its first character says, with no sign of base 83's own
+        ("mapboxApiKey:\n  'pk.eyJ1IjoiYWNtZSIsImEiOiJjbGg1N242NTFlczczdnBcf99iMjgzZ2sifQ.lUneM-o3NucXN189EYyXxQyyyy'\n",
+         "config.yaml"),
     ],
 )
 def test_secrets_beside_rounds_seventy_nine_and_eighty_one_still_count(text: str, path: str) -> None:

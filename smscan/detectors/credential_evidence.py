@@ -76,6 +76,7 @@ from smscan.detectors.value_shapes import (
     is_other_identifier,
     is_prose,
     is_service_code,
+    is_short_item_list,
     is_ssh_public_key,
     is_symbol_name,
     is_typed_ulid,
@@ -484,6 +485,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_encoded_polyline(value)
         or is_codec_list(value)
         or is_blurhash(value)
+        or is_short_item_list(value)
         # digits and marks with a letter at most (`(10)-00-843-32`, ImageMagick's kernel
         # `3x1-0-0:1,1,0`): a number or a numeric spec written out
         or sum(char.isalpha() for char in value) <= 1

@@ -1335,6 +1335,21 @@ def is_codec_list(value: str) -> bool:
     return _CODEC_LIST.fullmatch(value) is not None
 
 
+# Short items in a comma-separated list (`18g,ca,368,1kz`: numbers in base 36, a font parser's
+# packed Unicode table; `2+4,5+c`): data written compactly; a key has no comma every few characters.
+_SHORT_ITEM_LIST = re.compile(r"[0-9a-z]{1,4}(?:\+[0-9a-z]{1,4})*(?:,[0-9a-z]{1,4}(?:\+[0-9a-z]{1,4})*){3,}")
+
+
+def is_short_item_list(value: str) -> bool:
+    """True for four or more comma-separated items of at most four lower-case letters or digits.
+
+    Example:
+        >>> is_short_item_list("18g,ca,368,1kz"), is_short_item_list("2+4,5+c,2+6,2+1"), is_short_item_list("alpha,beta,gamma,delta")
+        (True, True, False)
+    """
+    return _SHORT_ITEM_LIST.fullmatch(value) is not None
+
+
 # A BlurHash (a blurred image's placeholder, base 83): its first character says how many colour
 # components follow, so its length is fixed by it (4 + 2 per component); base 83's signs that no
 # token alphabet holds (`:`, `|`, `^`, ...; not the dots and commas of JWTs and lists) mark it.

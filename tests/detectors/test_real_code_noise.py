@@ -2137,3 +2137,11 @@ def test_rounds_seventy_nine_and_eighty_one_ordinary_text(text: str, path: str) 
 )
 def test_secrets_beside_rounds_seventy_nine_and_eighty_one_still_count(text: str, path: str) -> None:
     assert candidates(text, path=path) != []
+
+
+# Round 83 (blind, session 25, on 945023c: npm 3D engines): troika-three-text's packed Unicode
+# joining table, numbers in base 36 in a comma-separated list.
+def test_round_eighty_three_a_list_of_short_base_36_numbers_is_data() -> None:
+    text = '  const joiningTypeRawData = {"C":"18g,ca,368,1kz","D":"17k,6,2,2+4,5+c,2+6"};\n'
+    assert candidates(text, path="troika-three-text/src/FontParser.js") == []
+    assert candidates(f'  const data = {{"C":"{KEY}"}};\n', path="src/FontParser.js") == [KEY]

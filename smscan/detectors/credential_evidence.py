@@ -165,7 +165,8 @@ _HEX_DIGEST_LENGTHS = frozenset([32, 40, 56, 64, 96, 128])
 _FORMAT_WORDS = frozenset(
     ["format", "formats", "fmt", "pattern", "patterns", "regex", "regexp", "template", "templates", "expression", "expr",
      # getopt's option letters (`shortopts = "hvlo:xif:nb:s:13gt:"`): a format of a command's options
-     "opts", "shortopts", "optstring", "getopt"]
+     # (not `opts` alone: `JAVA_OPTS` holds `-Dkey=value` settings, secrets among them)
+     "shortopts", "optstring", "getopt"]
 )
 
 # How far before a value its context words are looked for: a word of `_IDENTIFIER_CONTEXT` and
@@ -279,6 +280,8 @@ def _closed_boundaries(text: str) -> frozenset[str]:
 
 
 _MAX_REPEATED_UNIT = 4
+# A number written out with marks is this long at most (a phone number, a date, a numeric spec).
+_MAX_NUMBER_CHARS = 16
 
 
 def _is_repeated_unit(body: str) -> bool:
@@ -486,9 +489,10 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_codec_list(value)
         or is_blurhash(value)
         or is_short_item_list(value)
-        # digits and marks with a letter at most (`(10)-00-843-32`, ImageMagick's kernel
-        # `3x1-0-0:1,1,0`): a number or a numeric spec written out
-        or sum(char.isalpha() for char in value) <= 1
+        # digits and marks with a letter at most, short (`(10)-00-843-32`, ImageMagick's kernel
+        # `3x1-0-0:1,1,0`): a number or a numeric spec written out; a licence key's digit groups
+        # are longer (`83920-17391-84729-38473-92017`)
+        or len(value) <= _MAX_NUMBER_CHARS and sum(char.isalpha() for char in value) <= 1
         or is_encoded_blob(value) and attribute_name(slot.key) not in _JWK_PRIVATE_MEMBERS
     ):
         return None

@@ -47,7 +47,7 @@ _PRINTF_FIELD = r"%(?:\([A-Za-z_]\w*\))?[-#0 +]?\d*(?:\.\d+)?[sdixXfr]"
 # of four characters or more, whole (`":zle:$WIDGET"`): a password's `$` rarely starts such a run.
 _EMBEDDED_REFERENCE = re.compile(
     r"\$[A-Z][A-Z0-9_]{3,}(?![A-Za-z0-9_])|\$\{[^{}]*\}|\$\([^()]*\)|\{\{[^{}]*\}\}|#\{[^{}]*\}|\{[$#][A-Z][A-Z0-9_.]*\}|\{[A-Za-z_][\w.]*\}|\{\d*\}|"
-    r"@[A-Z][A-Z0-9_]{2,}@|"
+    r"(?<![^/])@[A-Za-z_]{3,}@(?![^/])|"
     + _PRINTF_FIELD
 )
 # A value shown cut short (`123e4567-...`, `q8Zt…`, `...~-L=?3T...`, `q8Zt…[24 chars]`,
@@ -239,7 +239,9 @@ def _points_elsewhere(expansion: str) -> bool:
     if expansion.startswith("$") and expansion[1:2].isupper():
         return True  # a shell variable (`$WIDGET`)
     if expansion.startswith("@"):
-        return True  # a substitution configure or CMake fills in (`@UNBOUND_SHARE_DIR@`)
+        # a substitution configure or CMake fills in, a whole segment of a path (`@UNBOUND_SHARE_DIR@/x.py`,
+        # `@prefix@`); one inside a word is a password's own `@` signs
+        return True
     inside = expansion[1:-1]
     return inside == "" or inside.isdigit() or bool(_FORMAT_FIELD.fullmatch(inside))
 

@@ -105,7 +105,7 @@ _PUBLIC_WORDS = frozenset(["public", "pub", "publishable"])
 # `<name>.quiknode.pro/<token>/`). A path under none of them names a document, a video or a commit
 # (`drive.google.com/file/d/<id>/view`): an id.
 SECRET_PATH_WORD = re.compile(r"hook|token|key|secret|auth|bot|trigger|cred|pass|sig|private|access|api"
-                              r"|infura\.io|quiknode\.pro|getblock\.io", re.IGNORECASE)
+                              r"|infura\.io/(?:ws/)?v3/|quiknode\.pro|getblock\.io", re.IGNORECASE)
 # A type ending in `id` written before an id and a colon, as APIs print ids (Dropbox's
 # `dbid:AAH4f99T...`, `id:a4ayc_80_...`): the word says what follows.
 ID_TYPE_PREFIX = r"[a-z]*id:"
@@ -188,7 +188,9 @@ def _glue_digests(words: list[str]) -> list[str]:
 def _names_public_key(words: list[str]) -> bool:
     """A public key or token is public (`DOTENV_PUBLIC_KEY`, `ssh_pubkey`, `vapid_public_key_b64`,
     Mapbox's `publicToken`)."""
-    return any(word in ("pubkey", "pubkeys") or word in _PUBLIC_WORDS and after in ("key", "keys", "token", "tokens")
+    return any(word in ("pubkey", "pubkeys") or word in _PUBLIC_WORDS and after in ("key", "keys")
+               # `pub` before `token` is Dart's publishing token (`PUB_TOKEN`), a credential
+               or word in ("public", "publishable") and after in ("token", "tokens")
                for word, after in zip(words, [*words[1:], ""]))
 
 

@@ -87,9 +87,11 @@ def is_test_path(path: str) -> bool:
     return any(part.lower() in _TEST_DIRS for part in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))
 
 
-# A doctest's example (`>>> connect(password="hunter2")`, or a `... ` line continuing one) is a
-# test written in a docstring or a document; a line longer than this is no doctest's.
-_DOCTEST_LINE = re.compile(r"[ \t]*(?:>>>|\.\.\.)[ \t]")
+# A doctest's example (`>>> connect(password="hunter2")`, or a `... ` line right below continuing
+# one) is a test written in a docstring or a document. Lines are read back at most this far
+# before the value (a value this far into a line is on no doctest's line).
+_DOCTEST_PROMPT = re.compile(r"[ \t]*>>>[ \t]")
+_DOCTEST_CONTINUATION = re.compile(r"[ \t]*\.\.\.[ \t]")
 _DOCTEST_REACH = 400
 
 
@@ -97,15 +99,22 @@ def in_doctest(text: str, start: int) -> bool:
     r"""True when the value at ``start`` is on a doctest's example line: test data, as in a test file.
 
     Example:
-        >>> text = 'Example:\n    >>> connect(host="db", password="hunter2")\n'
+        >>> text = 'Example:\n    >>> connect(host="db",\n    ...         password="hunter2")\n'
         >>> in_doctest(text, text.index("hunter2")), in_doctest('connect(password="hunter2")', 18)
         (True, False)
+        >>> in_doctest('note:\n... password="hunter2"\n', 20)  # an ellipsis with no prompt above
+        False
     """
     window = max(start - _DOCTEST_REACH, 0)
     line_start = text.rfind("\n", window, start) + 1
     if line_start == 0 and window > 0:
         return False
-    return _DOCTEST_LINE.match(text, line_start) is not None
+    # a continuation counts below a prompt (YAML's `...` and an ellipsis in prose are no doctest)
+    while _DOCTEST_CONTINUATION.match(text, line_start) and line_start > window:
+        line_start = text.rfind("\n", window, line_start - 1) + 1
+        if line_start == 0 and window > 0:
+            return False
+    return _DOCTEST_PROMPT.match(text, line_start) is not None
 
 
 def is_made_up(value: str) -> bool:

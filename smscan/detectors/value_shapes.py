@@ -1355,6 +1355,7 @@ def is_short_item_list(value: str) -> bool:
 # token alphabet holds (`:`, `|`, `^`, ...; not the dots and commas of JWTs and lists) mark it.
 _BASE83 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~"
 _BASE83_ONLY = frozenset("#$%*:;?@[]^{|}~")
+_RGB_VALUES = 1 << 24
 
 
 def is_blurhash(value: str) -> bool:
@@ -1369,7 +1370,11 @@ def is_blurhash(value: str) -> bool:
     if len(value) < 6 or any(char not in _BASE83 for char in value) or _BASE83_ONLY.isdisjoint(value):
         return False
     size = _BASE83.index(value[0])
-    return len(value) == 4 + 2 * (size % 9 + 1) * (size // 9 + 1)
+    # the average colour after the size and the largest AC value: 24 bits of RGB in four digits
+    colour = 0
+    for char in value[2:6]:
+        colour = colour * 83 + _BASE83.index(char)
+    return len(value) == 4 + 2 * (size % 9 + 1) * (size // 9 + 1) and colour < _RGB_VALUES
 
 
 # Google's encoded polyline: each character is 63 plus five bits, a set 0x20 bit continuing a number.

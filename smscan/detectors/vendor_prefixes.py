@@ -66,9 +66,12 @@ _UNPREFIXED = re.compile(
 )
 _JWT = re.compile(r"(?<![\w\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
 # Blockchain RPC providers take the project's key as a path segment of their URL (Infura's
-# `https://mainnet.infura.io/v3/<key>`, QuickNode's `https://<name>.quiknode.pro/<token>/`,
-# GetBlock's `https://go.getblock.io/<token>/`): what ends right before a value of one.
-_KEY_PATH_URL = re.compile(r"(?:https?|wss?)://(?:[\w-]+\.)*(?:infura\.io|quiknode\.pro|getblock\.io)(?::\d+)?/(?:[\w.-]+/)*\Z")
+# `https://mainnet.infura.io/v3/<key>` and `wss://.../ws/v3/<key>`, QuickNode's
+# `https://<name>.quiknode.pro/<token>/`, GetBlock's `https://go.getblock.io/<token>/`): what ends
+# right before a value of one. Infura's IPFS gateway (`ipfs.infura.io/ipfs/<cid>`) serves content ids.
+_KEY_PATH_URL = re.compile(
+    r"(?:https?|wss?)://(?:(?:[\w-]+\.)*infura\.io(?::\d+)?/(?:ws/)?v3/|(?:[\w-]+\.)+(?:quiknode\.pro|getblock\.io)(?::\d+)?/)\Z"
+)
 _URL_REACH = 200  # a provider URL's start is within this many characters of its key
 
 

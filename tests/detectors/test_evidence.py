@@ -565,3 +565,24 @@ def test_javas_default_keystore_password_and_an_obfuscated_password_are_stand_in
 def test_a_value_ending_in_a_run_of_hashes_is_masked() -> None:
     assert [v for v, e in judged('slack_token: "xoxp-5723-####"\n') if e is not None] == []
     assert [v for v, e in judged(f'slack_token: "{KEY}#1"\n') if e is not None] != []
+
+
+# Cases a review of session 25's rules found them dropping or raising (each rule narrowed since).
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password = "P@SSW0RD@2024"\n', "P@SSW0RD@2024"),  # `@...@` inside a word is no configure substitution
+        ('api_key = "9@K7QZ9WX2M4BV8T3@Q"\n', "9@K7QZ9WX2M4BV8T3@Q"),
+        ('JAVA_OPTS="-Djavax.net.ssl.keyStorePassword=Tr0ub4dor&3xQ"\n', "-Djavax.net.ssl.keyStorePassword=Tr0ub4dor&3xQ"),  # `opts` is no format name
+        (f"PUB_TOKEN={KEY}\n", KEY),  # Dart's publishing token, not a public one
+        ("license: 83920-17391-84729-38473-92017\n", "83920-17391-84729-38473-92017"),  # longer than a number
+    ],
+)
+def test_secrets_the_session_25_rules_keep(text: str, secret: str) -> None:
+    assert [v for v, e in judged(text) if e is not None] == [secret]
+
+
+def test_an_ipfs_content_id_on_infuras_gateway_is_no_key() -> None:
+    cid = "QmT78zSuBmuS4z925WZfrqQ1qHaJ56DQaTfyMUF7F8ff5o"
+    assert [v for v, e in judged(f'img = "https://ipfs.infura.io/ipfs/{cid}"\n') if e is not None] == []
+    assert [v for v, e in judged(f'rpc = "https://polygon-mainnet.infura.io/v3/{KEY}"\n') if e is not None] == [KEY]

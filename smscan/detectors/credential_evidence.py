@@ -26,6 +26,7 @@ from smscan.detectors.code_files import binds_name, names_variables_unquoted, st
 from smscan.detectors.code_tables import in_code_table, is_code_key
 from smscan.detectors.named_sequences import sequence_name
 from smscan.detectors.dns_records import in_dns_key_record
+from smscan.detectors import jwk_members
 from smscan.detectors.enclosing_names import names_a_thing
 from smscan.detectors.notebooks import is_notebook, notebook_cells
 from smscan.detectors.passphrases import is_passphrase
@@ -77,6 +78,7 @@ from smscan.detectors.value_shapes import (
     is_prose,
     is_service_code,
     is_short_item_list,
+    is_short_number,
     is_ssh_public_key,
     is_symbol_name,
     is_typed_ulid,
@@ -115,9 +117,6 @@ _META_CONTENT_BEFORE = re.compile(
 )
 _META_REACH = 300
 _MIN_URL_WORD = 8
-# A JSON Web Key's private members: raw key bytes in base64url under one- or two-letter names
-# (`d`, `p`, `qi`), never a payload (:mod:`.jwk_members` reads the public ones).
-_JWK_PRIVATE_MEMBERS = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 # Words a default or a documented password is made of (`postgres:mysecretpassword`, `guest:guestpass`).
 _URL_STAND_IN_WORD = re.compile(r"pass|secret|admin|guest|changeme|example|test|demo|default|root|user", re.IGNORECASE)
 _URL_USER_REACH = 200
@@ -280,8 +279,6 @@ def _closed_boundaries(text: str) -> frozenset[str]:
 
 
 _MAX_REPEATED_UNIT = 4
-# A number written out with marks is this long at most (a phone number, a date, a numeric spec).
-_MAX_NUMBER_CHARS = 16
 
 
 def _is_repeated_unit(body: str) -> bool:
@@ -312,8 +309,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     if in_dns_key_record(text, slot.start):
         return None
     # In a test (a test file, or a doctest's example line) a value typed by hand is made-up test data.
-    in_a_test = is_test_path(path) or in_doctest(text, slot.start)
-    if is_stand_in(value) or is_cut_stand_in(text, slot.start, slot.end) or in_a_test and (
+    if is_stand_in(value) or is_cut_stand_in(text, slot.start, slot.end) or (is_test_path(path) or in_doctest(text, slot.start)) and (
         is_made_up(value) or is_expected_digest(text, slot.start, slot.end) or in_test_vector(text, slot.start)
     ):
         return None
@@ -489,11 +485,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         or is_codec_list(value)
         or is_blurhash(value)
         or is_short_item_list(value)
-        # digits and marks with a letter at most, short (`(10)-00-843-32`, ImageMagick's kernel
-        # `3x1-0-0:1,1,0`): a number or a numeric spec written out; a licence key's digit groups
-        # are longer (`83920-17391-84729-38473-92017`)
-        or len(value) <= _MAX_NUMBER_CHARS and sum(char.isalpha() for char in value) <= 1
-        or is_encoded_blob(value) and attribute_name(slot.key) not in _JWK_PRIVATE_MEMBERS
+        or is_short_number(value)
+        or is_encoded_blob(value) and attribute_name(slot.key) not in jwk_members.PRIVATE_MEMBERS
     ):
         return None
     if slot.where not in _ENCODED_PLACES and is_encoded_text(value) and not (place == "secret" and encodes_hex_key(value)):

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 
+# The private members (RSA's private exponent and primes, a symmetric key's `k`): raw key bytes in
+# base64url under one- or two-letter names, however long never a payload.
+PRIVATE_MEMBERS = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
 _KEY_TYPE = re.compile(r"""(["'])kty\1\s*:\s*(["'])(?:RSA|EC|OKP|oct)\2""")
 _PUBLIC_MEMBER = re.compile(
     r"""(["'])(?:n|e|x|y|crv|kid|alg|use|x5t|x5t\#S256|x5u)\1\s*:\s*(["'])(?P<value>[^"'\s]+)\2"""

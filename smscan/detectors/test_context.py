@@ -26,6 +26,7 @@ from itertools import pairwise
 from urllib.parse import unquote
 
 from smscan.detectors.letter_pairs import reads_as_word
+from smscan.detectors.text_lines import line_start_near
 from smscan.detectors.value_shapes import is_hex
 
 _TEST_DIRS = frozenset(
@@ -106,15 +107,11 @@ def in_doctest(text: str, start: int) -> bool:
         False
     """
     window = max(start - _DOCTEST_REACH, 0)
-    line_start = text.rfind("\n", window, start) + 1
-    if line_start == 0 and window > 0:
-        return False
+    line_start = line_start_near(text, start, window)
     # a continuation counts below a prompt (YAML's `...` and an ellipsis in prose are no doctest)
-    while _DOCTEST_CONTINUATION.match(text, line_start) and line_start > window:
-        line_start = text.rfind("\n", window, line_start - 1) + 1
-        if line_start == 0 and window > 0:
-            return False
-    return _DOCTEST_PROMPT.match(text, line_start) is not None
+    while line_start is not None and line_start > window and _DOCTEST_CONTINUATION.match(text, line_start):
+        line_start = line_start_near(text, line_start - 1, window)
+    return line_start is not None and _DOCTEST_PROMPT.match(text, line_start) is not None
 
 
 def is_made_up(value: str) -> bool:

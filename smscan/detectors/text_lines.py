@@ -25,6 +25,20 @@ def lines_around(text: str, start: int, end: int, reach: int) -> tuple[int, int]
     return window_start, window_end
 
 
+def line_start_near(text: str, position: int, window_start: int) -> int | None:
+    """The start of the line holding ``position``, looked for from ``window_start`` on only; None
+    when the line begins before the window (a long line is not read back to its start).
+
+    Example:
+        >>> line_start_near("a = 1\\n  x", 8, 0), line_start_near("x" * 50 + "y", 50, 10)
+        (6, None)
+    """
+    line_start = text.rfind("\n", window_start, position) + 1
+    if line_start == 0 and window_start > 0:
+        return None
+    return line_start
+
+
 def short_line_around(text: str, start: int, end: int, reach: int) -> tuple[int, int] | None:
     """The span (without its newline) of the line holding ``text[start:end]``, or None when more
     than ``reach`` characters stand on that line before ``start`` or after ``end``: the ends are
@@ -38,9 +52,8 @@ def short_line_around(text: str, start: int, end: int, reach: int) -> tuple[int,
         >>> short_line_around("x" * 100 + "q8Zt", 100, 104, 40) is None
         True
     """
-    window_start = max(start - reach, 0)
-    line_start = text.rfind("\n", window_start, start) + 1
-    if line_start == 0 and window_start > 0:
+    line_start = line_start_near(text, start, max(start - reach, 0))
+    if line_start is None:
         return None
     line_end = text.find("\n", end, end + reach)
     if line_end < 0:

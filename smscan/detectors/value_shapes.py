@@ -1350,10 +1350,27 @@ def is_short_item_list(value: str) -> bool:
     return _SHORT_ITEM_LIST.fullmatch(value) is not None
 
 
+# A number written out with marks is this long at most (a phone number, a date, a numeric spec);
+# a licence key's digit groups are longer (`83920-17391-84729-38473-92017`).
+_MAX_NUMBER_CHARS = 16
+
+
+def is_short_number(value: str) -> bool:
+    """True for a short value of digits and marks with a letter at most: a number or a numeric
+    spec written out (``(10)-00-843-32``, ImageMagick's kernel ``3x1-0-0:1,1,0``).
+
+    Example:
+        >>> is_short_number("(10)-00-843-32"), is_short_number("3x1-0-0:1,1,0"), is_short_number("83920-17391-84729-38473")
+        (True, True, False)
+    """
+    return len(value) <= _MAX_NUMBER_CHARS and sum(char.isalpha() for char in value) <= 1
+
+
 # A BlurHash (a blurred image's placeholder, base 83): its first character says how many colour
 # components follow, so its length is fixed by it (4 + 2 per component); base 83's signs that no
 # token alphabet holds (`:`, `|`, `^`, ...; not the dots and commas of JWTs and lists) mark it.
 _BASE83 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~"
+_BASE83_CHARS = frozenset(_BASE83)
 _BASE83_ONLY = frozenset("#$%*:;?@[]^{|}~")
 _RGB_VALUES = 1 << 24
 
@@ -1367,7 +1384,7 @@ def is_blurhash(value: str) -> bool:
         >>> is_blurhash("pk.eyJ1" + "a" * 81)  # a dotted token of the length `p` says: no sign of base 83's own
         False
     """
-    if len(value) < 6 or any(char not in _BASE83 for char in value) or _BASE83_ONLY.isdisjoint(value):
+    if len(value) < 6 or not _BASE83_CHARS.issuperset(value) or _BASE83_ONLY.isdisjoint(value):
         return False
     size = _BASE83.index(value[0])
     # the average colour after the size and the largest AC value: 24 bits of RGB in four digits

@@ -49,7 +49,7 @@ from smscan.detectors.slot_kinds import (
 )
 from smscan.detectors.slots import find_slots
 from smscan.detectors.token_runs import in_image_query, in_plain_query
-from smscan.detectors.test_context import in_doctest, is_expected_digest, is_made_up, is_test_path
+from smscan.detectors.test_context import in_doctest, in_test_code, is_expected_digest, is_made_up, is_test_path
 from smscan.detectors.test_vectors import in_test_vector
 from smscan.detectors.tool_records import is_tool_record
 from smscan.detectors.value_shapes import (
@@ -72,6 +72,7 @@ from smscan.detectors.value_shapes import (
     is_hex,
     is_json_literal,
     is_list_of_names,
+    is_monarch_state,
     is_name_of_thing,
     is_integrity_digest,
     is_other_identifier,
@@ -195,6 +196,9 @@ _MARKED_UP_WORD = re.compile(r"@[A-Z]{2,}|(_{1,2})(?:@[A-Za-z]+|[A-Z]{2,})\1")
 # Lower-case words joined by hyphens or underscores: a description of a token, not one.
 _DESCRIBED_TOKEN = re.compile(r"[a-z]+(?:[-_][a-z]+)+")
 
+# A literal that opens a quoted part of a string built around a variable and is joined to it
+# (`'uat:80211_keys:"' + key + '"'`): the text around a value, the value being the variable.
+_OPENS_BUILT_QUOTE = re.compile(r"""["'][ \t]*\+""")
 # Secret-bearing places: the slot itself says what the value is.
 _SECRET_PLACES = frozenset({PEM, URL_USERINFO, HEADER, FILE_FORMAT})
 # Places whose format says the value is encoded: an `Authorization: Basic` value, FileZilla's
@@ -330,6 +334,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A file's digest under the file's name (a subresource integrity list) checks that file.
     if slot.key and is_integrity_digest(slot.key, value):
         return None
+    # A Monarch grammar's state or token class (Monaco's tokenizers) names a rule of the grammar.
+    if is_monarch_state(value, slot.key):
+        return None
     # A multipart body's boundary opens each part (`--<boundary>`) and closes the last
     # (`--<boundary>--`): a random run that every reader of the message sees.
     if is_multipart_boundary(text, slot.start, slot.end):
@@ -368,6 +375,13 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # library's metadata) names a country, not a password (:mod:`.code_tables`).
     if place == "secret" and slot.where not in _SECRET_PLACES and is_code_key(text, slot.start, attribute_name(slot.key)):
         place = "neutral"
+    # An unnamed literal ending in the one quote mark it holds, joined to what follows, opens a
+    # quoted part of a string built around a variable.
+    if (
+        place != "secret" and value[-1:] in ("'", '"') and value.count(value[-1]) == 1
+        and _OPENS_BUILT_QUOTE.match(text, slot.end)
+    ):
+        return None
     # A name that says the value is a format, a pattern or a template names what it is
     # (`my $limit_format = "Z81I1C1I1d3L3"`, a pack template); no secret's name is left to say secret.
     if place == "neutral" and slot.key and _FORMAT_WORDS.intersection(name_words(slot.key)[-1:]):
@@ -400,8 +414,9 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
         return (rule.secret_bonus if place == "secret" else 0.0) + rule.vendor_bonus
     # A test suite's unnamed strings are its inputs and the outputs it expects (digests, cookies,
     # nonces, encoded payloads, parser cases); a key that leaks through a test is bound to a secret
-    # name, written in a secret place or in a vendor's format (:mod:`.test_context`).
-    if place != "secret" and is_test_path(path):
+    # name, written in a secret place or in a vendor's format (:mod:`.test_context`). Tests kept in
+    # a module beside its code count as a test file does.
+    if place != "secret" and (is_test_path(path) or in_test_code(path, text, slot.start)):
         return None
     # A change log cites what changed by name (a message id, a certificate authority, a file);
     # a key pasted into one keeps a secret's name or a vendor's format (:mod:`.change_logs`).

@@ -88,6 +88,49 @@ def is_test_path(path: str) -> bool:
     return any(part.lower() in _TEST_DIRS for part in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))
 
 
+# A test written in a module beside the code it tests (dpkt's `class TestGzip`, a `def test_x()`
+# that pytest collects from `dpkt/gzip.py`): Python's blocks, read back line by line from the
+# value's up to this many characters, stopping at module-level code.
+_TEST_BLOCK = re.compile(r"(?:async[ \t]+)?def[ \t]+test\w*[ \t]*\(|class[ \t]+Test\w*[ \t]*[(:]")
+_TEST_CODE_REACH = 20_000
+
+
+def in_test_code(path: str, text: str, start: int) -> bool:
+    r"""True when the value at ``start`` of a Python module lies in a test function or a test
+    class (``def test_...``, ``class Test...``): a test's data, as in a test file.
+
+    Example:
+        >>> text = 'def test_inflate():\n    data = unhexlify("F348CDC9C95728CF")\n'
+        >>> in_test_code("pkg/gzip.py", text, text.index("F348")), in_test_code("pkg/gzip.js", text, 40)
+        (True, False)
+        >>> text = 'class Client:\n    def connect(self):\n        key = "F348CDC9C95728CF"\n'
+        >>> in_test_code("pkg/client.py", text, text.index("F348"))
+        False
+    """
+    if not path.endswith(".py"):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = _indent_of(text, line_start)
+    window = max(start - _TEST_CODE_REACH, 0)
+    while indent > 0 and line_start > window:
+        line_start = text.rfind("\n", 0, line_start - 1) + 1
+        line_indent = _indent_of(text, line_start)
+        first = text[line_start + line_indent : line_start + line_indent + 1]
+        if first in ("", "\n", "\r", "#") or line_indent >= indent:
+            continue  # blank lines, comments and the block's own lines
+        indent = line_indent  # a line further out: the block (or statement) holding the value
+        if _TEST_BLOCK.match(text, line_start + line_indent):
+            return True
+    return False
+
+
+def _indent_of(text: str, line_start: int) -> int:
+    end = line_start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end - line_start
+
+
 # A doctest's example (`>>> connect(password="hunter2")`, or a `... ` line right below continuing
 # one) is a test written in a docstring or a document. Lines are read back at most this far
 # before the value (a value this far into a line is on no doctest's line).

@@ -167,6 +167,19 @@ _GITHUB_APP_CLIENT_ID = re.compile(r"^Iv(?:1\.[0-9a-f]{16}|23[A-Za-z0-9]{16})$")
 _SUBSTITUTIONS = re.compile(r"^(?:\{(?:[a-z]+:[A-Za-z_][\w.\-]*|[a-z_]+|[A-Z_]+|[^\w\s{}]?)\})+$")
 # A directive's or decorator's name (dynaconf's `@read_file`, `@pytest_fixture`): words after `@`.
 _AT_NAME = re.compile(r"^@[a-z]+(?:_[a-z]+)+$")
+# A state or token class of a Monarch grammar (Monaco's tokenizers: `token: "@brackets"`,
+# `switchTo: "@enumBody.$S2"`, `"@topLevel.proto3"`): a name after `@`, maybe with the arguments
+# of its state (`.$S<n>` copies one of the state's, a lower-case word is given). The keys of a
+# Monarch action that take one.
+_MONARCH_STATE = re.compile(r"^@(?P<name>[a-z][A-Za-z]*)(?P<arguments>(?:\.(?:\$(?:S\d|#)|[a-z][a-z0-9]*))*)$")
+_MONARCH_ACTION_KEYS = frozenset({"token", "next", "switchTo", "bracket", "goBack", "nextEmbedded"})
+# A firmware build names the releases of its parts (gpsd's SiRF `GSW3.2.4_3.1.00.12-SDK003P1`):
+# two runs of three dotted numbers or more, which a drawn key holds by no chance.
+_RELEASE_NUMBERS = re.compile(r"\d+(?:\.\d+){2,}")
+_BUILD_LABEL = re.compile(r"^[A-Za-z0-9_.\-]+$")
+# An NMEA 0183 sentence a GPS receiver sends (`$GPGGA,...`, a maker's own `$PLCS,REV,...`): fields of
+# capitals and digits.
+_NMEA_SENTENCE = re.compile(r"^[$!](?:[A-Z]{5}|P[A-Z]{3}[A-Z0-9]{0,4}),[A-Z0-9.,+\-*]*$")
 # A markup entity cut at its `;` (`rf&#34` is HTML for `rf"`): a page's text, not a value.
 _ENTITY_CUT = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|quot|amp|lt|gt|apos)$")
 # The close of a URI template's optional part after user info (`[secret:key@]bucket/object`).
@@ -833,6 +846,8 @@ def is_other_identifier(
         or _ATTRIBUTE_REFERENCE.match(value)
         or _SUBSTITUTIONS.match(value)
         or _AT_NAME.match(value)
+        or _BUILD_LABEL.match(value) and len(_RELEASE_NUMBERS.findall(value)) >= 2
+        or _NMEA_SENTENCE.match(value)
         or _ENTITY_CUT.search(value)
         or _OPTIONAL_PART_CLOSE.search(value)
         or _FOLDER_PREFIX.match(value)
@@ -840,6 +855,21 @@ def is_other_identifier(
         or dotted_names and words and (is_dotted_code_name(value) or _DOTTED_RESOURCE.match(value))
         or value.isdigit()
     )
+
+
+def is_monarch_state(value: str, key: str | None) -> bool:
+    """True for a Monarch grammar's state or token class: one with a copied argument (`.$S2`)
+    under any key, any under a key of a Monarch action (a key after `@` elsewhere is a password:
+    `secret: "@asdfasf"`).
+
+    Example:
+        >>> is_monarch_state("@enumBody.$S2", "switchTo"), is_monarch_state("@brackets", "token")
+        (True, True)
+        >>> is_monarch_state("@asdfasf", "SECRET"), is_monarch_state("@dm1n", "token")
+        (False, False)
+    """
+    match = _MONARCH_STATE.match(value)
+    return match is not None and ("$" in match["arguments"] or key in _MONARCH_ACTION_KEYS)
 
 
 def is_typed_ulid(value: str) -> bool:

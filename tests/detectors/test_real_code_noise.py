@@ -2145,3 +2145,72 @@ def test_round_eighty_three_a_list_of_short_base_36_numbers_is_data() -> None:
     text = '  const joiningTypeRawData = {"C":"18g,ca,368,1kz","D":"17k,6,2,2+4,5+c,2+6"};\n'
     assert candidates(text, path="troika-three-text/src/FontParser.js") == []
     assert candidates(f'  const data = {{"C":"{KEY}"}};\n', path="src/FontParser.js") == [KEY]
+
+
+# Round 92 (blind, session 25, on 6930098: npm editors): Monaco's Monarch grammars name token
+# classes and states after `@`, under the key `token` too.
+@pytest.mark.parametrize(
+    "line",
+    [
+        '          [/{/, { token: "@brackets", bracket: "@open", switchTo: "@enumBody.$S2" }],\n',
+        '        "$S2==proto3": { token: "@rematch", next: "@field.$S2" },\n',
+        '          ["string.quote", "string", { token: "string.quote", switchTo: "@topLevel.proto3" }]\n',
+    ],
+)
+def test_round_ninety_two_monarch_states_are_names(line: str) -> None:
+    assert candidates(line, path="monaco-editor/dev/vs/basic-languages/protobuf/protobuf.js") == []
+
+
+@pytest.mark.parametrize("value", ["@yqDVtkqPECriaLRi", f"@{KEY}", "@dm1nistrat0r"])
+def test_a_key_after_an_at_sign_is_no_monarch_state(value: str) -> None:
+    assert candidates(f'  api_token: "{value}",\n', path="src/config.js") == [value]
+
+
+# Rounds 85 and 87 (blind, session 25, on 6c4b819: PyPI network tools, Debian GPS): dpkt's tests
+# kept in its modules (`class TestGzip`, `def test_compress()` in `dpkt/gzip.py`), the opening of
+# a quoted part of a string pyshark builds around a key, gpsd's SiRF firmware builds and an NMEA
+# sentence a receiver sends.
+_IN_MODULE_TESTS = """\
+class TestGzip(object):
+    @classmethod
+    def setup_class(cls):
+        cls.data = unhexlify(
+            b'1F8B'  # magic
+            b'F348CDC9C95728CF2FCA4951E40200'  # data
+        )
+
+
+def test_compress():
+    compressed_text = unhexlify('F348CDC9C95728CF2FCA4951E40200')
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (_IN_MODULE_TESTS, "dpkt/gzip.py"),
+        ('''    params += ["-o", 'uat:80211_keys:"' + self.encryption[1] + '","' + self.encryption[0] + '"']\n''',
+         "pyshark/capture/capture.py"),
+        ("subtype = GSW3.2.4_3.1.00.12-SDK003P1\n", "www/gpscap.ini"),
+        ("firmware = GSW3.2.4Pat2_3.1.00.12-SDK001P1.00\n", "www/gpscap.ini"),
+        ('      "$PLCS,REV,PLN012054S07,070312,145743" at reset, not documented.\n', "www/gpscap.ini"),
+    ],
+)
+def test_rounds_eighty_five_and_eighty_seven_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        # the same value in the module's own code, and a secret's name inside a test still counts
+        ('class Gzip:\n    def decode(self):\n        data = unhexlify("F348CDC9C95728CF2FCA4951E40200")\n', "dpkt/gzip.py"),
+        (f'def test_login():\n    api_key = "{KEY}"\n', "app/client.py"),
+        (f"""    password = '{KEY}"' + suffix\n""", "app/client.py"),
+        (f"    data = '{KEY}' + suffix\n", "app/client.py"),
+        (f"firmware_token = GSW3.2.4_{KEY}\n", "www/gpscap.ini"),
+        (f'      "$PLCS,{KEY}" at reset\n', "www/gpscap.ini"),
+    ],
+)
+def test_secrets_beside_rounds_eighty_five_and_eighty_seven_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

@@ -66,7 +66,8 @@ _ELIDED_MIDDLE = re.compile(r"^[A-Za-z0-9+/_\-]{2,8}(?:\.\.\.|…)[A-Za-z0-9+/_\
 # a command (`$(cat key)`), a lower-case format field (`{user}`, `{db_host}`, `{user.pk}`). Any other inside
 # is part of the value: random passwords hold braces around random characters (`a{bcdefg}Q7!`
 # is judged by its letters around them, `L])11O${}Sa0)` and `${xrU^z}` by all of them).
-_VARIABLE = re.compile(r"[A-Za-z_][\w.]*(?:(?::?[-=?+]|:)[^{}]*)?")
+# A variable, maybe subscripted (`${src[t.LONETILDE]}`), maybe with a default or an error after it.
+_VARIABLE = re.compile(r"[A-Za-z_][\w.]*(?:\[[\w.'\"]+\])*(?:(?::?[-=?+]|:)[^{}]*)?")
 _COMMAND = re.compile(r"[a-z][\w.\-]*(?: [^()]*)?")
 _FORMAT_FIELD = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*|[A-Z_][A-Z0-9_]*")
 # Letters and digits a value keeps beside its expansions and still points elsewhere: a user name,

@@ -3,25 +3,37 @@
 from __future__ import annotations
 
 
-def lines_around(text: str, start: int, end: int, reach: int) -> tuple[int, int]:
+def lines_around(text: str, start: int, end: int, reach: int, max_chars: int | None = None) -> tuple[int, int]:
     """The span from the start of the line ``reach`` lines above the one holding ``start`` to the
     end (before its newline) of the line ``reach`` lines below the one holding ``end``; the text's
-    own ends bound it.
+    own ends bound it, and ``max_chars`` before ``start`` and after ``end`` when given (so that a
+    long line is not read to its ends for each value on it).
 
     Example:
         >>> text = "a\\nb\\nc\\nd\\ne\\n"
         >>> window = lines_around(text, 4, 5, 1)
         >>> text[window[0]:window[1]]
         'b\\nc\\nd'
+        >>> lines_around("x" * 100 + "key" + "y" * 100, 100, 103, 2, max_chars=10)
+        (90, 113)
     """
-    window_start = text.rfind("\n", 0, start) + 1
+    low = 0 if max_chars is None else max(start - max_chars, 0)
+    high = len(text) if max_chars is None else min(end + max_chars, len(text))
+
+    def line_start_before(position: int) -> int:
+        found = text.rfind("\n", low, position)
+        return low if found < 0 else found + 1
+
+    def line_end_from(position: int) -> int:
+        found = text.find("\n", position, high)
+        return high if found < 0 else found
+
+    window_start = line_start_before(start)
     for _ in range(reach):
-        window_start = text.rfind("\n", 0, max(window_start - 1, 0)) + 1
-    window_end = text.find("\n", end)
-    window_end = len(text) if window_end < 0 else window_end
+        window_start = line_start_before(max(window_start - 1, low))
+    window_end = line_end_from(end)
     for _ in range(reach):
-        found = text.find("\n", window_end + 1)
-        window_end = len(text) if found < 0 else found
+        window_end = line_end_from(window_end + 1)
     return window_start, window_end
 
 

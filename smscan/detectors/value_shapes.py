@@ -180,6 +180,18 @@ _BUILD_LABEL = re.compile(r"^[A-Za-z0-9_.\-]+$")
 # An NMEA 0183 sentence a GPS receiver sends (`$GPGGA,...`, a maker's own `$PLCS,REV,...`): fields of
 # capitals and digits.
 _NMEA_SENTENCE = re.compile(r"^[$!](?:[A-Z]{5}|P[A-Z]{3}[A-Z0-9]{0,4}),[A-Z0-9.,+\-*]*$")
+# An angle in degrees or hours, minutes and seconds (`+45d16m49.3s`, `20h41m25.9s`, `-12:30:00.5`).
+_SEXAGESIMAL = re.compile(r"^[+\-]?\d{1,3}(?:[dh]\d{1,2}m\d{1,2}(?:\.\d+)?s?|:\d{2}:\d{2}(?:\.\d+)?)$")
+# A generic type in TypeScript, Java or C# (`TArg<KDFInput>`, `Promise<TRet<Uint8Array>>`, cut at
+# its first comma: `TRet<CHashXOF<_BLAKE3`): names of code in angle brackets.
+# Names of code hold one run of digits at most (`Uint8Array`, `BLAKE3`); keys scatter them.
+_DIGIT_RUNS = re.compile(r"\d\D+\d")
+_GENERIC_TYPE = re.compile(r"^(?P<names>[A-Z][A-Za-z0-9]*(?:<_?[A-Z][A-Za-z0-9_]*)+)>*(?:\[\])?$")
+# A suite of RFC 9380's hashing to curves, the domain separation tag of a signature scheme
+# (`BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_NUL_`): the suite's parts in capitals.
+_HASH_TO_CURVE_SUITE = re.compile(r"^[A-Z0-9_\-]*?_?[A-Z0-9]+_(?:XMD|XOF):[A-Z0-9\-]+_(?:SSWU|SVDW|ELL2)_(?:RO|NU)_[A-Z0-9_]*$")
+# A compiler driver's option passed on to the linker, assembler or preprocessor (`-Wl,--version-script,...`).
+_PASSED_ON_OPTION = re.compile(r"^-W[lap],-{0,2}[A-Za-z]")
 # A markup entity cut at its `;` (`rf&#34` is HTML for `rf"`): a page's text, not a value.
 _ENTITY_CUT = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|quot|amp|lt|gt|apos)$")
 # The close of a URI template's optional part after user info (`[secret:key@]bucket/object`).
@@ -848,12 +860,29 @@ def is_other_identifier(
         or _AT_NAME.match(value)
         or _BUILD_LABEL.match(value) and len(_RELEASE_NUMBERS.findall(value)) >= 2
         or _NMEA_SENTENCE.match(value)
+        or _SEXAGESIMAL.match(value)
+        or is_generic_type(value)
+        or _HASH_TO_CURVE_SUITE.match(value)
+        or _PASSED_ON_OPTION.match(value)
         or _ENTITY_CUT.search(value)
         or _OPTIONAL_PART_CLOSE.search(value)
         or _FOLDER_PREFIX.match(value)
         or is_character_list(value)
         or dotted_names and words and (is_dotted_code_name(value) or _DOTTED_RESOURCE.match(value))
         or value.isdigit()
+    )
+
+
+def is_generic_type(value: str) -> bool:
+    """True for a generic type: names of code in angle brackets, none of them a random mix of cases.
+
+    Example:
+        >>> is_generic_type("TArg<KDFInput>"), is_generic_type("TRet<CHashXOF<_BLAKE3"), is_generic_type("Zq<xP1sV9kL2mN4bW>")
+        (True, True, False)
+    """
+    match = _GENERIC_TYPE.match(value)
+    return match is not None and not any(
+        is_random_case(name) or _DIGIT_RUNS.search(name) for name in match["names"].replace("_", "").split("<")
     )
 
 

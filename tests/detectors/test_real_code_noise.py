@@ -2214,3 +2214,61 @@ def test_rounds_eighty_five_and_eighty_seven_ordinary_text(text: str, path: str)
 )
 def test_secrets_beside_rounds_eighty_five_and_eighty_seven_still_count(text: str, path: str) -> None:
     assert candidates(text, path=path) != []
+
+
+# Rounds 94, 95, 98 and 99 (blind, session 26, on e05dcbc: astronomy, JavaScript cryptographic
+# primitives, argument parsers, mail): sky coordinates, TypeScript's generic types under a
+# password's parameter, a BLS signature's hash-to-curve suite, a curve's published parameters,
+# semver's token table (a constant's name in capitals, a template of subscripted expansions) and
+# Meson's linker option.
+_CURVE = """\
+defineCurve('secp256k1', {
+  p: 'ffffffff ffffffff ffffffff ffffffff ffffffff ffffffff fffffffe fffffc2f',
+  a: '0',
+  b: '7',
+  n: 'ffffffff ffffffff ffffffff fffffffe baaedce6 af48a03b bfd25e8c d0364141',
+  h: '1',
+  beta: '7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee',
+  basis: [
+    {
+      a: '3086d221a7d46bcde86c90e49284eb15',
+      b: '-e4437ed6010e88286f547fa90abfe4c3',
+    },
+  ],
+});
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (">>> coordinates = SkyCoord('20h41m25.9s', '+45d16m49.3s', frame='icrs')\n", "docs/tutorials/triangle.rst"),
+        ("export declare function scrypt(password: TArg<KDFInput>, salt: TArg<KDFInput>): TRet<Uint8Array>;\n", "scrypt.d.ts"),
+        ("export declare const blake3: TRet<CHashXOF<_BLAKE3, Blake3Opts>>;\n", "blake3.d.ts"),
+        ("  DST: 'BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_NUL_',\n", "bls12-381.js"),
+        (_CURVE, "lib/elliptic/curves.js"),
+        (" * const opts = {\n *   p: 0xfffffffffffffffffffffffffffffffeffffac73n,\n *   n: 0x100000000000000000001b8fa16dfab9aca16b6b3n,\n"
+         " *   a: 0n,\n *   b: 7n,\n *   Gx: 0x3b4c382ce37aa192a4019e763036f4f5dd4d7ebbn,\n * };\n", "abstract/weierstrass.d.ts"),
+        ("createToken('XRANGEIDENTIFIERLOOSE', `${src[t.NUMERICIDENTIFIERLOOSE]}|x|X|\\\\*`);\n", "build/dependencies.js"),
+        ("createToken('TILDE', `^${src[t.LONETILDE]}${src[t.XRANGEPLAIN]}$`);\n", "build/dependencies.js"),
+        ("vflag = '-Wl,--version-script,@0@/@1@'.format(meson.current_source_dir(), mapfile)\n", "meson.build"),
+    ],
+)
+def test_rounds_ninety_four_to_ninety_nine_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f"password = '+45d16m49.3s{KEY}'\n", "app/settings.py"),
+        ("  token: 'Zq<xP1sV9kL2mN4bW>',\n", "src/config.ts"),
+        (_CURVE.replace("beta:", "d:"), "lib/keys.js"),  # a private scalar beside the curve keeps its name
+        ("  beta: '7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501ee',\n", "lib/config.js"),
+        ("createToken('AKIAQZLRMEUDXJIWGOCR')\n", "src/aws.js"),  # random capitals stay a letter key
+        (f"createToken('TILDE', `^${{src[t.LONETILDE]}}{KEY}$`);\n", "build/dependencies.js"),
+        (f"vflag = '-Wq,{KEY}'\n", "meson.build"),
+    ],
+)
+def test_secrets_beside_rounds_ninety_four_to_ninety_nine_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

@@ -898,6 +898,10 @@ def test_secrets_beside_round_seventeen_still_count(text: str, path: str) -> Non
         '[\n  {\n    "iters": 3,\n    "salt": "Kq2vT8xL0pR5mN7w",\n    "passwd": "Vb8qTm2zKx5R",\n    "pwhash": "f45619dcd98553c38a4f",\n'
         '    "maxmem": 32768\n  }\n]\n',
         "COUNT = 4\nKey = 9d1e4c2b7a8f6e5d4c3b2a19f8e7d6c5\nIV = 1f2e3d4c5b6a79880f1e2d3c4b5a6978\nPLAINTEXT = 00000000000000000000000000000000\n",
+        # hash.js's HMAC vectors (round 95, blind, session 26): `res` for the expected result
+        "    test({\n      name: 'regression 1',\n      key: '48f38d0c6a344959cc94502b7b5e8dffb6a5f41795d9066fc9a649557167ee2f',\n"
+        "      msg: '1d495eef7761b65dccd0a983d2d7204fea28b5c81f1758046e062eb043755ea1',\n      msgEnc: 'hex',\n"
+        "      res: 'cf5ad5984f9e43917aa9087380dac46e410ddc8a7731859c84e9d0f31bd43655'\n    });\n",
     ],
 )
 def test_a_key_in_a_test_vector_is_published_input(text: str) -> None:

@@ -907,3 +907,170 @@ def test_horusec_line_value_skips_a_url_without_a_password_under_a_credentials_r
     assert line_value(line, url_is_value=False) is None
     assert line_value('  password: "",', url_is_value=False) is None
     assert line_value("\tPASSWORD: s3cr3tValue9", url_is_value=False) == ((11, 23), None)
+
+
+CHECKOV_RUNNER_TESTS = '''import unittest
+
+
+class TestRunnerValid(unittest.TestCase):
+    def test_runner_failing_check(self):
+        valid_dir_path = current_dir + "/resources/cfn"
+        report = Runner().run(root_folder=valid_dir_path, runner_filter=RunnerFilter(framework=['secrets']))
+        self.assertEqual(len(report.failed_checks), 2)
+
+    def test_runner_requested_file_type_only_ts(self):
+        valid_dir_path = current_dir + "/resources"
+        self.assertEqual(len(report.failed_checks), 2)
+
+    def test_runner_entropy_source_files(self):
+        valid_dir_path = current_dir + "/test_entropy_source_files"
+        self.assertEqual(len(report.failed_checks), 2)
+
+    def test_runner_omit_multiple_secrets_in_line(self):
+        valid_dir_path = current_dir + "/omit_multiple_secrets/test"
+        self.assertEqual(len(report.failed_checks), 2)
+        assert report.failed_checks[0].code_block[0][1] == "export KEY_ID=AKIAZ**********\\\\nexport T='Zq8rT**********'\\n"
+
+    def test_sanity_check_secrets(self):
+        valid_dir_path = current_dir + "/sanity/secrets"
+        self.assertEqual(len(report.failed_checks), 2)
+
+    def test_sanity_check_non_secrets(self):
+        valid_dir_path = current_dir + "/sanity/non_secrets"
+        self.assertEqual(len(report.failed_checks), 0)
+'''
+
+
+def test_checkov_fixtures_give_the_values_their_tests_assert_and_quiet_lines(tmp_path: Path, git_env: Path) -> None:
+    import hashlib
+
+    from bench.foreign.checkov import FOLDER, Expected, checkov_examples
+
+    token = "Zq8rT2mX9vL4kP7wN3bYq2Lx"  # smscan: ignore
+    aws_secret = f"{token}9Vb7Tz4Rk8Wm3Pn/"  # 40 characters of base64  # smscan: ignore
+    tf_value = f"{token}Hq2Lx9Vb7Tz4Rk8Wm3PnHx7pQ2vR9t+"  # smscan: ignore
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEogIBAAKCAQEAjosMtDUqbE1\n-----END RSA PRIVATE KEY-----"
+    tf_test = ('def test_multiline_keyword_password_in_pod():\n'
+               '    test_file_path = Path(__file__).parent / "terraform_multiline/pod.tf"\n'
+               f'    failing_resources = {{\n        "{hashlib.sha1(tf_value.encode()).hexdigest()}",\n    }}\n'
+               '    assert len(report.failed_checks) == len(failing_resources)\n')
+    rule_test = ('class TestMultilineFinding(unittest.TestCase):\n'
+                 '    def test_single_line_two_secrets_same_check_id(self):\n'
+                 '        valid_dir_path = current_dir + "/single_line_finding"\n'
+                 '        bc_integration.customer_run_config_response = {"secretsPolicies": [{"incidentId": check_id,\n'
+                 '            "code": "definition:\\n  cond_type: secrets\\n  value:\\n'
+                 "  - (?i)(?:KEY)\\\\s*=\\\\s*'([A-Za-z0-9]{24})'\\n\"}]}\n"
+                 '        self.assertEqual(len(interesting_failed_checks), 2)\n'
+                 '        self.assertEqual(lines[0], 1)\n')
+    log_test = ('def test_mixed_secrets_in_build_log(self):\n'
+                "    _, results = Runner._safe_scan('tests/secrets/build_log_prefix/mixed.log', '.')\n"
+                "    self.assertIn('AWS Access Key', secret_types)\n    self.assertIn('Private Key', secret_types)\n")
+    files = {
+        f"{FOLDER}/conftest.py": "import pytest\n",  # a test module: neither read nor counted
+        f"{FOLDER}/test_runner.py": CHECKOV_RUNNER_TESTS,
+        f"{FOLDER}/test_plugin_multiline_terraform.py": tf_test,
+        f"{FOLDER}/test_multiline_finding_line_number.py": rule_test,
+        f"{FOLDER}/test_log_prefix_stripper.py": log_test,
+        # an AWS pair: the key id an identifier; a quiet line holding a value is a look-alike
+        f"{FOLDER}/resources/cfn/secret.yml": ("Runtime: nodejs12.x\nVariables:\n  access_key: \"AKIAZQ8RT2MX9VL4KP7W\"\n"
+                                              f"  secret_key: \"{aws_secret}\"\n  Name: plain\n"),
+        # the test says 2; one value is there: the file is dropped, not half-labelled
+        f"{FOLDER}/resources/file_type/test.ts": 'const access_key = "AKIAZQ8RT2MX9VL4KP7W"\n',
+        # the lines the test names: a quoted value, and a URL's password (its user an identifier)
+        f"{FOLDER}/test_entropy_source_files/db-conn.js": ('var pg_host="db.example:9082/APPDB";\n'
+                                                           f'var pg_pass="{token[:16]}";\n'
+                                                           f'var uri = "mongodb+srv://deploy:{token[:9]}@db.example/t";\n'),
+        # the value whose SHA-1 the test lists; the other values are look-alikes
+        f"{FOLDER}/terraform_multiline/pod.tf": (f'env {{\n  value = "{tf_value}"\n  name  = "TEST_PASSWORD_1"\n}}\n'
+                                                'env {\n  name  = "TEST_PASSWORD_no_password"\n  value = "RandomP@ssw0rd"\n}\n'),
+        # the same value, unquoted YAML, placed by the Terraform test's hashes
+        f"{FOLDER}/yml_multiline/test-multiline-secrets.yml": f"spec:\n  - name: TEST_PASSWORD_1\n    value: {tf_value}\n",
+        # masked prefixes: each value runs from its prefix to its token's end (a literal \n ends one)
+        f"{FOLDER}/omit_multiple_secrets/test/one_line.txt": f"export KEY_ID=AKIAZQ8RT2MX9VL4KP7W\\nexport T='{token}'\n",
+        # a custom rule's captures, on the lines the test names; the file is not pinned, so no look-alike
+        f"{FOLDER}/single_line_finding/secret.txt": (f"const ADMIN_KEY = '{token}';\nbuild 20240101-77af9e9\n"
+                                                     f"const SECOND_KEY = '{token[::-1]}';\n"),
+        f"{FOLDER}/build_log_prefix/mixed.log": ("2026-01-07 | DEBUG | AWS_ACCESS_KEY_ID=AKIAZQ8RT2MX9VL4KP7W\n"
+                                                 + "".join(f"2026-01-07 | DEBUG | {line}\n" for line in key.split("\n"))),
+        f"{FOLDER}/sanity/secrets/true_positive.json": f'{{\n    "SA_PASSWORD": "DEV-we-954",\n    "pg_pass": "{token}"\n}}\n',
+        f"{FOLDER}/sanity/non_secrets/true_negative.json": ('{\n    "access_key": "AKIAZQ8RT2MX9VL4KP7W",\n'
+                                                            '    "crazy_line": "hjshnk5ex5u34565AWS654/JKGjhz"\n}\n'),
+        f"{FOLDER}/resources/cfn/secret-no-false-positive.yml": f'not_a_secr_k = "{aws_secret}"\n',
+        f"{FOLDER}/multiline_finding/Dockerfile.mine": f"Acme\nconst ADMIN_KEY = '{token}';\n",
+        f"{FOLDER}/suppressions/metadata_suppression.yaml": f"password: {token}\n",
+        f"{FOLDER}/other/notes.txt": f"token: {token}\n",
+    }
+    runner = "test_runner.py::test_runner"
+    pod_test = "test_plugin_multiline_terraform.py::test_multiline_keyword_password_in_pod"
+    rule = "test_multiline_finding_line_number.py::test_single_line_two_secrets_same_check_id"
+    expected = (
+        Expected("resources/cfn/secret.yml", f"{runner}_failing_check", ("/resources/cfn", "2"), 2, True, ("aws",)),
+        Expected("resources/file_type/test.ts", f"{runner}_requested_file_type_only_ts", ("/resources", "2"), 2, True, ("aws",)),
+        Expected("test_entropy_source_files/db-conn.js", f"{runner}_entropy_source_files", ("/test_entropy_source_files", "2"),
+                 2, True, ("lines",), lines=(2, 3)),
+        Expected("terraform_multiline/pod.tf", pod_test, ("terraform_multiline/pod.tf",), 1, True, ("hashes",),
+                 hashes_from=pod_test),
+        Expected("yml_multiline/test-multiline-secrets.yml", pod_test, (), 1, True, ("hashes",), hashes_from=pod_test),
+        Expected("omit_multiple_secrets/test/one_line.txt", f"{runner}_omit_multiple_secrets_in_line",
+                 ("/omit_multiple_secrets",), 2, True, ("masked",)),
+        Expected("single_line_finding/secret.txt", rule, ("/single_line_finding", "2"), 2, False, ("rule",), lines=(1, 3)),
+        Expected("build_log_prefix/mixed.log", "test_log_prefix_stripper.py::test_mixed_secrets_in_build_log",
+                 ("mixed.log", "Private Key"), 2, False, ("key_blocks", "aws")),
+        Expected("sanity/secrets/true_positive.json", "test_runner.py::test_sanity_check_secrets", ("/sanity/secrets", "2"),
+                 2, True, ("every_value",)),
+        Expected("sanity/non_secrets/true_negative.json", "test_runner.py::test_sanity_check_non_secrets",
+                 ("/sanity/non_secrets", "0"), 0, True, ()),
+        # the cited test runs another folder: the table no longer matches it
+        Expected("resources/cfn/secret-no-false-positive.yml", "test_runner.py::test_sanity_check_non_secrets",
+                 ("/secret-no-false-positive.yml", "0"), 0, True, ()),
+        # the rule captures a value on line 2, the table says line 1
+        Expected("multiline_finding/Dockerfile.mine", rule, (), 1, False, ("rule",), lines=(1,)),
+    )
+    counts: Counter[str] = Counter()
+    mirror = mirror_of(tmp_path, "bridgecrewio/checkov", files)
+    got = {ex.id: ex for ex in checkov_examples(mirror, counts=counts, expected=expected,
+                                                left_out=(("suppressions/", "suppression_or_skip_test"),))}
+
+    assert sorted(got) == ["build_log_prefix/mixed.log", "omit_multiple_secrets/test/one_line.txt",
+                           "resources/cfn/secret.yml", "sanity/non_secrets/true_negative.json",
+                           "sanity/secrets/true_positive.json", "single_line_finding/secret.txt", "terraform_multiline/pod.tf",
+                           "test_entropy_source_files/db-conn.js", "yml_multiline/test-multiline-secrets.yml"]
+    cfn = got["resources/cfn/secret.yml"]
+    assert spans_of(cfn) == [aws_secret] and spans_of(cfn, "identifiers") == ["AKIAZQ8RT2MX9VL4KP7W"]
+    assert spans_of(cfn, "negatives") == ["Runtime: nodejs12.x"] and cfn.path_hint == "secret.yml"
+    assert counts["count_differs_from_the_test"] == 1  # test.ts
+    db = got["test_entropy_source_files/db-conn.js"]
+    assert spans_of(db) == [token[:16], token[:9]] and spans_of(db, "identifiers") == ["deploy"]
+    assert spans_of(db, "negatives") == ['var pg_host="db.example:9082/APPDB";']
+    pod = got["terraform_multiline/pod.tf"]
+    assert spans_of(pod) == [tf_value]
+    assert spans_of(pod, "negatives") == ['name  = "TEST_PASSWORD_1"', 'name  = "TEST_PASSWORD_no_password"',
+                                          'value = "RandomP@ssw0rd"']
+    assert spans_of(got["yml_multiline/test-multiline-secrets.yml"]) == [tf_value]
+    omit = got["omit_multiple_secrets/test/one_line.txt"]
+    assert spans_of(omit) == [token] and spans_of(omit, "identifiers") == ["AKIAZQ8RT2MX9VL4KP7W"]
+    captured = got["single_line_finding/secret.txt"]
+    assert spans_of(captured) == [token, token[::-1]] and not captured.negatives
+    log = got["build_log_prefix/mixed.log"]
+    assert spans_of(log)[0].startswith("-----BEGIN RSA") and spans_of(log)[0].endswith("-----END RSA PRIVATE KEY-----")
+    assert spans_of(log, "identifiers") == ["AKIAZQ8RT2MX9VL4KP7W"] and not log.negatives
+    assert spans_of(got["sanity/secrets/true_positive.json"]) == ["DEV-we-954", token]
+    negative = got["sanity/non_secrets/true_negative.json"]
+    assert not negative.labels and spans_of(negative, "identifiers") == ["AKIAZQ8RT2MX9VL4KP7W"]
+    assert spans_of(negative, "negatives") == ['"crazy_line": "hjshnk5ex5u34565AWS654/JKGjhz"']
+    # a test that no longer says what the table cites; a folder left out on purpose; a file no test speaks of
+    assert counts["expectation_not_in_its_test"] == 1 and counts["lines_differ_from_the_test"] == 1
+    assert counts["left_out_suppression_or_skip_test"] == 1 and counts["left_out_file_without_an_expectation"] == 1
+    assert counts["credentials"] == 11 and counts["identifiers"] == 5
+
+
+def test_checkov_table_cites_each_file_once_and_leaves_none_out_twice() -> None:
+    from bench.foreign.checkov import EXPECTED, LEFT_OUT
+
+    paths = [e.path for e in EXPECTED]
+    assert len(paths) == len(set(paths))
+    # a file read is never also left out, and every reading names a reader it has
+    assert not [p for p in paths for prefix, _ in LEFT_OUT if p == prefix or prefix.endswith("/") and p.startswith(prefix)]
+    readers = {"aws", "hashes", "lines", "masked", "rule", "key_blocks", "every_value"}
+    assert all(set(e.read) <= readers and (e.read or e.reported == 0) for e in EXPECTED)
+    assert all(e.reported == len(e.lines) for e in EXPECTED if e.lines)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .checkov import checkov_examples
 from .custom_patterns import custom_pattern_examples
 from .detect_secrets_tests import detect_secrets_examples
 from .examples import Example
@@ -80,6 +81,9 @@ SOURCES: tuple[Source, ...] = (
     Source("horusec", Pin("ZupIT/horusec", "873d4104a6aa89be8f86d93db8e416909d9add87"),
            "Horusec's rule tests: the vulnerable and safe samples of its secret rules, and the lines each must report",
            lambda m, c: horusec_examples(m, counts=c)),
+    Source("checkov", Pin("bridgecrewio/checkov", "03d5fdad8d6154b1565799a7b1fb8070c158866f"),
+           "Checkov's secret-scanner tests: whole fixture files, each value placed by what its test asserts",
+           lambda m, c: checkov_examples(m, counts=c)),
 )
 
 

@@ -22,9 +22,10 @@ from smscan.detectors.text_lines import lines_around
 
 # Own keys of the value field and of the name field.
 _VALUE_KEYS = frozenset(["value", "val"])
-# The name field, in YAML/JSON (`name: X`, `"key": "X"`) and in XML (`<name>X</name>`).
+# The name field, in YAML/JSON (`name: X`, `"key": "X"`, CloudFormation's and ECS's `Key: X`,
+# `Name: X`) and in XML (`<name>X</name>`).
 _NAME_FIELD = re.compile(
-    r"""(?P<lead>^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)["']?(?:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[A-Za-z_][\w.\-]*)["']?[ \t]*(?:,|$|(?=}))"""
+    r"""(?P<lead>^[ \t]*(?:-[ \t]+)?|[{,][ \t]*)["']?(?:[Nn]ame|[Kk]ey)["']?[ \t]*[:=][ \t]*["']?(?P<name>[A-Za-z_][\w.\-]*)["']?[ \t]*(?:,|$|(?=}))"""
     r"""|<(?P<tag>name|key)>[ \t]*(?P<xml_name>[A-Za-z_][\w.\-]*)[ \t]*</(?P=tag)>""",
     re.MULTILINE,
 )
@@ -32,7 +33,7 @@ _NAME_FIELD = re.compile(
 _BETWEEN = re.compile(r"""[\s,"']*""")
 # The opening of the value's field just before the value (`value: `, `"value": "`, `<value>`),
 # and its closing just after it (a quote, `</value>`).
-_VALUE_FIELD_OPENS = re.compile(r"""(?:<value>|<val>|["']?\bval(?:ue)?["']?[ \t]*[:=])[ \t"']*$""")
+_VALUE_FIELD_OPENS = re.compile(r"""(?:<value>|<val>|["']?\b[Vv]al(?:ue)?["']?[ \t]*[:=])[ \t"']*$""")
 _VALUE_FIELD_CLOSES = re.compile(r"""["']?[ \t]*(?:</val(?:ue)?>)?""")
 _REACH = 2
 

@@ -549,8 +549,15 @@ def _is_text_byte(byte: int) -> bool:
     return 32 <= byte < 127 or byte in (9, 10, 13)
 
 
+# A part of a path that is a word (`api`, `users`, `v1`), which no base64 run spells but by chance.
+_PATH_WORD = re.compile(r"[a-z]{2,}\d*|v\d+")
+_ESCAPED_PADDING = re.compile(r"\\u003[dD]")
+
+
 def _base64_decoded(value: str) -> bytes | None:
-    """The bytes of a base64 value of twelve characters or more (either alphabet), else None."""
+    """The bytes of a base64 value of twelve characters or more (either alphabet), else None; a
+    padding sign JSON escaped (`MDEyOk9yZ2FuaXphdGlvbjE\\u003d`, as Go writes it) is read as `=`."""
+    value = _ESCAPED_PADDING.sub("=", value)
     if len(value) < 12 or not _BASE64.match(value):
         return None
     padded = value + "=" * (-len(value) % 4)
@@ -760,7 +767,7 @@ def is_other_identifier(
         or addresses and (_REFERENCE_AT_VERSION.match(value) or _EMAIL.match(value) or _REPOSITORY_AT_REF.match(value))
         or _REQUIREMENT.match(value)
         or _PRODUCT_TOKEN.match(value)
-        or _URLISH.match(value)
+        or _URLISH.match(value) and not is_slashed_base64(value)
         or dotted_names and (
             _HOSTNAME.match(value) or _FILE_NAME.match(value) or _RELATIVE_PATH.match(value) or _SHORT_HOST_PATH.match(value)
         )
@@ -870,6 +877,22 @@ def is_other_identifier(
         or is_character_list(value)
         or dotted_names and words and (is_dotted_code_name(value) or _DOTTED_RESOURCE.match(value))
         or value.isdigit()
+    )
+
+
+def is_slashed_base64(value: str) -> bool:
+    """True for base64 that starts with `/` (once in 64 keys) and so reads as a path: a key run in
+    it and no part a word of a path (`/api/v1/users/...`).
+
+    Example:
+        >>> is_slashed_base64("/T/rPJJQt5dKm1KLaWNjIaRhtV71W3vq/YCamp6SW3mmNC+g/biylNl"), is_slashed_base64("/etc/ssl/server.key")
+        (True, False)
+        >>> is_slashed_base64("/api/v1/users/Zq8xP1sV9kL2mN4bW7cR")
+        False
+    """
+    return (
+        value[:1] == "/" and _BASE64.match(value) is not None and bool(key_runs(value))
+        and not any(_PATH_WORD.fullmatch(part) for part in value.split("/"))
     )
 
 

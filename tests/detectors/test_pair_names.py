@@ -23,6 +23,7 @@ def key_of(text: str, value: str) -> str:
         f'{{"environment": [{{"name": "DB_PASSWORD", "value": "{SECRET}"}}]}}\n',     # ECS, one line
         f'[\n  {{\n    "value": "{SECRET}",\n    "name": "DB_PASSWORD"\n  }}\n]\n',   # value first
         f"<entry>\n  <key>DB_PASSWORD</key>\n  <value>{SECRET}</value>\n</entry>\n",  # XML key/value
+        f'        - Key: "DB_PASSWORD"\n          Value: "{SECRET}"\n',             # CloudFormation
     ],
 )
 def test_a_value_field_takes_its_records_name(text: str) -> None:

@@ -17,6 +17,9 @@ from smscan.detectors.slot_kinds import PEM, PUBLIC_BLOCK, Slot
 
 _PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
+# A line of ASCII85 (Adobe's base-85: `!` to `u`, and `z` for four zero bytes), as PostScript and
+# PDF wrap binary data; sixty characters or more, where code and prose hold spaces.
+_ASCII85_LINE = re.compile(r"[!-uz]{60,}")
 # PuTTY's key file (formats 2 and 3): `Public-Lines: N` and `Private-Lines: N`, each followed by
 # N lines of base64. The comment (`Comment: dummy-key`) says nothing about the key. A key pasted
 # into another file sits in a string or an indented heredoc (Terraform's `body = <<EOF "PuTTY-...`).
@@ -111,18 +114,20 @@ def embedded_data(text: str) -> Iterator[Slot]:
 
 
 def data_blocks(lines: list[str], line_starts: list[int]) -> Iterator[Slot]:
-    """Blocks of three or more lines that are each one base64 run of the same width (the last
-    one may be shorter): encoded data wrapped at a fixed width, not a key."""
+    """Blocks of three or more lines that are each one base64 run, or one ASCII85 run (a PostScript
+    image's data), of the same width (the last one may be shorter): encoded data wrapped at a
+    fixed width, not a key."""
     index = 0
     while index < len(lines):
-        width = len(lines[index].strip())
+        first = lines[index].strip()
+        encoding = _BASE64_LINE if _BASE64_LINE.fullmatch(first) else _ASCII85_LINE
+        width = len(first)
         end = index
-        while (end < len(lines) and _BASE64_LINE.fullmatch(lines[end].strip())
-               and len(lines[end].strip()) == width):
+        while end < len(lines) and encoding.fullmatch(lines[end].strip()) and len(lines[end].strip()) == width:
             end += 1
-        if end < len(lines) and end > index and _BASE64_LINE.fullmatch(lines[end].strip() or "-") and len(lines[end].strip()) < width:
+        if end < len(lines) and end > index and encoding.fullmatch(lines[end].strip() or "-") and len(lines[end].strip()) < width:
             end += 1  # the shorter last line
-        if end - index >= 3 and _BASE64_LINE.fullmatch(lines[index].strip()):
+        if end - index >= 3 and encoding.fullmatch(first):
             yield Slot(line_starts[index], line_starts[end - 1] + len(lines[end - 1]), "", PUBLIC_BLOCK)
             index = end
         else:

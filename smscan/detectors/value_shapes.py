@@ -1115,7 +1115,9 @@ _PRIMITIVE = (
 )
 # A named elliptic curve (SEC 2, X9.62, RFC 5639): `secp384r1`, `sect571k1`, `prime256v1`, `brainpoolP512t1`.
 # Written in capitals too, as constants are (`BRAINPOOLP256r1`).
-_CURVE_NAME = re.compile(r"^(?:sec[pt]\d{3}[rk]\d|prime\d{3}v\d|brainpoolP\d{3}[rt]\d)$", re.IGNORECASE)
+_CURVE_NAME = re.compile(
+    r"^(?:sec[pt]\d{3}[rk]\d|prime\d{3}v\d|brainpoolP\d{3}[rt]\d|(?:ed|x|curve)(?:25519|448))$", re.IGNORECASE
+)
 # RFC 4462 names a GSS-API key exchange by its method and the base64 of its mechanism's MD5
 # (`gss-group14-sha256-<24 characters ending in ==>`): a padded base64 part may end the name.
 _ALGORITHM_NAME = re.compile(
@@ -1140,6 +1142,8 @@ def is_algorithm_name(value: str) -> bool:
         (False, False)
         >>> is_algorithm_name("scram-sha-256"), is_algorithm_name("secp384r1"), is_algorithm_name("hmacsha512256")
         (True, True, True)
+        >>> is_algorithm_name("Ed25519"), is_algorithm_name("X448"), is_algorithm_name("Ed25519x")
+        (True, True, False)
         >>> is_algorithm_name("CRAM-MD5"), is_algorithm_name("digest-Zq8xP1sV")
         (True, False)
         >>> is_algorithm_name("des-EDE3-CBC"), is_algorithm_name("Zq8x-EDE3-CBC"), is_algorithm_name("sunny-MEADOW-cbc")

@@ -2292,3 +2292,31 @@ def test_a_long_key_under_a_cloudformation_records_name_counts() -> None:
     text = f'        - Key: "TEST_PASSWORD_LONG_1"\n          Value: "{key}"\n'
     assert candidates(text, path="cfn.tf") == [key]
     assert candidates(f'        - Key: "SPLASH_IMAGE"\n          Value: "{key}"\n', path="cfn.tf") == []
+
+
+# Rounds 100 and 102 (blind, session 26, on 741906c: HTTP mocking and signed tokens, SSH and TLS
+# libraries): an Edwards curve's name under a private key's call, GnuTLS's logo as an EPS image
+# whose data PostScript wraps in ASCII85.
+_ASCII85_ROWS = (
+    "kl2+`\\s,o`!WW3(9hgqeoZI4\"rr_u)9cNa*\"!)!bps&j*rrJN8mf3A=T$IB(rrK\\TlMpr3^sN,M\n"
+    "rrIQWkl:bpK(IFjnc&[]7KN5`!%Rq=!%7I?!CQM.s760jffT!0\"<Mcoqu-Kn\"o\\>?F<CV\\!!,@@\n"
+    "eGo.?!V/AL!!4U8o(;q_Y:TMM!CHD.s7H<lnilpN!X4\\_nc&[\\MZ`hV!)M/Fp&>'kAGZ?--ctcU\n"
+    "!S\\[n!!31;rn%2CrrBP*!!+>5li.\"I6Mg`_^XrMYrr=>B!!+J8l2Le<*;fd:/D'pqrrAPd!!*8\\\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('private_key = OKPKey.generate_key("Ed25519")\n', "docs/rfc/9864.rst"),
+        ("%%BeginData:         2608 ASCII Bytes\nimage\n" + _ASCII85_ROWS, "doc/gnutls-logo.eps"),
+    ],
+)
+def test_rounds_one_hundred_and_one_hundred_and_two_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+def test_a_key_beside_ascii85_rows_still_counts() -> None:
+    text = _ASCII85_ROWS + f'password = "{KEY}"\n'
+    assert candidates(text, path="doc/notes.txt") == [KEY]
+    assert candidates(f"api_key = '{KEY}!%7I'\n", path="doc/notes.txt") != []

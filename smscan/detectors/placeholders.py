@@ -119,11 +119,10 @@ _PARTLY_MASKED = re.compile(r"^(?:[*•#\-xX]{3,}[^*•#\s]{1,8}|[^*•#\s]{1,8}
 # alphanumeric key ends in five x of one case about once in a billion; never in a star or a hash.
 _MASK_END_RUNS = {"x": 5, "X": 5, "*": 4, "•": 4, "#": 4}
 # The start of AWS's documented secret access key and access key id: copies edit the end with
-# a word that says what they are (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`, `EXAMPLE` with a
-# digit for its last letter: `...EXAMPL3KEY`); an edit
+# a word that says what they are (`...bPxRfiCYSAMPLEKEY`, `AKIAIOSFODNN7TESTING`); an edit
 # with no such word (`...bPxRfiCYSECRETSKEY`) is judged as any value is.
 _DOCUMENTED_STARTS = ("wJalrXUtnFEMI/K7MDENG/bPxRfiCY", "AKIAIOSFODNN7")
-_EDITED_END = re.compile(r"SAMPLE|EXAMPL3|TEST|FAKE|DUMMY|MOCK", re.IGNORECASE)
+_EDITED_END = re.compile(r"SAMPLE|TEST|FAKE|DUMMY|MOCK", re.IGNORECASE)
 # Keys published in vendors' documentation as examples; they appear in countless repositories.
 _DOCUMENTED_EXAMPLES = frozenset(
     {

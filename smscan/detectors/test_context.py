@@ -34,11 +34,12 @@ _TEST_DIRS = frozenset(
     "test-data __mocks__ mocks".split()
 )
 # Test modules by file-name convention: pytest (`test_x.py`, and `tests-cookbook.py` run as a
-# script), Django's and unittest's `tests.py`/`test.py`, Go, Jest/Vitest/Mocha, JUnit, RSpec, and
-# the TAP scripts of Perl (`t/sq-brackets.t`) and PHP (`bug123.phpt`).
+# script), Django's and unittest's `tests.py`/`test.py`, Go, Jest/Vitest/Mocha, JUnit, RSpec, the
+# TAP scripts of Perl (`t/sq-brackets.t`) and PHP (`bug123.phpt`), and C's self-tests
+# (`fu-self-test.c`, `selftest.c`).
 _TEST_FILE = re.compile(
     r"^(?:tests?[_\-].+\.py|.+_tests?\.py|tests?\.py|conftest\.py|.+_test\.go|.+\.(?:test|spec)\.[cm]?[jt]sx?"
-    r"|.+Tests?\.(?:java|kt|cs|scala)|.+_spec\.rb|.+\.t|.+\.phpt)$"
+    r"|.+Tests?\.(?:java|kt|cs|scala)|.+_spec\.rb|.+\.t|.+\.phpt|(?:.+[-_])?self-?tests?\.[a-z]+)$"
 )
 _KEYBOARD_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
 _ROW_OF = {char: (row, column) for row, keys in enumerate(_KEYBOARD_ROWS) for column, char in enumerate(keys)}

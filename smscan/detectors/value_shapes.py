@@ -192,6 +192,12 @@ _GENERIC_TYPE = re.compile(r"^(?P<names>[A-Z][A-Za-z0-9]*(?:<_?[A-Z][A-Za-z0-9_]
 _HASH_TO_CURVE_SUITE = re.compile(r"^[A-Z0-9_\-]*?_?[A-Z0-9]+_(?:XMD|XOF):[A-Z0-9\-]+_(?:SSWU|SVDW|ELL2)_(?:RO|NU)_[A-Z0-9_]*$")
 # A compiler driver's option passed on to the linker, assembler or preprocessor (`-Wl,--version-script,...`).
 _PASSED_ON_OPTION = re.compile(r"^-W[lap],-{0,2}[A-Za-z]")
+# A device's hardware id as Windows and firmware tools write it (`USB\\VID_1A86&PID_5512`).
+_HARDWARE_ID = re.compile(
+    r"^(?:USB|PCI|HID|ACPI|BTH|HDAUDIO)\\(?:VID|VEN)_[0-9A-Fa-f]{4}&(?:PID|DEV)_[0-9A-Fa-f]{4}(?:&(?:REV|MI|COL|SUBSYS)_[0-9A-Fa-f]{2,8})*$"
+)
+# A constant plus or minus a small number, as code indexes with it (`gre[SG_PASSWD:SG_ADM+1]`).
+_CONSTANT_ARITHMETIC = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[+\-]\d{1,3}$")
 # A markup entity cut at its `;` (`rf&#34` is HTML for `rf"`): a page's text, not a value.
 _ENTITY_CUT = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|quot|amp|lt|gt|apos)$")
 # The close of a URI template's optional part after user info (`[secret:key@]bucket/object`).
@@ -354,7 +360,9 @@ _DECODED_WORDS = re.compile(r"^[^\W\d_]+(?:[ \-'][^\W\d_]+)*$")
 # Grammar notation: an ABNF repetition of a rule (`1*tchar`, `*DIGIT`, `1*3ALPHA`, RFC 5234).
 _GRAMMAR_REPETITION = re.compile(r"^\d*\*\d*<?[A-Za-z][A-Za-z0-9\-]*$")
 # A regular expression's character class with its repetition (`[{_TCHAR}]+`, `[a-z0-9]*`).
-_REGEX_CLASS = re.compile(r"\[[^\]\s]+\][+*?]")
+_REGEX_CLASS = re.compile(
+    r"\[[^\]\s]+\][+*?]|\[:(?:alnum|alpha|digit|lower|upper|space|punct|xdigit|word|blank|cntrl|graph|print):\]"
+)
 # A name set in markup emphasis in prose (`*verify_ssl*`, ``` ``timeout`` ```, `_static_`).
 _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 # A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
@@ -868,6 +876,8 @@ def is_other_identifier(
         or _BUILD_LABEL.match(value) and len(_RELEASE_NUMBERS.findall(value)) >= 2
         or _NMEA_SENTENCE.match(value)
         or _SEXAGESIMAL.match(value)
+        or _HARDWARE_ID.match(value)
+        or _CONSTANT_ARITHMETIC.match(value)
         or is_generic_type(value)
         or _HASH_TO_CURVE_SUITE.match(value)
         or _PASSED_ON_OPTION.match(value)

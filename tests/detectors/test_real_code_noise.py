@@ -2319,3 +2319,31 @@ def test_a_key_beside_ascii85_rows_still_counts() -> None:
     text = _ASCII85_ROWS + f'password = "{KEY}"\n'
     assert candidates(text, path="doc/notes.txt") == [KEY]
     assert candidates(f"api_key = '{KEY}!%7I'\n", path="doc/notes.txt") != []
+
+
+# Round 109 (blind, session 26, on c331b9e: provisioning and boot): the digest fwupd's self-test
+# expects, a USB hardware id in its README, a POSIX character class in LTSP's shell and a slice
+# bound (`gre[SG_PASSWD:SG_ADM+1]`) in its Python.
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('  g_assert_cmpstr(csum1, ==, "4e130c6617496bee0dfbdff48f7248eccb1c696d");\n', "plugins/uf2/fu-self-test.c"),
+        ("- `USB\\VID_1A86&PID_5512`\n", "plugins/wch-ch341a/README.md"),
+        ('userpass=$(re echo_values "PASSWORDS_[[:alnum:]_]*")\n', "ltsp/client/init/54-pam.sh"),
+        ("        group[gre[0]][SG_PASSWD:SG_ADM+1] = gre[1:3]\n", "ltsp/client/login/pwmerge"),
+    ],
+)
+def test_round_one_hundred_and_nine_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'  api_key = "{KEY}";\n', "plugins/uf2/fu-self-test.c"),  # a secret's name in a self-test still counts
+        (f"- `USB\\VID_1A86&PID_5512&TOKEN_{KEY}`\n", "plugins/README.md"),
+        ("SG_PASSWD = 'Zq8xP1+1'\n", "ltsp/client/login/pwmerge"),
+    ],
+)
+def test_secrets_beside_round_one_hundred_and_nine_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

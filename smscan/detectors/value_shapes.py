@@ -198,6 +198,9 @@ _HARDWARE_ID = re.compile(
 )
 # A constant plus or minus a small number, as code indexes with it (`gre[SG_PASSWD:SG_ADM+1]`).
 _CONSTANT_ARITHMETIC = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[+\-]\d{1,3}$")
+# The option letters getopt takes (`"DVb:c:d:ehm:n:p:va:w:W:"`): letters, each maybe followed by
+# one or two colons (it takes an argument).
+_OPTION_LETTERS = re.compile(r"^[+\-:]?(?:[A-Za-z0-9?]:{0,2})+$")
 # A markup entity cut at its `;` (`rf&#34` is HTML for `rf"`): a page's text, not a value.
 _ENTITY_CUT = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|quot|amp|lt|gt|apos)$")
 # The close of a URI template's optional part after user info (`[secret:key@]bucket/object`).
@@ -368,10 +371,10 @@ _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 # A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
 # Words joined by `-` or `_` (or one CamelCase name) in two or more `/` parts, a version or an HTTP
-# method among them, and maybe a REST custom method after a colon: a path of names
-# (`cred-type/sa-jwt`, `host/hr_swinst`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`), maybe
+# method among them, and maybe a REST custom method after a colon: a path of names (a word may
+# hold digits: `gem2deb/rake/testtask`) (`cred-type/sa-jwt`, `host/hr_swinst`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`), maybe
 # between slashes (`api/v1/modelomparentapi/`).
-_WORD_PART = r"(?:[a-z]{2,}(?:[-_][a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
+_WORD_PART = r"(?:[a-z]{2,}(?:\d+[a-z]*)?(?:[-_][a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
 _WORD_PATH = re.compile(rf"^/?{_WORD_PART}(?:/{_WORD_PART})+(?:/|:[a-z]+(?:[A-Z][a-z]+)*)?$")
 # A REST path, a version then words, to one object by its id (`v1/payments/billing-plans/P-5VH6...`);
 # :data:`SECRET_PATH_WORD` in a part makes the last one a key (`v1/hooks/<token>`), as in a URL.
@@ -878,6 +881,7 @@ def is_other_identifier(
         or _SEXAGESIMAL.match(value)
         or _HARDWARE_ID.match(value)
         or _CONSTANT_ARITHMETIC.match(value)
+        or is_option_letters(value)
         or is_generic_type(value)
         or _HASH_TO_CURVE_SUITE.match(value)
         or _PASSED_ON_OPTION.match(value)
@@ -887,6 +891,20 @@ def is_other_identifier(
         or is_character_list(value)
         or dotted_names and words and (is_dotted_code_name(value) or _DOTTED_RESOURCE.match(value))
         or value.isdigit()
+    )
+
+
+def is_option_letters(value: str) -> bool:
+    """True for getopt's option letters: each letter once, two or more of them taking an argument.
+
+    Example:
+        >>> is_option_letters("DVb:c:d:ehm:n:p:va:w:W:"), is_option_letters("ho:v"), is_option_letters("Zq8x:P1s:V9kL")
+        (True, False, False)
+    """
+    letters = value.lstrip("+-:").replace(":", "")
+    return (
+        _OPTION_LETTERS.match(value) is not None and value.count(":") >= 2 and len(letters) >= 5
+        and len(set(letters)) == len(letters) and not _DIGIT_RUNS.search(letters)
     )
 
 

@@ -2347,3 +2347,28 @@ def test_round_one_hundred_and_nine_ordinary_text(text: str, path: str) -> None:
 )
 def test_secrets_beside_round_one_hundred_and_nine_still_count(text: str, path: str) -> None:
     assert candidates(text, path=path) != []
+
+
+# Round 114 (blind, session 26, on 3dfd380: HTTP servers and proxies): nghttpd's getopt option
+# letters, a Ruby library's path with a digit in a word (`gem2deb/rake/testtask`).
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ('  int c = getopt_long(argc, argv, "DVb:c:d:ehm:n:p:va:w:W:", long_options,\n', "src/nghttpd.cc"),
+        ("require 'gem2deb/rake/testtask'\n", "debian/ruby-tests.rake"),
+    ],
+)
+def test_round_one_hundred_and_fourteen_ordinary_text(text: str, path: str) -> None:
+    assert candidates(text, path=path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        (f'  int c = connect(argc, argv, "{KEY}:", long_options,\n', "src/client.cc"),
+        ('password = "Db:c:d:ehm:n:p:va1w:W2"\n', "app/settings.py"),
+        ("token = 'gem2Zq8xP1sV9kL2mN4/rake/testtask'\n", "lib/tasks.rb"),
+    ],
+)
+def test_secrets_beside_round_one_hundred_and_fourteen_still_count(text: str, path: str) -> None:
+    assert candidates(text, path=path) != []

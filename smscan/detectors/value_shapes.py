@@ -201,6 +201,7 @@ _CONSTANT_ARITHMETIC = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[+\-]\d{1,3}$"
 # The option letters getopt takes (`"DVb:c:d:ehm:n:p:va:w:W:"`): letters, each maybe followed by
 # one or two colons (it takes an argument).
 _OPTION_LETTERS = re.compile(r"^[+\-:]?(?:[A-Za-z0-9?]:{0,2})+$")
+_MAX_OPTION_RUN = 4
 # A markup entity cut at its `;` (`rf&#34` is HTML for `rf"`): a page's text, not a value.
 _ENTITY_CUT = re.compile(r"&(?:#\d{2,4}|#x[0-9a-fA-F]{2,4}|quot|amp|lt|gt|apos)$")
 # The close of a URI template's optional part after user info (`[secret:key@]bucket/object`).
@@ -895,16 +896,19 @@ def is_other_identifier(
 
 
 def is_option_letters(value: str) -> bool:
-    """True for getopt's option letters: each letter once, two or more of them taking an argument.
+    """True for getopt's option letters: each letter once, three or more of them taking an argument,
+    a few letters at most between two that do (random text joined by colons has long runs).
 
     Example:
         >>> is_option_letters("DVb:c:d:ehm:n:p:va:w:W:"), is_option_letters("ho:v"), is_option_letters("Zq8x:P1s:V9kL")
         (True, False, False)
     """
     letters = value.lstrip("+-:").replace(":", "")
+    runs = [run for run in value.lstrip("+-:").split(":") if run]
     return (
-        _OPTION_LETTERS.match(value) is not None and value.count(":") >= 2 and len(letters) >= 5
+        _OPTION_LETTERS.match(value) is not None and value.count(":") >= 3 and len(letters) >= 5
         and len(set(letters)) == len(letters) and not _DIGIT_RUNS.search(letters)
+        and max(map(len, runs)) <= _MAX_OPTION_RUN
     )
 
 

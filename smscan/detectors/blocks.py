@@ -18,8 +18,9 @@ from smscan.detectors.slot_kinds import PEM, PUBLIC_BLOCK, Slot
 _PEM_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{16,}")
 # A line of ASCII85 (Adobe's base-85: `!` to `u`, and `z` for four zero bytes), as PostScript and
-# PDF wrap binary data; sixty characters or more, where code and prose hold spaces.
-_ASCII85_LINE = re.compile(r"[!-uz]{60,}")
+# PDF wrap binary data; sixty characters or more, where code and prose hold spaces, with signs
+# that neither base64 nor hex nor a `NAME=value` line holds (wrapped hex keys stay keys).
+_ASCII85_LINE = re.compile(r"(?=(?:[^!#$%&()*;<>?@\[\\\]^`]*[!#$%&()*;<>?@\[\\\]^`]){2})[!-uz]{60,}")
 # PuTTY's key file (formats 2 and 3): `Public-Lines: N` and `Private-Lines: N`, each followed by
 # N lines of base64. The comment (`Comment: dummy-key`) says nothing about the key. A key pasted
 # into another file sits in a string or an indented heredoc (Terraform's `body = <<EOF "PuTTY-...`).

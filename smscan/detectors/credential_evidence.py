@@ -71,6 +71,7 @@ from smscan.detectors.value_shapes import (
     is_encoded_blob,
     is_encoded_polyline,
     is_encoded_text,
+    is_generic_type,
     is_hex,
     is_json_literal,
     is_list_of_names,
@@ -380,8 +381,8 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A hex number among a curve's published parameters (:mod:`.curve_parameters`).
     if place != "secret" and in_curve_definition(text, slot.start, slot.end, slot.key):
         return None
-    # An unnamed literal ending in the one quote mark it holds, joined to what follows, opens a
-    # quoted part of a string built around a variable.
+    # A literal under no secret name ending in the one quote mark it holds, joined to what
+    # follows, opens a quoted part of a string built around a variable.
     if (
         place != "secret" and value[-1:] in ("'", '"') and value.count(value[-1]) == 1
         and _OPENS_BUILT_QUOTE.match(text, slot.end)
@@ -469,7 +470,7 @@ def judge_slot(text: str, slot: Slot, rule: CredentialRule, *, path: str = "") -
     # A PowerShell command followed by its arguments is a call in any file (`$PASSWORD = Read-Host
     # "MySQL password" -AsSecureString` in a README).
     if slot.where == ASSIGNMENT and (
-        (is_code_name(value) or is_command_name(value)) and names_variables_unquoted(path) or binds_name(text, value)
+        (is_code_name(value) or is_command_name(value) or is_generic_type(value)) and names_variables_unquoted(path) or binds_name(text, value)
         or is_command_name(value) and _COMMAND_ARGUMENTS_AFTER.match(text, slot.end)
     ):
         return None

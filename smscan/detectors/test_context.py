@@ -92,7 +92,7 @@ def is_test_path(path: str) -> bool:
 # A test written in a module beside the code it tests (dpkt's `class TestGzip`, a `def test_x()`
 # that pytest collects from `dpkt/gzip.py`): Python's blocks, read back line by line from the
 # value's up to this many characters, stopping at module-level code.
-_TEST_BLOCK = re.compile(r"(?:async[ \t]+)?def[ \t]+test\w*[ \t]*\(|class[ \t]+Test\w*[ \t]*[(:]")
+_TEST_BLOCK = re.compile(r"(?:async[ \t]+)?def[ \t]+test(?:_\w*|[A-Z]\w*)?[ \t]*\(|class[ \t]+Test(?:[A-Z_]\w*)?[ \t]*[(:]")
 _TEST_CODE_REACH = 20_000
 
 

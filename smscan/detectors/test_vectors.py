@@ -24,7 +24,7 @@ from smscan.detectors.text_lines import lines_around
 _VECTOR_FIELDS = frozenset(
     """
     nonce iv in out pt ct plaintext ciphertext ad aad tag msg message md digest dgst count seed salt
-    ikm okm prk info result res expected mac outlen keylen opslimit memlimit passes iterations rounds
+    ikm okm prk info result expected mac outlen keylen opslimit memlimit passes iterations rounds
     lanes threads personal personalization iters maxmem pwhash dgst_len hash_len
     """.split()
 )

@@ -175,7 +175,7 @@ _MONARCH_STATE = re.compile(r"^@(?P<name>[a-z][A-Za-z]*)(?P<arguments>(?:\.(?:\$
 _MONARCH_ACTION_KEYS = frozenset({"token", "next", "switchTo", "bracket", "goBack", "nextEmbedded"})
 # A firmware build names the releases of its parts (gpsd's SiRF `GSW3.2.4_3.1.00.12-SDK003P1`):
 # two runs of three dotted numbers or more, which a drawn key holds by no chance.
-_RELEASE_NUMBERS = re.compile(r"\d+(?:\.\d+){2,}")
+_RELEASE_NUMBERS = re.compile(r"(?<![\d.])\d+(?:\.\d+){2,}")
 _BUILD_LABEL = re.compile(r"^[A-Za-z0-9_.\-]+$")
 # An NMEA 0183 sentence a GPS receiver sends (`$GPGGA,...`, a maker's own `$PLCS,REV,...`): fields of
 # capitals and digits.
@@ -189,9 +189,9 @@ _DIGIT_RUNS = re.compile(r"\d\D+\d")
 _GENERIC_TYPE = re.compile(r"^(?P<names>[A-Z][A-Za-z0-9]*(?:<_?[A-Z][A-Za-z0-9_]*)+)>*(?:\[\])?$")
 # A suite of RFC 9380's hashing to curves, the domain separation tag of a signature scheme
 # (`BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_NUL_`): the suite's parts in capitals.
-_HASH_TO_CURVE_SUITE = re.compile(r"^[A-Z0-9_\-]*?_?[A-Z0-9]+_(?:XMD|XOF):[A-Z0-9\-]+_(?:SSWU|SVDW|ELL2)_(?:RO|NU)_[A-Z0-9_]*$")
+_HASH_TO_CURVE_SUITE = re.compile(r"^[A-Z0-9_\-]+_(?:XMD|XOF):[A-Z0-9\-]+_(?:SSWU|SVDW|ELL2)_(?:RO|NU)_[A-Z0-9_]*$")
 # A compiler driver's option passed on to the linker, assembler or preprocessor (`-Wl,--version-script,...`).
-_PASSED_ON_OPTION = re.compile(r"^-W[lap],-{0,2}[A-Za-z]")
+_PASSED_ON_OPTION = re.compile(r"^-W[lap],-{0,2}[a-z][a-z\-]*(?:[,=][\w@/.\-]*)*$")
 # A device's hardware id as Windows and firmware tools write it (`USB\\VID_1A86&PID_5512`).
 _HARDWARE_ID = re.compile(
     r"^(?:USB|PCI|HID|ACPI|BTH|HDAUDIO)\\(?:VID|VEN)_[0-9A-Fa-f]{4}&(?:PID|DEV)_[0-9A-Fa-f]{4}(?:&(?:REV|MI|COL|SUBSYS)_[0-9A-Fa-f]{2,8})*$"
@@ -568,7 +568,7 @@ _ESCAPED_PADDING = re.compile(r"\\u003[dD]")
 
 def _base64_decoded(value: str) -> bytes | None:
     """The bytes of a base64 value of twelve characters or more (either alphabet), else None; a
-    padding sign JSON escaped (`MDEyOk9yZ2FuaXphdGlvbjE\\u003d`, as Go writes it) is read as `=`."""
+    padding sign JSON escaped (`MDEyOk9yZ2FuaXphdGlvbjE\\u003d`, as Gson writes it) is read as `=`."""
     value = _ESCAPED_PADDING.sub("=", value)
     if len(value) < 12 or not _BASE64.match(value):
         return None
@@ -877,15 +877,19 @@ def is_other_identifier(
         or _ATTRIBUTE_REFERENCE.match(value)
         or _SUBSTITUTIONS.match(value)
         or _AT_NAME.match(value)
-        or _BUILD_LABEL.match(value) and len(_RELEASE_NUMBERS.findall(value)) >= 2
-        or _NMEA_SENTENCE.match(value)
-        or _SEXAGESIMAL.match(value)
-        or _HARDWARE_ID.match(value)
-        or _CONSTANT_ARITHMETIC.match(value)
-        or is_option_letters(value)
-        or is_generic_type(value)
-        or _HASH_TO_CURVE_SUITE.match(value)
-        or _PASSED_ON_OPTION.match(value)
+        # Shapes of code and data a password could take by chance: word shapes, kept where a
+        # password is written (`words=False`).
+        or words and (
+            value.count(".") >= 4 and _BUILD_LABEL.match(value) is not None and len(_RELEASE_NUMBERS.findall(value)) >= 2
+            or _NMEA_SENTENCE.match(value) is not None
+            or _SEXAGESIMAL.match(value) is not None
+            or _HARDWARE_ID.match(value) is not None
+            or _CONSTANT_ARITHMETIC.match(value) is not None
+            or is_option_letters(value)
+            or is_generic_type(value)
+            or ("_XMD:" in value or "_XOF:" in value) and _HASH_TO_CURVE_SUITE.match(value) is not None
+            or _PASSED_ON_OPTION.match(value) is not None
+        )
         or _ENTITY_CUT.search(value)
         or _OPTIONAL_PART_CLOSE.search(value)
         or _FOLDER_PREFIX.match(value)

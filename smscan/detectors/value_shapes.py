@@ -196,7 +196,7 @@ _PASSED_ON_OPTION = re.compile(r"^-W[lap],-{0,2}[a-z][a-z\-]*(?:[,=][\w@/.\-]*)*
 _HARDWARE_ID = re.compile(
     r"^(?:USB|PCI|HID|ACPI|BTH|HDAUDIO)\\(?:VID|VEN)_[0-9A-Fa-f]{4}&(?:PID|DEV)_[0-9A-Fa-f]{4}(?:&(?:REV|MI|COL|SUBSYS)_[0-9A-Fa-f]{2,8})*$"
 )
-# A constant plus or minus a small number, as code indexes with it (`gre[SG_PASSWD:SG_ADM+1]`).
+# A constant plus or minus a small number, as code indexes with it (`gre[SG_GID:SG_ADM+1]`).
 _CONSTANT_ARITHMETIC = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[+\-]\d{1,3}$")
 # The option letters getopt takes (`"DVb:c:d:ehm:n:p:va:w:W:"`): letters, each maybe followed by
 # one or two colons (it takes an argument).

@@ -611,10 +611,10 @@ def is_typed_word(value: str, name: str) -> bool:
     return not set(name_words(value)) <= set(name_words(name)) | _ECHO_WORDS
 
 
-# Words that echo a password's name in a variable's name: `new_password`, `userPwd`, `the_secret`.
 # Capitals whose letters pair as words' do this well are a constant's name (`XRANGEIDENTIFIERLOOSE`):
 # 1 in 10,000 runs of 20 random capitals pairs as well, none of 32.
 _CONSTANT_WORD_LEVEL = 6.5
+# Words that echo a password's name in a variable's name: `new_password`, `userPwd`, `the_secret`.
 _ECHO_WORDS = frozenset("password passwd pwd pass passphrase secret db user admin my new old the current confirm".split())
 _TYPED_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_$]{5,}")
 

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import re
 
-from smscan.detectors.text_lines import lines_around
+from smscan.detectors.text_lines import line_start_near, lines_around
 
 # A parameter's name at the start of a line (a comment's `*` allowed), maybe quoted, then `:` or `=`.
-_PARAMETER = re.compile(
-    r"""(?m)^[ \t*/#]*["']?(?P<name>p|a|b|n|h|Gx|Gy|gx|gy|beta|lambda|prime|order|cofactor)["']?[ \t]*[:=]"""
-)
+_PARAMETER_FIELD = r"""[ \t*/#]*["']?(?P<name>p|a|b|n|h|Gx|Gy|gx|gy|beta|lambda|prime|order|cofactor)["']?[ \t]*[:=]"""
+_PARAMETER = re.compile("(?m)^" + _PARAMETER_FIELD)
 # A parameter whose value a call wraps on the next line (`n: BigInt(`).
-_WRAPPED_PARAMETER = re.compile(
-    r"""[ \t*/#]*["']?(?:p|a|b|n|h|Gx|Gy|gx|gy|beta|lambda|prime|order|cofactor)["']?[ \t]*[:=][ \t]*[\w.]+\([ \t]*\r?\n"""
-)
+_WRAPPED_PARAMETER = re.compile(_PARAMETER_FIELD + r"[ \t]*[\w.]+\([ \t]*\r?\n")
 # A number in hex, as libraries write them: maybe signed, `0x`-prefixed, a BigInt literal's `n`.
 _HEX_NUMBER = re.compile(r"-?(?:0x)?[0-9a-fA-F]+n?")
 _REACH_LINES = 16
@@ -51,11 +48,14 @@ def in_curve_definition(text: str, start: int, end: int, key: str | None) -> boo
         return False
     # The value's own field: a parameter's name on its line, or on the line above a value wrapped
     # in a call (`n: BigInt(` then `'0x...'`); any other name (`private_key = 0x...`) is judged.
-    line_start = text.rfind("\n", max(start - _REACH_CHARS, 0), start) + 1
-    above = text.rfind("\n", max(line_start - 1 - _REACH_CHARS, 0), max(line_start - 1, 0)) + 1
+    line_start = line_start_near(text, start, max(start - _REACH_CHARS, 0))
+    if line_start is None:
+        return False
+    above = line_start_near(text, max(line_start - 1, 0), max(line_start - 1 - _REACH_CHARS, 0)) if line_start else None
     if not (
         _PARAMETER.match(text, line_start, end)
-        or text[line_start:start].strip() in ("", "'", '"') and _WRAPPED_PARAMETER.match(text, above, line_start)
+        or above is not None and text[line_start:start].strip() in ("", "'", '"')
+        and _WRAPPED_PARAMETER.match(text, above, line_start)
     ):
         return False
     window_start, window_end = lines_around(text, start, end, _REACH_LINES, _REACH_CHARS)

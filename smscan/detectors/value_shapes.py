@@ -372,9 +372,9 @@ _EMPHASISED_NAME = re.compile(r"^(\*{1,2}|`{1,2}|_)[A-Za-z_][\w.]*\1$")
 # A constant's name in capitals and digits, three parts or more (`OP_NO_TLSv1_1`, `SSL_OP_NO_SSLv2`).
 _CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9][A-Za-z0-9]*){2,}$")
 # Words joined by `-` or `_` (or one CamelCase name) in two or more `/` parts, a version or an HTTP
-# method among them, and maybe a REST custom method after a colon: a path of names (a word may
-# hold digits: `gem2deb/rake/testtask`) (`cred-type/sa-jwt`, `host/hr_swinst`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`), maybe
-# between slashes (`api/v1/modelomparentapi/`).
+# method among them, and maybe a REST custom method after a colon: a path of names
+# (`cred-type/sa-jwt`, `host/hr_swinst`, `v1/secret/data`, `pypi/FlaskLike`, `iid/v1:batchAdd`, `GET/list`,
+# a word holding digits: `gem2deb/rake/testtask`), maybe between slashes (`api/v1/modelomparentapi/`).
 _WORD_PART = r"(?:[a-z]{2,}(?:\d+[a-z]*)?(?:[-_][a-z]{2,})*|(?:[A-Z][a-z]+)+|v\d+|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)"
 _WORD_PATH = re.compile(rf"^/?{_WORD_PART}(?:/{_WORD_PART})+(?:/|:[a-z]+(?:[A-Z][a-z]+)*)?$")
 # A REST path, a version then words, to one object by its id (`v1/payments/billing-plans/P-5VH6...`);
